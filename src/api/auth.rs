@@ -1,0 +1,70 @@
+//! Credentials on the wire: the Basic header of `/v1/auth`, and the bearer extractor that every
+//! other route uses.
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use axum::http::HeaderMap;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+
+use super::error::{ApiError, Dialect, ErrorKind, Rejection};
+use crate::service::{Gateway, Principal};
+
+/// The caller, established from `Authorization: Bearer <token>` (and `X-Environment` when sent).
+pub struct Authenticated(pub Principal);
+
+impl FromRequestParts<Gateway> for Authenticated {
+    type Rejection = Rejection;
+
+    async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
+        let dialect = Dialect::of_path(parts.uri.path());
+        let token = bearer_token(&parts.headers).ok_or_else(|| {
+            Rejection(
+                dialect,
+                ApiError::new(
+                    ErrorKind::Unauthorized,
+                    "missing bearer token: send Authorization: Bearer <token>, with a token from POST /v1/auth",
+                ),
+            )
+        })?;
+        let environment = parts
+            .headers
+            .get("x-environment")
+            .map(|v| v.to_str().unwrap_or("(not text)"));
+        let principal = gateway
+            .authenticate(token, environment)
+            .await
+            .map_err(|e| Rejection(dialect, e.into()))?;
+        tracing::Span::current().record("merchant", principal.tenant.merchant_id.0.as_str());
+        Ok(Authenticated(principal))
+    }
+}
+
+fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// The API key and secret of `Authorization: Basic base64(key:secret)`.
+pub fn basic_credentials(headers: &HeaderMap) -> Result<(String, String), ApiError> {
+    let missing = || {
+        ApiError::bad_request("missing credentials: send Authorization: Basic base64(api_key:api_secret)")
+    };
+    let value = headers.get(AUTHORIZATION).ok_or_else(missing)?.to_str().map_err(|_| missing())?;
+    let (scheme, encoded) = value.split_once(' ').ok_or_else(missing)?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(missing());
+    }
+    let decoded = STANDARD.decode(encoded.trim()).map_err(|_| {
+        ApiError::bad_request("malformed Basic credentials: the value must be base64(api_key:api_secret)")
+    })?;
+    let text = String::from_utf8(decoded)
+        .map_err(|_| ApiError::bad_request("malformed Basic credentials: not UTF-8"))?;
+    match text.split_once(':') {
+        Some((key, secret)) if !key.is_empty() && !secret.is_empty() => Ok((key.to_owned(), secret.to_owned())),
+        _ => Err(ApiError::bad_request("malformed Basic credentials: expected api_key:api_secret")),
+    }
+}

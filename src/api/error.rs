@@ -1,0 +1,148 @@
+//! One error type for the HTTP layer, rendered in the envelope of either generation.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::request_id;
+use super::{v1, v2};
+use crate::service::ServiceError;
+use crate::store::StoreError;
+
+/// The API generation whose envelope an answer uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    V1,
+    V2,
+}
+
+impl Dialect {
+    /// The generation named by the path prefix; paths outside both answer in v1.
+    pub fn of_path(path: &str) -> Dialect {
+        if path == "/v2" || path.starts_with("/v2/") {
+            Dialect::V2
+        } else {
+            Dialect::V1
+        }
+    }
+}
+
+/// Every error an answer can carry. Each generation names them its own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    BadRequest,
+    UnsupportedOperator,
+    TransactionIdTooLong,
+    Unauthorized,
+    AmountOutOfRange,
+    NotFound,
+    TransactionNotFound,
+    MethodNotAllowed,
+    Duplicate,
+    InsufficientBalance,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    TooManyRequests,
+    Internal,
+    OperatorUnavailable,
+    PaymentFailed,
+}
+
+impl ErrorKind {
+    pub fn status(self) -> StatusCode {
+        match self {
+            ErrorKind::BadRequest | ErrorKind::UnsupportedOperator | ErrorKind::TransactionIdTooLong => {
+                StatusCode::BAD_REQUEST
+            }
+            ErrorKind::Unauthorized => StatusCode::UNAUTHORIZED,
+            ErrorKind::AmountOutOfRange => StatusCode::FORBIDDEN,
+            ErrorKind::NotFound | ErrorKind::TransactionNotFound => StatusCode::NOT_FOUND,
+            ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorKind::Duplicate => StatusCode::CONFLICT,
+            ErrorKind::InsufficientBalance => StatusCode::PRECONDITION_FAILED,
+            ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorKind::OperatorUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::PaymentFailed => StatusCode::GATEWAY_TIMEOUT,
+        }
+    }
+
+    /// The closest kind for a bare status, for answers produced outside our handlers.
+    pub fn from_status(status: StatusCode) -> ErrorKind {
+        match status.as_u16() {
+            401 => ErrorKind::Unauthorized,
+            403 => ErrorKind::AmountOutOfRange,
+            404 => ErrorKind::NotFound,
+            405 => ErrorKind::MethodNotAllowed,
+            409 => ErrorKind::Duplicate,
+            412 => ErrorKind::InsufficientBalance,
+            413 => ErrorKind::PayloadTooLarge,
+            415 => ErrorKind::UnsupportedMediaType,
+            429 => ErrorKind::TooManyRequests,
+            503 => ErrorKind::OperatorUnavailable,
+            504 => ErrorKind::PaymentFailed,
+            400..=499 => ErrorKind::BadRequest,
+            _ => ErrorKind::Internal,
+        }
+    }
+}
+
+/// An error answer: its kind, a human reason, and (for payments) the transaction concerned.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub kind: ErrorKind,
+    pub reason: String,
+    pub data: Option<Value>,
+}
+
+impl ApiError {
+    pub fn new(kind: ErrorKind, reason: impl Into<String>) -> ApiError {
+        ApiError { kind, reason: reason.into(), data: None }
+    }
+
+    pub fn bad_request(reason: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorKind::BadRequest, reason)
+    }
+
+    /// An internal failure: the cause is logged here, with the request id, and never sent.
+    pub fn internal(cause: &dyn std::fmt::Display) -> ApiError {
+        let id = request_id::current();
+        tracing::error!(request_id = %id, cause = %cause, "internal error");
+        ApiError::new(ErrorKind::Internal, format!("internal error; quote request id {id} when reporting it"))
+    }
+
+    pub fn render(self, dialect: Dialect) -> Response {
+        match dialect {
+            Dialect::V1 => v1::envelope::error(self),
+            Dialect::V2 => v2::envelope::error(self),
+        }
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(err: ServiceError) -> ApiError {
+        match err {
+            ServiceError::Invalid(reason) => ApiError::bad_request(reason),
+            ServiceError::Unauthorized(reason) => ApiError::new(ErrorKind::Unauthorized, reason),
+            ServiceError::NotFound(what) => ApiError::new(ErrorKind::NotFound, format!("{what} not found")),
+            ServiceError::Store(StoreError::Unavailable(cause)) => {
+                let mut e = ApiError::internal(&cause);
+                e.reason = format!("the database is unavailable; retry later ({})", e.reason);
+                e
+            }
+            ServiceError::Store(other) => ApiError::internal(&other),
+        }
+    }
+}
+
+/// An extractor's refusal, rendered in the generation of the request's path.
+#[derive(Debug)]
+pub struct Rejection(pub Dialect, pub ApiError);
+
+impl IntoResponse for Rejection {
+    fn into_response(self) -> Response {
+        self.1.render(self.0)
+    }
+}

@@ -1,0 +1,69 @@
+//! Per-request plumbing: a request id on every answer and in every log line of the request,
+//! one log line per request, and the guarantee that every error answer is a JSON envelope,
+//! even one produced outside our handlers (a panic, a framework rejection).
+
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::HeaderValue;
+use axum::middleware::Next;
+use axum::response::Response;
+use tracing::Instrument;
+
+use super::error::{ApiError, Dialect, ErrorKind};
+
+tokio::task_local! {
+    static REQUEST_ID: String;
+}
+
+/// The id of the request being served, or `-` outside one.
+pub fn current() -> String {
+    REQUEST_ID.try_with(|id| id.clone()).unwrap_or_else(|_| "-".to_owned())
+}
+
+pub async fn middleware(req: Request, next: Next) -> Response {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let dialect = Dialect::of_path(req.uri().path());
+    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        method = %req.method(),
+        route = route.as_deref().unwrap_or(req.uri().path()),
+        merchant = tracing::field::Empty,
+    );
+    let started = Instant::now();
+    let mut response = REQUEST_ID.scope(id.clone(), next.run(req)).instrument(span.clone()).await;
+    if needs_envelope(&response) {
+        let kind = ErrorKind::from_status(response.status());
+        let reason = match kind {
+            ErrorKind::Internal => format!("internal error; quote request id {id} when reporting it"),
+            ErrorKind::MethodNotAllowed => "this path does not accept that method".to_owned(),
+            _ => response.status().canonical_reason().unwrap_or("error").to_owned(),
+        };
+        response = ApiError::new(kind, reason).render(dialect);
+    }
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert("x-request-id", value);
+    }
+    span.in_scope(|| {
+        tracing::info!(
+            status = response.status().as_u16(),
+            latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "request served"
+        )
+    });
+    response
+}
+
+/// An error answer that is not already JSON (axum's plain-text rejections, a caught panic).
+fn needs_envelope(response: &Response) -> bool {
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.starts_with("application/json"))
+        .unwrap_or(false);
+    response.status().as_u16() >= 400 && !is_json
+}

@@ -1,0 +1,51 @@
+//! The v1 dialect: camelCase bodies and the `statusCode` / `message` / `reason` envelope.
+
+pub mod auth;
+pub mod customers;
+pub mod envelope;
+
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use super::error::{ApiError, Dialect, Rejection};
+use crate::service::{Gateway, ServiceError};
+
+/// Every v1 route, with its path variants.
+pub fn routes() -> Router<Gateway> {
+    Router::new()
+        .route("/v1/auth", post(auth::create_token))
+        .route("/v1/customer", post(customers::create))
+        .route("/v1/customers/create", post(customers::create))
+        .route("/v1/customer/{id}", get(customers::fetch))
+        .route("/v1/customers/fetch-data/{id}", get(customers::fetch))
+        .route("/v1/customers", get(customers::list))
+}
+
+/// An error answered in the v1 envelope.
+#[derive(Debug)]
+pub struct Error(pub ApiError);
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.0.render(Dialect::V1)
+    }
+}
+
+impl From<ApiError> for Error {
+    fn from(e: ApiError) -> Self {
+        Error(e)
+    }
+}
+
+impl From<ServiceError> for Error {
+    fn from(e: ServiceError) -> Self {
+        Error(e.into())
+    }
+}
+
+impl From<Rejection> for Error {
+    fn from(r: Rejection) -> Self {
+        Error(r.1)
+    }
+}

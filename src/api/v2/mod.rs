@@ -1,0 +1,36 @@
+//! The v2 dialect: snake_case bodies and the `code_status` / `status` / `message` envelope.
+
+pub mod envelope;
+
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+
+use super::error::{ApiError, Dialect};
+use crate::service::{Gateway, ServiceError};
+
+/// Every v2 route.
+pub fn routes() -> Router<Gateway> {
+    Router::new()
+}
+
+/// An error answered in the v2 envelope.
+#[derive(Debug)]
+pub struct Error(pub ApiError);
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        self.0.render(Dialect::V2)
+    }
+}
+
+impl From<ApiError> for Error {
+    fn from(e: ApiError) -> Self {
+        Error(e)
+    }
+}
+
+impl From<ServiceError> for Error {
+    fn from(e: ServiceError) -> Self {
+        Error(e.into())
+    }
+}

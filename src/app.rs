@@ -1,0 +1,145 @@
+//! Assembling and running the gateway: store, use cases, HTTP server, graceful shutdown.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::config::{redact_url, Config};
+use crate::domain::{Environment, Timestamp};
+use crate::service::{CreatedMerchant, Gateway};
+use crate::store;
+
+/// Opens the configured database (migrating it) and assembles the use cases.
+pub async fn open(config: Config) -> anyhow::Result<Gateway> {
+    let store = store::connect(&config.database_url)
+        .await
+        .with_context(|| format!("cannot open the database {}", redact_url(&config.database_url)))?;
+    Ok(Gateway::new(store, config).await?)
+}
+
+/// A running HTTP server, for `serve` and for tests.
+pub struct Server {
+    pub addr: SocketAddr,
+    pub gateway: Gateway,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// Binds `config.listen` (port 0 picks a free port) and starts serving.
+    pub async fn start(gateway: Gateway) -> anyhow::Result<Server> {
+        let listen = gateway.config.listen;
+        let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+        let addr = listener.local_addr()?;
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let app = crate::api::router(gateway.clone());
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Ok(Server { addr, gateway, shutdown: Some(shutdown), task })
+    }
+
+    /// Stops accepting connections and waits for in-flight requests to finish.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        (&mut self.task).await??;
+        Ok(())
+    }
+}
+
+/// `momo-gateway serve`: runs until SIGINT or SIGTERM.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let gateway = open(config).await?;
+    let config = gateway.config.clone();
+    tracing::info!(database = %redact_url(&config.database_url), "database ready");
+    tracing::warn!("no operator connector is configured: Production uses the built-in simulator, like Sandbox");
+    if config.listen.ip().is_loopback() {
+        if let Some(demo) = create_demo_merchant(&gateway).await? {
+            print_demo_credentials(&demo, &config);
+        }
+    }
+    let server = Server::start(gateway).await?;
+    tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
+    shutdown_signal().await;
+    tracing::info!("shutting down: finishing in-flight requests");
+    server.stop().await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// On the first start on an empty database, creates a demo merchant. The settings table's key
+/// makes this happen once even when several processes start together.
+pub async fn create_demo_merchant(gateway: &Gateway) -> anyhow::Result<Option<CreatedMerchant>> {
+    if gateway.store.has_merchants().await? {
+        return Ok(None);
+    }
+    let claim = uuid::Uuid::new_v4().to_string();
+    if gateway.store.setting_or_insert("demo_merchant_claim", &claim).await? != claim {
+        return Ok(None);
+    }
+    Ok(Some(gateway.create_merchant("Demo merchant", None, Timestamp::now()).await?))
+}
+
+/// Shows the demo's Sandbox credentials once, on the terminal (never in the logs), and saves
+/// them beside the SQLite database for the README walkthrough.
+fn print_demo_credentials(demo: &CreatedMerchant, config: &Config) {
+    let Some(sandbox) = demo.environments.iter().find(|e| e.environment == Environment::Sandbox) else {
+        return;
+    };
+    println!("\nFirst start on an empty database: created a demo merchant ({}).", demo.id);
+    println!("Its Sandbox credentials, shown only this once:");
+    println!("  API key:                {}", sandbox.api_key);
+    println!("  API secret:             {}", sandbox.api_secret);
+    println!("  Webhook signing secret: {}", sandbox.webhook_secret);
+    let env_file = format!(
+        "export DEMO_BASE_URL={}\nexport DEMO_API_KEY={}\nexport DEMO_API_SECRET={}\nexport DEMO_WEBHOOK_SECRET={}\n",
+        config.public_url, sandbox.api_key, sandbox.api_secret, sandbox.webhook_secret
+    );
+    if let Some(dir) = config.sqlite_path().and_then(|p| Path::new(p).parent()) {
+        let path = dir.join("demo-sandbox.env");
+        match write_private(&path, &env_file) {
+            Ok(()) => println!("Saved to {} (try: source {})\n", path.display(), path.display()),
+            Err(e) => eprintln!("could not save {}: {e}", path.display()),
+        }
+    }
+}
+
+fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(content.as_bytes())
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate => {},
+    }
+}

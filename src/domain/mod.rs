@@ -1,0 +1,19 @@
+//! The domain: pure types and rules, with no knowledge of HTTP, SQL or JSON.
+//!
+//! Every value here is built by parsing, so an invalid phone number, name or environment
+//! cannot exist past the edge of the program.
+
+pub mod customer;
+pub mod environment;
+pub mod merchant;
+pub mod msisdn;
+pub mod page;
+pub mod text;
+pub mod time;
+
+pub use customer::{Address, Customer, Email, NewCustomer, PersonName};
+pub use environment::{Environment, Tenant};
+pub use merchant::{Credential, MerchantId, MerchantSummary};
+pub use msisdn::Msisdn;
+pub use page::{Cursor, PageRequest};
+pub use time::Timestamp;

@@ -1,0 +1,13 @@
+//! momo-gateway: a mobile-money payment gateway for Côte d'Ivoire.
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod domain;
+pub mod operator;
+pub mod reconcile;
+pub mod service;
+pub mod store;
+pub mod telemetry;
+pub mod webhook;

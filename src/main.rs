@@ -1,0 +1,35 @@
+//! The `momo-gateway` binary: parse the command line and configuration, start logging, run.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use momo_gateway::cli::{self, Cli, Command};
+use momo_gateway::config::Config;
+use momo_gateway::telemetry;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::load(cli.config.as_deref()) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("momo-gateway: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    telemetry::init(config.log_format);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("momo-gateway: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let command = cli.command.unwrap_or(Command::Serve);
+    match runtime.block_on(cli::run(command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("momo-gateway: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

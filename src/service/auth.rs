@@ -1,0 +1,147 @@
+//! Tokens: issued for an API key and secret, checked on every other request.
+//!
+//! A token is an HS256 JWT naming its merchant, credential and environment. Verification also
+//! checks that the credential is still active, so rotating a secret revokes its tokens at once,
+//! in every process sharing the database.
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::credentials::{random_token, secret_matches};
+use super::{Gateway, ServiceError};
+use crate::config::Config;
+use crate::domain::{Environment, MerchantId, Tenant, Timestamp};
+use crate::store::{Store, StoreError};
+
+/// Server keys: the JWT signing key (with its key id) and the pepper of credential hashes.
+pub struct Keys {
+    jwt_encoding: EncodingKey,
+    jwt_decoding: DecodingKey,
+    pub kid: String,
+    pub pepper: Vec<u8>,
+}
+
+impl Keys {
+    /// Uses `MOMO_JWT_SECRET` when set; otherwise the key kept in the database, generated on the
+    /// first start. The pepper is always kept in the database.
+    pub async fn load(store: &dyn Store, config: &Config) -> Result<Keys, StoreError> {
+        let jwt_secret = match &config.jwt_secret {
+            Some(secret) => secret.clone(),
+            None => store.setting_or_insert("jwt_secret", &random_token::<48>()).await?,
+        };
+        let pepper = store.setting_or_insert("credential_pepper", &random_token::<32>()).await?;
+        Ok(Keys::from_secrets(jwt_secret.as_bytes(), pepper.as_bytes()))
+    }
+
+    pub fn from_secrets(jwt_secret: &[u8], pepper: &[u8]) -> Keys {
+        let digest = Sha256::digest(jwt_secret);
+        Keys {
+            jwt_encoding: EncodingKey::from_secret(jwt_secret),
+            jwt_decoding: DecodingKey::from_secret(jwt_secret),
+            kid: digest[..6].iter().map(|b| format!("{b:02x}")).collect(),
+            pepper: pepper.to_vec(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Claims {
+    /// The merchant.
+    sub: String,
+    /// The credential the token was issued for.
+    cid: String,
+    env: String,
+    iat: i64,
+    exp: i64,
+    jti: String,
+}
+
+/// A token as handed to the merchant.
+#[derive(Debug, Clone)]
+pub struct IssuedToken {
+    pub token: String,
+    pub exp: i64,
+}
+
+/// Who is calling: established from a valid bearer token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    pub tenant: Tenant,
+    pub credential_id: String,
+}
+
+impl Gateway {
+    /// Issues a token for `api_key:api_secret`, which must belong to `environment`.
+    pub async fn issue_token(
+        &self,
+        api_key: &str,
+        api_secret: &str,
+        environment: Environment,
+        now: Timestamp,
+    ) -> Result<IssuedToken, ServiceError> {
+        let refused = || ServiceError::Unauthorized("invalid API key or secret".to_owned());
+        let credential = self.store.credential_by_key(api_key).await?.ok_or_else(refused)?;
+        if !credential.is_active() || !secret_matches(&self.keys.pepper, api_secret, &credential.secret_hash) {
+            return Err(refused());
+        }
+        if credential.environment != environment {
+            return Err(ServiceError::Unauthorized(format!(
+                "these credentials belong to the {} environment, but X-Environment names {}",
+                credential.environment, environment
+            )));
+        }
+        let iat = now.unix_seconds();
+        let claims = Claims {
+            sub: credential.merchant_id.0,
+            cid: credential.id,
+            env: environment.as_str().to_owned(),
+            iat,
+            exp: iat + self.config.token_ttl_s as i64,
+            jti: uuid::Uuid::new_v4().to_string(),
+        };
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some(self.keys.kid.clone());
+        let token = jsonwebtoken::encode(&header, &claims, &self.keys.jwt_encoding)
+            .map_err(|e| ServiceError::Store(StoreError::Unavailable(format!("token signing failed: {e}"))))?;
+        Ok(IssuedToken { token, exp: claims.exp })
+    }
+
+    /// Checks a bearer token, and `X-Environment` when the request carries one.
+    pub async fn authenticate(
+        &self,
+        token: &str,
+        environment_header: Option<&str>,
+    ) -> Result<Principal, ServiceError> {
+        let invalid = |why: &str| ServiceError::Unauthorized(format!("invalid access token: {why}"));
+        let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed"))?;
+        if header.kid.as_deref() != Some(self.keys.kid.as_str()) {
+            return Err(invalid("signed with an unknown key"));
+        }
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 0;
+        validation.set_required_spec_claims(&["exp"]);
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.keys.jwt_decoding, &validation)
+            .map_err(|e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => invalid("expired; request a new one from /v1/auth"),
+                _ => invalid("signature or claims do not verify"),
+            })?
+            .claims;
+        let environment: Environment = claims.env.parse().map_err(|_| invalid("unknown environment"))?;
+        if let Some(named) = environment_header {
+            if named.parse::<Environment>().ok() != Some(environment) {
+                return Err(ServiceError::Unauthorized(format!(
+                    "X-Environment {named:?} does not match the token's environment {environment}"
+                )));
+            }
+        }
+        let credential = self.store.credential(&claims.cid).await?;
+        match credential {
+            Some(c) if c.is_active() && c.merchant_id.0 == claims.sub && c.environment == environment => Ok(Principal {
+                tenant: Tenant { merchant_id: MerchantId(claims.sub), environment },
+                credential_id: claims.cid,
+            }),
+            _ => Err(invalid("its credential was revoked")),
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! Customer records: created explicitly, or found by phone number when a payment embeds one.
+
+use super::{Gateway, ServiceError};
+use crate::domain::{Customer, NewCustomer, PageRequest, Tenant, Timestamp};
+
+impl Gateway {
+    pub async fn create_customer(
+        &self,
+        tenant: &Tenant,
+        new: NewCustomer,
+        now: Timestamp,
+    ) -> Result<Customer, ServiceError> {
+        let customer = Customer {
+            id: uuid::Uuid::new_v4().to_string(),
+            tenant: tenant.clone(),
+            first_name: new.first_name.into_string(),
+            last_name: new.last_name.into_string(),
+            email: new.email.map(|e| e.as_str().to_owned()),
+            phone: new.phone,
+            address: new.address,
+            created_at: now,
+        };
+        self.store.insert_customer(&customer).await?;
+        Ok(customer)
+    }
+
+    /// The tenant's customer `id`; another tenant's customer is not found, like a missing one.
+    pub async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Customer, ServiceError> {
+        self.store.customer(tenant, id).await?.ok_or(ServiceError::NotFound("customer"))
+    }
+
+    pub async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, ServiceError> {
+        Ok(self.store.customers(tenant, page).await?)
+    }
+}

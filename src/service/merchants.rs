@@ -1,0 +1,95 @@
+//! Merchant administration: creation, secret rotation, webhook URLs. Used by the admin command
+//! line and by the first start's demo merchant.
+
+use super::credentials::{self, IssuedCredential};
+use super::{Gateway, ServiceError};
+use crate::domain::{Environment, MerchantId, MerchantSummary, Tenant, Timestamp};
+use crate::store::{NewMerchant, NewMerchantEnvironment, StoreError};
+
+/// What merchant creation shows once: every secret in clear.
+#[derive(Debug, Clone)]
+pub struct CreatedMerchant {
+    pub id: MerchantId,
+    pub name: String,
+    pub environments: Vec<MerchantEnvironmentSecrets>,
+}
+
+#[derive(Debug, Clone)]
+pub struct MerchantEnvironmentSecrets {
+    pub environment: Environment,
+    pub api_key: String,
+    pub api_secret: String,
+    pub webhook_secret: String,
+    pub webhook_url: Option<String>,
+}
+
+/// Checks a webhook URL's form: `http` or `https` with a host.
+pub fn parse_webhook_url(raw: &str) -> Result<String, ServiceError> {
+    let url = reqwest::Url::parse(raw)
+        .map_err(|e| ServiceError::Invalid(format!("webhook URL {raw:?} is not a valid URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(ServiceError::Invalid(format!("webhook URL {raw:?} must be an http:// or https:// URL with a host")));
+    }
+    Ok(url.to_string())
+}
+
+impl Gateway {
+    pub async fn create_merchant(
+        &self,
+        name: &str,
+        webhook_url: Option<&str>,
+        now: Timestamp,
+    ) -> Result<CreatedMerchant, ServiceError> {
+        let name = crate::domain::text::checked_text(name, 100)
+            .map_err(|e| ServiceError::Invalid(format!("merchant name {e}")))?;
+        let webhook_url = webhook_url.map(parse_webhook_url).transpose()?;
+        let id = MerchantId(uuid::Uuid::new_v4().to_string());
+        let mut environments = Vec::new();
+        let mut secrets = Vec::new();
+        for environment in Environment::ALL {
+            let IssuedCredential { credential, api_secret } =
+                credentials::issue(&self.keys.pepper, &id, environment, now);
+            let webhook_secret = credentials::webhook_secret();
+            secrets.push(MerchantEnvironmentSecrets {
+                environment,
+                api_key: credential.api_key.clone(),
+                api_secret,
+                webhook_secret: webhook_secret.clone(),
+                webhook_url: webhook_url.clone(),
+            });
+            environments.push(NewMerchantEnvironment {
+                environment,
+                webhook_url: webhook_url.clone(),
+                webhook_secret,
+                credential,
+            });
+        }
+        let merchant = NewMerchant { id: id.clone(), name: name.clone(), created_at: now, environments };
+        self.store.create_merchant(&merchant).await?;
+        Ok(CreatedMerchant { id, name, environments: secrets })
+    }
+
+    pub async fn merchants(&self) -> Result<Vec<MerchantSummary>, ServiceError> {
+        Ok(self.store.merchants().await?)
+    }
+
+    /// Issues a new key and secret for the tenant and revokes the old pair with its tokens.
+    pub async fn rotate_secret(&self, tenant: &Tenant, now: Timestamp) -> Result<(String, String), ServiceError> {
+        let IssuedCredential { credential, api_secret } =
+            credentials::issue(&self.keys.pepper, &tenant.merchant_id, tenant.environment, now);
+        match self.store.rotate_credential(tenant, &credential).await {
+            Ok(()) => Ok((credential.api_key, api_secret)),
+            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), ServiceError> {
+        let url = url.map(parse_webhook_url).transpose()?;
+        match self.store.set_webhook_url(tenant, url.as_deref()).await {
+            Ok(()) => Ok(()),
+            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),
+            Err(e) => Err(e.into()),
+        }
+    }
+}

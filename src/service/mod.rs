@@ -1,0 +1,50 @@
+//! Use cases, called by HTTP handlers, the admin command line and workers.
+//!
+//! [`Gateway`] holds what every use case needs; each file adds the `impl Gateway` block of one
+//! family of use cases.
+
+pub mod auth;
+pub mod credentials;
+pub mod customers;
+pub mod merchants;
+
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::store::{Store, StoreError};
+
+pub use auth::{IssuedToken, Keys, Principal};
+pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets};
+
+/// The gateway's use cases over one store. Cheap to clone.
+#[derive(Clone)]
+pub struct Gateway {
+    pub store: Arc<dyn Store>,
+    pub config: Arc<Config>,
+    pub keys: Arc<Keys>,
+}
+
+impl Gateway {
+    /// Loads (or creates, on a first start) the server's keys and assembles the gateway.
+    pub async fn new(store: Arc<dyn Store>, config: Config) -> Result<Gateway, StoreError> {
+        let keys = Keys::load(store.as_ref(), &config).await?;
+        Ok(Gateway { store, config: Arc::new(config), keys: Arc::new(keys) })
+    }
+}
+
+/// What a product person would name as the outcome of a refused use case.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The input is wrong; the text names the field and says why.
+    #[error("{0}")]
+    Invalid(String),
+    /// Credentials or token refused; the text says why, without echoing secrets.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The record does not exist for this tenant.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The database failed; the cause is logged, never sent.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

@@ -1,0 +1,222 @@
+//! The Store methods whose SQL is the same text on both databases (SQLite accepts `$1`
+//! placeholders), written once and instantiated for each backend by [`impl_store`].
+//! Each backend supplies `reader()` and `writer()` pools; SQLite's writer is a single
+//! connection, so writers queue instead of failing busy.
+
+pub(super) const CUSTOMER_COLUMNS: &str = "id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
+
+/// Expands to `impl Store for $store`, the same for both backends.
+macro_rules! impl_store {
+    ($store:ty) => {
+        #[async_trait::async_trait]
+        impl Store for $store {
+        async fn ping(&self) -> Result<(), StoreError> {
+            sqlx::query("SELECT 1").execute(self.reader()).await?;
+            Ok(())
+        }
+
+        async fn setting_or_insert(&self, key: &str, candidate: &str) -> Result<String, StoreError> {
+            sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
+                .bind(key)
+                .bind(candidate)
+                .execute(self.writer())
+                .await?;
+            let row = sqlx::query("SELECT value FROM settings WHERE key = $1")
+                .bind(key)
+                .fetch_one(self.writer())
+                .await?;
+            Ok(row.try_get("value")?)
+        }
+
+        async fn has_merchants(&self) -> Result<bool, StoreError> {
+            let row = sqlx::query("SELECT EXISTS (SELECT 1 FROM merchants) AS present")
+                .fetch_one(self.reader())
+                .await?;
+            Ok(row.try_get::<bool, _>("present")?)
+        }
+
+        async fn create_merchant(&self, m: &NewMerchant) -> Result<(), StoreError> {
+            let mut tx = self.writer().begin().await?;
+            sqlx::query("INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)")
+                .bind(&m.id.0)
+                .bind(&m.name)
+                .bind(m.created_at.millis())
+                .execute(&mut *tx)
+                .await?;
+            for env in &m.environments {
+                sqlx::query(
+                    "INSERT INTO merchant_environments (merchant_id, environment, webhook_url, webhook_secret) \
+                     VALUES ($1, $2, $3, $4)",
+                )
+                .bind(&m.id.0)
+                .bind(env.environment.as_str())
+                .bind(env.webhook_url.as_deref())
+                .bind(&env.webhook_secret)
+                .execute(&mut *tx)
+                .await?;
+                insert_credential(&mut tx, &env.credential).await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        }
+
+        async fn merchants(&self) -> Result<Vec<MerchantSummary>, StoreError> {
+            let rows = sqlx::query(
+                "SELECT m.id, m.name, m.created_at, e.environment, e.webhook_url, c.api_key \
+                 FROM merchants m \
+                 JOIN merchant_environments e ON e.merchant_id = m.id \
+                 LEFT JOIN credentials c ON c.merchant_id = e.merchant_id AND c.environment = e.environment AND c.revoked_at IS NULL \
+                 ORDER BY m.created_at, m.id, e.environment",
+            )
+            .fetch_all(self.reader())
+            .await?;
+            let mut merchants: Vec<MerchantSummary> = Vec::new();
+            for row in rows {
+                let id: String = row.try_get("id")?;
+                if merchants.last().map(|m| m.id.0 != id).unwrap_or(true) {
+                    merchants.push(MerchantSummary {
+                        id: MerchantId(id),
+                        name: row.try_get("name")?,
+                        created_at: Timestamp(row.try_get("created_at")?),
+                        environments: Vec::new(),
+                    });
+                }
+                let env: String = row.try_get("environment")?;
+                if let Some(m) = merchants.last_mut() {
+                    m.environments.push(EnvironmentSummary {
+                        environment: rows::environment(&env)?,
+                        api_key: row.try_get::<Option<String>, _>("api_key")?.unwrap_or_default(),
+                        webhook_url: row.try_get("webhook_url")?,
+                    });
+                }
+            }
+            Ok(merchants)
+        }
+
+        async fn credential_by_key(&self, api_key: &str) -> Result<Option<Credential>, StoreError> {
+            let row = sqlx::query("SELECT * FROM credentials WHERE api_key = $1")
+                .bind(api_key)
+                .fetch_optional(self.reader())
+                .await?;
+            row.as_ref().map(rows::credential).transpose()
+        }
+
+        async fn credential(&self, id: &str) -> Result<Option<Credential>, StoreError> {
+            let row = sqlx::query("SELECT * FROM credentials WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.reader())
+                .await?;
+            row.as_ref().map(rows::credential).transpose()
+        }
+
+        async fn rotate_credential(&self, tenant: &Tenant, replacement: &Credential) -> Result<(), StoreError> {
+            let mut tx = self.writer().begin().await?;
+            let revoked = sqlx::query(
+                "UPDATE credentials SET revoked_at = $1 \
+                 WHERE merchant_id = $2 AND environment = $3 AND revoked_at IS NULL",
+            )
+            .bind(replacement.created_at.millis())
+            .bind(&tenant.merchant_id.0)
+            .bind(tenant.environment.as_str())
+            .execute(&mut *tx)
+            .await?;
+            if revoked.rows_affected() == 0 {
+                return Err(StoreError::NotFound);
+            }
+            insert_credential(&mut tx, replacement).await?;
+            tx.commit().await?;
+            Ok(())
+        }
+
+        async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), StoreError> {
+            let updated = sqlx::query(
+                "UPDATE merchant_environments SET webhook_url = $1, webhook_disabled_at = NULL \
+                 WHERE merchant_id = $2 AND environment = $3",
+            )
+            .bind(url)
+            .bind(&tenant.merchant_id.0)
+            .bind(tenant.environment.as_str())
+            .execute(self.writer())
+            .await?;
+            if updated.rows_affected() == 0 {
+                return Err(StoreError::NotFound);
+            }
+            Ok(())
+        }
+
+        async fn insert_customer(&self, c: &Customer) -> Result<(), StoreError> {
+            sqlx::query(
+                "INSERT INTO customers (id, merchant_id, environment, first_name, last_name, email, phone, \
+                 country_code, city, street_address, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            )
+            .bind(&c.id)
+            .bind(&c.tenant.merchant_id.0)
+            .bind(c.tenant.environment.as_str())
+            .bind(&c.first_name)
+            .bind(&c.last_name)
+            .bind(c.email.as_deref())
+            .bind(c.phone.as_str())
+            .bind(&c.address.country_code)
+            .bind(c.address.city.as_deref())
+            .bind(c.address.street_address.as_deref())
+            .bind(c.created_at.millis())
+            .execute(self.writer())
+            .await?;
+            Ok(())
+        }
+
+        async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError> {
+            let sql = format!(
+                "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 AND id = $3",
+                sql::CUSTOMER_COLUMNS
+            );
+            let row = sqlx::query(&sql)
+                .bind(&tenant.merchant_id.0)
+                .bind(tenant.environment.as_str())
+                .bind(id)
+                .fetch_optional(self.reader())
+                .await?;
+            row.as_ref().map(rows::customer).transpose()
+        }
+
+        async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, StoreError> {
+            let after = if page.after.is_some() { "AND (created_at < $3 OR (created_at = $3 AND id < $4))" } else { "" };
+            let sql = format!(
+                "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 {after} \
+                 ORDER BY created_at DESC, id DESC LIMIT {}",
+                sql::CUSTOMER_COLUMNS,
+                page.limit
+            );
+            let mut query = sqlx::query(&sql).bind(&tenant.merchant_id.0).bind(tenant.environment.as_str());
+            if let Some(cursor) = &page.after {
+                query = query.bind(cursor.created_at.millis()).bind(&cursor.id);
+            }
+            let rows = query.fetch_all(self.reader()).await?;
+            rows.iter().map(rows::customer).collect()
+        }
+        }
+    };
+}
+
+/// Expands to `insert_credential`, used inside a backend's write transactions.
+macro_rules! insert_credential_fn {
+    ($db:ty) => {
+        async fn insert_credential(tx: &mut sqlx::Transaction<'_, $db>, c: &Credential) -> Result<(), StoreError> {
+            sqlx::query(
+                "INSERT INTO credentials (id, merchant_id, environment, api_key, secret_hash, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(&c.id)
+            .bind(&c.merchant_id.0)
+            .bind(c.environment.as_str())
+            .bind(&c.api_key)
+            .bind(rows::hex_encode(&c.secret_hash))
+            .bind(c.created_at.millis())
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+    };
+}
+
+pub(super) use {impl_store, insert_credential_fn};

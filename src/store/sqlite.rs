@@ -1,0 +1,65 @@
+//! The SQLite store: the embedded default. Durable (WAL, `synchronous = FULL`), foreign keys
+//! on, and one writer connection so concurrent writers queue in the pool instead of failing
+//! with `SQLITE_BUSY`; readers use their own pool and never block the writer.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Row, Sqlite};
+
+use super::sql::{self, impl_store, insert_credential_fn};
+use super::{migrations, rows, NewMerchant, Store, StoreError};
+use crate::domain::merchant::EnvironmentSummary;
+use crate::domain::{Credential, Customer, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
+
+pub struct SqliteStore {
+    reader: SqlitePool,
+    writer: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file of `url` and migrates it.
+    pub async fn connect(url: &str) -> Result<SqliteStore, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Unavailable(format!("invalid SQLite URL {url:?}: {e}")))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        if let Some(dir) = Path::new(options.get_filename()).parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| StoreError::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
+            }
+        }
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(30))
+            .connect_with(options.clone())
+            .await?;
+        migrations::sqlite()
+            .run(&writer)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options.read_only(true))
+            .await?;
+        Ok(SqliteStore { reader, writer })
+    }
+
+    fn reader(&self) -> &SqlitePool {
+        &self.reader
+    }
+
+    fn writer(&self) -> &SqlitePool {
+        &self.writer
+    }
+}
+
+insert_credential_fn!(Sqlite);
+
+impl_store!(SqliteStore);
