@@ -33,7 +33,9 @@ impl Server {
     /// Binds `config.listen` (port 0 picks a free port) and starts serving.
     pub async fn start(gateway: Gateway) -> anyhow::Result<Server> {
         let listen = gateway.config.listen;
-        let listener = TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+        let listener = TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("cannot listen on {listen}"))?;
         let addr = listener.local_addr()?;
         let (shutdown, stopped) = oneshot::channel::<()>();
         let app = crate::api::router(gateway.clone());
@@ -44,7 +46,12 @@ impl Server {
                 })
                 .await
         });
-        Ok(Server { addr, gateway, shutdown: Some(shutdown), task })
+        Ok(Server {
+            addr,
+            gateway,
+            shutdown: Some(shutdown),
+            task,
+        })
     }
 
     /// Stops accepting connections and waits for in-flight requests to finish.
@@ -87,7 +94,9 @@ pub async fn create_demo_merchant(gateway: &Gateway) -> anyhow::Result<Option<Cr
     if gateway.store.setting_or_insert("demo_merchant_claim", &claim).await? != claim {
         return Ok(None);
     }
-    Ok(Some(gateway.create_merchant("Demo merchant", None, Timestamp::now()).await?))
+    Ok(Some(
+        gateway.create_merchant("Demo merchant", None, Timestamp::now()).await?,
+    ))
 }
 
 /// Shows the demo's Sandbox credentials once, on the terminal (never in the logs), and saves
@@ -96,7 +105,10 @@ fn print_demo_credentials(demo: &CreatedMerchant, config: &Config) {
     let Some(sandbox) = demo.environments.iter().find(|e| e.environment == Environment::Sandbox) else {
         return;
     };
-    println!("\nFirst start on an empty database: created a demo merchant ({}).", demo.id);
+    println!(
+        "\nFirst start on an empty database: created a demo merchant ({}).",
+        demo.id
+    );
     println!("Its Sandbox credentials, shown only this once:");
     println!("  API key:                {}", sandbox.api_key);
     println!("  API secret:             {}", sandbox.api_secret);

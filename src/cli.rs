@@ -12,7 +12,11 @@ use crate::domain::{Environment, MerchantId, Tenant, Timestamp};
 use crate::service::CreatedMerchant;
 
 #[derive(Debug, Parser)]
-#[command(name = "momo-gateway", version, about = "A mobile-money payment gateway for Côte d'Ivoire")]
+#[command(
+    name = "momo-gateway",
+    version,
+    about = "A mobile-money payment gateway for Côte d'Ivoire"
+)]
 pub struct Cli {
     /// TOML file of settings (names as the MOMO_* variables, lower case, without the prefix).
     /// Environment variables override it.
@@ -89,12 +93,16 @@ pub struct Target {
 
 impl Target {
     fn tenant(&self) -> Tenant {
-        Tenant { merchant_id: MerchantId(self.merchant.clone()), environment: self.env }
+        Tenant {
+            merchant_id: MerchantId(self.merchant.clone()),
+            environment: self.env,
+        }
     }
 }
 
 fn parse_environment(raw: &str) -> Result<Environment, String> {
-    raw.parse().map_err(|e: crate::domain::environment::UnknownEnvironment| e.to_string())
+    raw.parse()
+        .map_err(|e: crate::domain::environment::UnknownEnvironment| e.to_string())
 }
 
 /// Runs a parsed command line.
@@ -114,7 +122,11 @@ async fn merchant(command: MerchantCommand, config: Config) -> anyhow::Result<()
     let gateway = app::open(config).await?;
     let now = Timestamp::now();
     match command {
-        MerchantCommand::Create { name, webhook_url, json } => {
+        MerchantCommand::Create {
+            name,
+            webhook_url,
+            json,
+        } => {
             let created = gateway.create_merchant(&name, webhook_url.as_deref(), now).await?;
             print_created(&created, json);
         }
@@ -160,9 +172,15 @@ async fn merchant(command: MerchantCommand, config: Config) -> anyhow::Result<()
         MerchantCommand::RotateSecret { target, json } => {
             let (api_key, api_secret) = gateway.rotate_secret(&target.tenant(), now).await?;
             if json {
-                println!("{}", json!({ "environment": target.env.as_str(), "apiKey": api_key, "apiSecret": api_secret }));
+                println!(
+                    "{}",
+                    json!({ "environment": target.env.as_str(), "apiKey": api_key, "apiSecret": api_secret })
+                );
             } else {
-                println!("New {} credentials (the old pair no longer works; the secret is shown only once):", target.env);
+                println!(
+                    "New {} credentials (the old pair no longer works; the secret is shown only once):",
+                    target.env
+                );
                 println!("  API key:    {api_key}");
                 println!("  API secret: {api_secret}");
             }
@@ -188,7 +206,10 @@ fn print_created(created: &CreatedMerchant, as_json: bool) {
                 )
             })
             .collect();
-        println!("{}", json!({ "id": created.id.0, "name": created.name, "environments": environments }));
+        println!(
+            "{}",
+            json!({ "id": created.id.0, "name": created.name, "environments": environments })
+        );
         return;
     }
     println!("Merchant {} created: {}", created.name, created.id);

@@ -136,10 +136,7 @@ impl Config {
     }
 
     /// Loads the configuration from the optional TOML file and `lookup` (the environment).
-    pub fn from_sources(
-        file: Option<&Path>,
-        lookup: impl Fn(&str) -> Option<String>,
-    ) -> Result<Config, ConfigError> {
+    pub fn from_sources(file: Option<&Path>, lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let mut raw: BTreeMap<&'static str, Raw> = BTreeMap::new();
         if let Some(path) = file {
             read_file(path, &mut raw)?;
@@ -147,7 +144,13 @@ impl Config {
         for name in SETTINGS {
             let var = format!("MOMO_{}", name.to_ascii_uppercase());
             if let Some(value) = lookup(&var) {
-                raw.insert(name, Raw { value, source: "environment".to_owned() });
+                raw.insert(
+                    name,
+                    Raw {
+                        value,
+                        source: "environment".to_owned(),
+                    },
+                );
             }
         }
         Config::from_raw(&raw)
@@ -185,30 +188,46 @@ impl Config {
             c.simulator_delay_ms = parse(r, "simulator_delay_ms", millis, |v| in_range(v, 0, 86_400_000))?;
         }
         if let Some(r) = get("reconcile_interval_ms") {
-            c.reconcile_interval_ms = parse(r, "reconcile_interval_ms", "a whole number of milliseconds from 10 to 86400000", |v| {
-                in_range(v, 10, 86_400_000)
-            })?;
+            c.reconcile_interval_ms = parse(
+                r,
+                "reconcile_interval_ms",
+                "a whole number of milliseconds from 10 to 86400000",
+                |v| in_range(v, 10, 86_400_000),
+            )?;
         }
         if let Some(r) = get("reconcile_after_ms") {
             c.reconcile_after_ms = parse(r, "reconcile_after_ms", millis, |v| in_range(v, 0, 86_400_000))?;
         }
         if let Some(r) = get("collection_ttl_s") {
-            c.collection_ttl_s = parse(r, "collection_ttl_s", "a whole number of seconds from 1 to 2592000", |v| {
-                in_range(v, 1, 2_592_000)
-            })?;
+            c.collection_ttl_s = parse(
+                r,
+                "collection_ttl_s",
+                "a whole number of seconds from 1 to 2592000",
+                |v| in_range(v, 1, 2_592_000),
+            )?;
         }
         if let Some(r) = get("webhook_timeout_ms") {
-            c.webhook_timeout_ms = parse(r, "webhook_timeout_ms", "a whole number of milliseconds from 100 to 120000", |v| {
-                in_range(v, 100, 120_000)
-            })?;
+            c.webhook_timeout_ms = parse(
+                r,
+                "webhook_timeout_ms",
+                "a whole number of milliseconds from 100 to 120000",
+                |v| in_range(v, 100, 120_000),
+            )?;
         }
         if let Some(r) = get("webhook_retry_schedule") {
-            c.webhook_retry_schedule = parse(r, "webhook_retry_schedule", "comma-separated whole seconds, e.g. 5,300,1800", |v| {
-                if v.trim().is_empty() {
-                    return Some(Vec::new());
-                }
-                v.split(',').map(|s| s.trim().parse::<u64>().ok().filter(|n| *n <= 604_800)).collect()
-            })?;
+            c.webhook_retry_schedule = parse(
+                r,
+                "webhook_retry_schedule",
+                "comma-separated whole seconds, e.g. 5,300,1800",
+                |v| {
+                    if v.trim().is_empty() {
+                        return Some(Vec::new());
+                    }
+                    v.split(',')
+                        .map(|s| s.trim().parse::<u64>().ok().filter(|n| *n <= 604_800))
+                        .collect()
+                },
+            )?;
         }
         if let Some(r) = get("webhook_allow_private") {
             c.webhook_allow_private = parse(r, "webhook_allow_private", "true or false", parse_bool)?;
@@ -217,9 +236,12 @@ impl Config {
             c.webhook_lease_s = parse(r, "webhook_lease_s", seconds, |v| in_range(v, 1, 86_400))?;
         }
         if let Some(r) = get("sandbox_initial_balance") {
-            c.sandbox_initial_balance = parse(r, "sandbox_initial_balance", "a whole number of francs from 0 to 1000000000000", |v| {
-                in_range(v, 0, 1_000_000_000_000).map(|n| n as i64)
-            })?;
+            c.sandbox_initial_balance = parse(
+                r,
+                "sandbox_initial_balance",
+                "a whole number of francs from 0 to 1000000000000",
+                |v| in_range(v, 0, 1_000_000_000_000).map(|n| n as i64),
+            )?;
         }
         if let Some(r) = get("max_body_bytes") {
             c.max_body_bytes = parse(r, "max_body_bytes", "a number of bytes from 1024 to 16777216", |v| {
@@ -227,14 +249,20 @@ impl Config {
             })?;
         }
         if let Some(r) = get("rate_limit_per_s") {
-            c.rate_limit_per_s = parse(r, "rate_limit_per_s", "requests per second from 0 (off) to 1000000", |v| {
-                in_range(v, 0, 1_000_000).map(|n| n as u32)
-            })?;
+            c.rate_limit_per_s = parse(
+                r,
+                "rate_limit_per_s",
+                "requests per second from 0 (off) to 1000000",
+                |v| in_range(v, 0, 1_000_000).map(|n| n as u32),
+            )?;
         }
         if let Some(r) = get("auth_rate_limit_per_min") {
-            c.auth_rate_limit_per_min = parse(r, "auth_rate_limit_per_min", "requests per minute from 0 (off) to 1000000", |v| {
-                in_range(v, 0, 1_000_000).map(|n| n as u32)
-            })?;
+            c.auth_rate_limit_per_min = parse(
+                r,
+                "auth_rate_limit_per_min",
+                "requests per minute from 0 (off) to 1000000",
+                |v| in_range(v, 0, 1_000_000).map(|n| n as u32),
+            )?;
         }
         if let Some(r) = get("log_format") {
             c.log_format = parse(r, "log_format", "text or json", |v| match v {
@@ -283,11 +311,14 @@ const SETTINGS: [&str; 19] = [
 
 fn read_file(path: &Path, raw: &mut BTreeMap<&'static str, Raw>) -> Result<(), ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::File { file: file.clone(), reason: e.to_string() })?;
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| ConfigError::File { file: file.clone(), reason: e.message().to_owned() })?;
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+        file: file.clone(),
+        reason: e.to_string(),
+    })?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::File {
+        file: file.clone(),
+        reason: e.message().to_owned(),
+    })?;
     for (key, value) in table {
         let Some(name) = SETTINGS.iter().copied().find(|n| *n == key) else {
             return Err(ConfigError::UnknownKey { key, file });
@@ -296,7 +327,13 @@ fn read_file(path: &Path, raw: &mut BTreeMap<&'static str, Raw>) -> Result<(), C
             toml::Value::Array(items) => items.iter().map(toml_scalar).collect::<Vec<_>>().join(","),
             scalar => toml_scalar(scalar),
         };
-        raw.insert(name, Raw { value, source: file.clone() });
+        raw.insert(
+            name,
+            Raw {
+                value,
+                source: file.clone(),
+            },
+        );
     }
     Ok(())
 }
@@ -323,7 +360,11 @@ fn parse<T>(
         name: format!("MOMO_{}", name.to_ascii_uppercase()),
         origin: raw.source.clone(),
         expected,
-        value: if name == "jwt_secret" { "[redacted]".to_owned() } else { raw.value.clone() },
+        value: if name == "jwt_secret" {
+            "[redacted]".to_owned()
+        } else {
+            raw.value.clone()
+        },
     })
 }
 
@@ -359,7 +400,12 @@ mod tests {
 
     #[test]
     fn environment_values_override_defaults() {
-        let c = from_env(&[("MOMO_TOKEN_TTL_S", "60"), ("MOMO_LISTEN", "0.0.0.0:9000"), ("MOMO_WEBHOOK_RETRY_SCHEDULE", "1, 2,3")]).unwrap();
+        let c = from_env(&[
+            ("MOMO_TOKEN_TTL_S", "60"),
+            ("MOMO_LISTEN", "0.0.0.0:9000"),
+            ("MOMO_WEBHOOK_RETRY_SCHEDULE", "1, 2,3"),
+        ])
+        .unwrap();
         assert_eq!(c.token_ttl_s, 60);
         assert_eq!(c.public_url, "http://0.0.0.0:9000");
         assert_eq!(c.webhook_retry_schedule, vec![1, 2, 3]);
@@ -377,7 +423,11 @@ mod tests {
     fn the_file_comes_before_the_environment_and_refuses_unknown_keys() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("momo.toml");
-        std::fs::write(&path, "token_ttl_s = 120\nsimulator_delay_ms = 5\nwebhook_retry_schedule = [1, 2]\n").unwrap();
+        std::fs::write(
+            &path,
+            "token_ttl_s = 120\nsimulator_delay_ms = 5\nwebhook_retry_schedule = [1, 2]\n",
+        )
+        .unwrap();
         let c = Config::from_sources(Some(&path), |n| (n == "MOMO_TOKEN_TTL_S").then(|| "30".to_owned())).unwrap();
         assert_eq!((c.token_ttl_s, c.simulator_delay_ms), (30, 5));
         assert_eq!(c.webhook_retry_schedule, vec![1, 2]);

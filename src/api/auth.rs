@@ -50,10 +50,12 @@ fn bearer_token(headers: &HeaderMap) -> Option<&str> {
 
 /// The API key and secret of `Authorization: Basic base64(key:secret)`.
 pub fn basic_credentials(headers: &HeaderMap) -> Result<(String, String), ApiError> {
-    let missing = || {
-        ApiError::bad_request("missing credentials: send Authorization: Basic base64(api_key:api_secret)")
-    };
-    let value = headers.get(AUTHORIZATION).ok_or_else(missing)?.to_str().map_err(|_| missing())?;
+    let missing = || ApiError::bad_request("missing credentials: send Authorization: Basic base64(api_key:api_secret)");
+    let value = headers
+        .get(AUTHORIZATION)
+        .ok_or_else(missing)?
+        .to_str()
+        .map_err(|_| missing())?;
     let (scheme, encoded) = value.split_once(' ').ok_or_else(missing)?;
     if !scheme.eq_ignore_ascii_case("basic") {
         return Err(missing());
@@ -61,10 +63,12 @@ pub fn basic_credentials(headers: &HeaderMap) -> Result<(String, String), ApiErr
     let decoded = STANDARD.decode(encoded.trim()).map_err(|_| {
         ApiError::bad_request("malformed Basic credentials: the value must be base64(api_key:api_secret)")
     })?;
-    let text = String::from_utf8(decoded)
-        .map_err(|_| ApiError::bad_request("malformed Basic credentials: not UTF-8"))?;
+    let text =
+        String::from_utf8(decoded).map_err(|_| ApiError::bad_request("malformed Basic credentials: not UTF-8"))?;
     match text.split_once(':') {
         Some((key, secret)) if !key.is_empty() && !secret.is_empty() => Ok((key.to_owned(), secret.to_owned())),
-        _ => Err(ApiError::bad_request("malformed Basic credentials: expected api_key:api_secret")),
+        _ => Err(ApiError::bad_request(
+            "malformed Basic credentials: expected api_key:api_secret",
+        )),
     }
 }

@@ -99,7 +99,11 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(kind: ErrorKind, reason: impl Into<String>) -> ApiError {
-        ApiError { kind, reason: reason.into(), data: None }
+        ApiError {
+            kind,
+            reason: reason.into(),
+            data: None,
+        }
     }
 
     pub fn bad_request(reason: impl Into<String>) -> ApiError {
@@ -110,7 +114,10 @@ impl ApiError {
     pub fn internal(cause: &dyn std::fmt::Display) -> ApiError {
         let id = request_id::current();
         tracing::error!(request_id = %id, cause = %cause, "internal error");
-        ApiError::new(ErrorKind::Internal, format!("internal error; quote request id {id} when reporting it"))
+        ApiError::new(
+            ErrorKind::Internal,
+            format!("internal error; quote request id {id} when reporting it"),
+        )
     }
 
     pub fn render(self, dialect: Dialect) -> Response {

@@ -80,7 +80,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
         let dialect = Dialect::of_path(parts.uri.path());
         axum::extract::Query::<T>::try_from_uri(&parts.uri)
             .map(|q| QueryParams(q.0))
-            .map_err(|e| Rejection(dialect, ApiError::bad_request(format!("invalid query string: {}", e.body_text()))))
+            .map_err(|e| {
+                Rejection(
+                    dialect,
+                    ApiError::bad_request(format!("invalid query string: {}", e.body_text())),
+                )
+            })
     }
 }
 

@@ -20,7 +20,10 @@ pub async fn ready(State(gateway): State<Gateway>) -> Response {
         Ok(()) => envelope::success(StatusCode::OK, json!({ "status": "ready" })),
         Err(e) => {
             tracing::warn!(cause = %e, "readiness check failed");
-            envelope::error(ApiError::new(ErrorKind::OperatorUnavailable, "the database is not reachable"))
+            envelope::error(ApiError::new(
+                ErrorKind::OperatorUnavailable,
+                "the database is not reachable",
+            ))
         }
     }
 }

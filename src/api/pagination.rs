@@ -23,23 +23,38 @@ impl PageParams {
     pub fn page_request(&self) -> Result<PageRequest, ApiError> {
         let limit = match self.limit.as_deref() {
             None | Some("") => LIST_CAP,
-            Some(raw) => raw.parse::<u32>().ok().filter(|n| (1..=LIST_CAP).contains(n)).ok_or_else(|| {
-                ApiError::bad_request(format!("limit must be a whole number from 1 to {LIST_CAP}, got {raw:?}"))
-            })?,
+            Some(raw) => raw
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=LIST_CAP).contains(n))
+                .ok_or_else(|| {
+                    ApiError::bad_request(format!(
+                        "limit must be a whole number from 1 to {LIST_CAP}, got {raw:?}"
+                    ))
+                })?,
         };
         let after = match self.cursor.as_deref() {
             None | Some("") => None,
             Some(raw) => Some(Cursor::decode(raw).ok_or_else(|| {
-                ApiError::bad_request("cursor is not one this server issued: use the X-Next-Cursor header of the previous page")
+                ApiError::bad_request(
+                    "cursor is not one this server issued: use the X-Next-Cursor header of the previous page",
+                )
             })?),
         };
-        Ok(PageRequest { limit: limit + 1, after })
+        Ok(PageRequest {
+            limit: limit + 1,
+            after,
+        })
     }
 }
 
 /// Trims the extra record read by [`PageParams::page_request`] and returns the cursor of the
 /// next page, if there is one.
-pub fn split_page<T>(mut records: Vec<T>, page: &PageRequest, cursor_of: impl Fn(&T) -> Cursor) -> (Vec<T>, Option<Cursor>) {
+pub fn split_page<T>(
+    mut records: Vec<T>,
+    page: &PageRequest,
+    cursor_of: impl Fn(&T) -> Cursor,
+) -> (Vec<T>, Option<Cursor>) {
     let wanted = (page.limit - 1) as usize;
     if records.len() > wanted {
         records.truncate(wanted);

@@ -34,7 +34,10 @@ pub async fn middleware(req: Request, next: Next) -> Response {
         merchant = tracing::field::Empty,
     );
     let started = Instant::now();
-    let mut response = REQUEST_ID.scope(id.clone(), next.run(req)).instrument(span.clone()).await;
+    let mut response = REQUEST_ID
+        .scope(id.clone(), next.run(req))
+        .instrument(span.clone())
+        .await;
     if needs_envelope(&response) {
         let kind = ErrorKind::from_status(response.status());
         let reason = match kind {

@@ -46,10 +46,14 @@ impl Email {
     pub fn parse(raw: &str) -> Result<Email, EmailProblem> {
         let text = checked_text(raw, MAX_EMAIL_CHARS).map_err(EmailProblem::Text)?;
         let (local, domain) = text.rsplit_once('@').ok_or(EmailProblem::Malformed)?;
-        let domain_ok = domain.contains('.')
-            && domain.split('.').all(|label| !label.is_empty())
-            && !domain.contains('@');
-        if local.is_empty() || local.len() > 64 || !domain_ok || text.contains(char::is_whitespace) {
+        let domain_ok =
+            domain.contains('.') && domain.split('.').all(|label| !label.is_empty()) && !domain.contains('@');
+        if local.is_empty()
+            || local.len() > 64
+            || local.contains('@')
+            || !domain_ok
+            || text.contains(char::is_whitespace)
+        {
             return Err(EmailProblem::Malformed);
         }
         Ok(Email(text))
@@ -128,11 +132,22 @@ mod tests {
     fn plausible_emails_pass_and_obvious_typos_do_not() {
         assert!(Email::parse("awa.kone@example.ci").is_ok());
         assert!(Email::parse("a+tag@sub.example.com").is_ok());
-        for bad in ["awa", "awa@", "@example.ci", "awa@example", "awa@example..ci", "a wa@example.ci", "a@b@c.ci"] {
+        for bad in [
+            "awa",
+            "awa@",
+            "@example.ci",
+            "awa@example",
+            "awa@example..ci",
+            "a wa@example.ci",
+            "a@b@c.ci",
+        ] {
             assert_eq!(Email::parse(bad), Err(EmailProblem::Malformed), "{bad}");
         }
         let long = format!("{}@example.ci", "a".repeat(250));
-        assert!(matches!(Email::parse(&long), Err(EmailProblem::Text(TextProblem::TooLong { .. }))));
+        assert!(matches!(
+            Email::parse(&long),
+            Err(EmailProblem::Text(TextProblem::TooLong { .. }))
+        ));
     }
 
     #[test]
@@ -140,6 +155,9 @@ mod tests {
         assert!(Address::parse("CI", Some("Abidjan"), None).is_ok());
         assert_eq!(Address::parse("ci", None, None), Err(AddressProblem::Country));
         assert_eq!(Address::parse("FR", None, None), Err(AddressProblem::Country));
-        assert!(matches!(Address::parse("CI", Some(""), None), Err(AddressProblem::City(_))));
+        assert!(matches!(
+            Address::parse("CI", Some(""), None),
+            Err(AddressProblem::City(_))
+        ));
     }
 }

@@ -42,7 +42,10 @@ mod tests {
 
     #[test]
     fn cursors_round_trip_and_garbage_is_refused() {
-        let c = Cursor { created_at: Timestamp(1_700_000_000_123), id: "a:b-c".into() };
+        let c = Cursor {
+            created_at: Timestamp(1_700_000_000_123),
+            id: "a:b-c".into(),
+        };
         assert_eq!(Cursor::decode(&c.encode()), Some(c));
         assert_eq!(Cursor::decode("not a cursor!"), None);
         assert_eq!(Cursor::decode(&URL_SAFE_NO_PAD.encode("x:y")), None);

@@ -26,15 +26,12 @@ impl Timestamp {
     }
 
     fn datetime(self) -> OffsetDateTime {
-        OffsetDateTime::from_unix_timestamp_nanos(self.0 as i128 * 1_000_000)
-            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+        OffsetDateTime::from_unix_timestamp_nanos(self.0 as i128 * 1_000_000).unwrap_or(OffsetDateTime::UNIX_EPOCH)
     }
 
     /// v1 `createdAt`: ISO 8601 UTC with milliseconds, `2026-11-20T10:15:30.123Z`.
     pub fn iso8601_millis(self) -> String {
-        let format = format_description!(
-            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-        );
+        let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
         self.datetime().format(&format).unwrap_or_default()
     }
 

@@ -30,7 +30,9 @@ impl Keys {
             Some(secret) => secret.clone(),
             None => store.setting_or_insert("jwt_secret", &random_token::<48>()).await?,
         };
-        let pepper = store.setting_or_insert("credential_pepper", &random_token::<32>()).await?;
+        let pepper = store
+            .setting_or_insert("credential_pepper", &random_token::<32>())
+            .await?;
         Ok(Keys::from_secrets(jwt_secret.as_bytes(), pepper.as_bytes()))
     }
 
@@ -108,11 +110,7 @@ impl Gateway {
     }
 
     /// Checks a bearer token, and `X-Environment` when the request carries one.
-    pub async fn authenticate(
-        &self,
-        token: &str,
-        environment_header: Option<&str>,
-    ) -> Result<Principal, ServiceError> {
+    pub async fn authenticate(&self, token: &str, environment_header: Option<&str>) -> Result<Principal, ServiceError> {
         let invalid = |why: &str| ServiceError::Unauthorized(format!("invalid access token: {why}"));
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed"))?;
         if header.kid.as_deref() != Some(self.keys.kid.as_str()) {
@@ -123,7 +121,9 @@ impl Gateway {
         validation.set_required_spec_claims(&["exp"]);
         let claims = jsonwebtoken::decode::<Claims>(token, &self.keys.jwt_decoding, &validation)
             .map_err(|e| match e.kind() {
-                jsonwebtoken::errors::ErrorKind::ExpiredSignature => invalid("expired; request a new one from /v1/auth"),
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
+                    invalid("expired; request a new one from /v1/auth")
+                }
                 _ => invalid("signature or claims do not verify"),
             })?
             .claims;
@@ -137,10 +137,15 @@ impl Gateway {
         }
         let credential = self.store.credential(&claims.cid).await?;
         match credential {
-            Some(c) if c.is_active() && c.merchant_id.0 == claims.sub && c.environment == environment => Ok(Principal {
-                tenant: Tenant { merchant_id: MerchantId(claims.sub), environment },
-                credential_id: claims.cid,
-            }),
+            Some(c) if c.is_active() && c.merchant_id.0 == claims.sub && c.environment == environment => {
+                Ok(Principal {
+                    tenant: Tenant {
+                        merchant_id: MerchantId(claims.sub),
+                        environment,
+                    },
+                    credential_id: claims.cid,
+                })
+            }
             _ => Err(invalid("its credential was revoked")),
         }
     }

@@ -26,7 +26,10 @@ impl Gateway {
 
     /// The tenant's customer `id`; another tenant's customer is not found, like a missing one.
     pub async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Customer, ServiceError> {
-        self.store.customer(tenant, id).await?.ok_or(ServiceError::NotFound("customer"))
+        self.store
+            .customer(tenant, id)
+            .await?
+            .ok_or(ServiceError::NotFound("customer"))
     }
 
     pub async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, ServiceError> {

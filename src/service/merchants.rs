@@ -28,7 +28,9 @@ pub fn parse_webhook_url(raw: &str) -> Result<String, ServiceError> {
     let url = reqwest::Url::parse(raw)
         .map_err(|e| ServiceError::Invalid(format!("webhook URL {raw:?} is not a valid URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(ServiceError::Invalid(format!("webhook URL {raw:?} must be an http:// or https:// URL with a host")));
+        return Err(ServiceError::Invalid(format!(
+            "webhook URL {raw:?} must be an http:// or https:// URL with a host"
+        )));
     }
     Ok(url.to_string())
 }
@@ -64,9 +66,18 @@ impl Gateway {
                 credential,
             });
         }
-        let merchant = NewMerchant { id: id.clone(), name: name.clone(), created_at: now, environments };
+        let merchant = NewMerchant {
+            id: id.clone(),
+            name: name.clone(),
+            created_at: now,
+            environments,
+        };
         self.store.create_merchant(&merchant).await?;
-        Ok(CreatedMerchant { id, name, environments: secrets })
+        Ok(CreatedMerchant {
+            id,
+            name,
+            environments: secrets,
+        })
     }
 
     pub async fn merchants(&self) -> Result<Vec<MerchantSummary>, ServiceError> {

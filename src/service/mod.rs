@@ -28,7 +28,11 @@ impl Gateway {
     /// Loads (or creates, on a first start) the server's keys and assembles the gateway.
     pub async fn new(store: Arc<dyn Store>, config: Config) -> Result<Gateway, StoreError> {
         let keys = Keys::load(store.as_ref(), &config).await?;
-        Ok(Gateway { store, config: Arc::new(config), keys: Arc::new(keys) })
+        Ok(Gateway {
+            store,
+            config: Arc::new(config),
+            keys: Arc::new(keys),
+        })
     }
 }
 

@@ -16,7 +16,8 @@ where
 }
 
 pub(super) fn environment(raw: &str) -> Result<Environment, StoreError> {
-    raw.parse().map_err(|e: crate::domain::environment::UnknownEnvironment| StoreError::Corrupt(e.to_string()))
+    raw.parse()
+        .map_err(|e: crate::domain::environment::UnknownEnvironment| StoreError::Corrupt(e.to_string()))
 }
 
 pub(super) fn credential<R>(row: &R) -> Result<Credential, StoreError>
@@ -70,10 +71,13 @@ pub(super) fn hex_encode(bytes: &[u8]) -> String {
 }
 
 fn hex_decode(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
-    (0..text.len()).step_by(2).map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 #[cfg(test)]

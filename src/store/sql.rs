@@ -3,7 +3,8 @@
 //! Each backend supplies `reader()` and `writer()` pools; SQLite's writer is a single
 //! connection, so writers queue instead of failing busy.
 
-pub(super) const CUSTOMER_COLUMNS: &str = "id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
+pub(super) const CUSTOMER_COLUMNS: &str =
+    "id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
 
 /// Expands to `impl Store for $store`, the same for both backends.
 macro_rules! impl_store {

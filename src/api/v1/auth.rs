@@ -39,11 +39,16 @@ pub async fn create_token(State(gateway): State<Gateway>, headers: HeaderMap) ->
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| ApiError::bad_request("X-Environment must be Production or Sandbox"))?,
     };
-    let issued = gateway.issue_token(&api_key, &api_secret, environment, Timestamp::now()).await?;
+    let issued = gateway
+        .issue_token(&api_key, &api_secret, environment, Timestamp::now())
+        .await?;
     let answer = TokenAnswer {
         status_code: 200,
         message: "Successful",
-        data: Token { token: &issued.token, exp: issued.exp },
+        data: Token {
+            token: &issued.token,
+            exp: issued.exp,
+        },
         token: &issued.token,
         exp: issued.exp,
     };

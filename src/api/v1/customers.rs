@@ -121,7 +121,10 @@ pub async fn list(
 ) -> Result<Response, Error> {
     let page = params.page_request()?;
     let customers = gateway.customers(&caller.tenant, &page).await?;
-    let (customers, next) = split_page(customers, &page, |c| Cursor { created_at: c.created_at, id: c.id.clone() });
+    let (customers, next) = split_page(customers, &page, |c| Cursor {
+        created_at: c.created_at,
+        id: c.id.clone(),
+    });
     let body: Vec<CustomerOut> = customers.iter().map(CustomerOut::from).collect();
     Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))
 }

@@ -47,7 +47,11 @@ pub fn error_name(kind: ErrorKind) -> &'static str {
 
 /// A v1 success with `status` (200 unless said otherwise).
 pub fn success<T: Serialize>(status: StatusCode, data: T) -> Response {
-    let body = Success { status_code: status.as_u16(), message: "Successful", data };
+    let body = Success {
+        status_code: status.as_u16(),
+        message: "Successful",
+        data,
+    };
     (status, Json(body)).into_response()
 }
 

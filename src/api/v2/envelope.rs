@@ -42,7 +42,13 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
 
 /// A v2 success: `message` is the constant describing the outcome.
 pub fn success<T: Serialize>(status: StatusCode, message: &str, data: T) -> Response {
-    let body = Body { code_status: status.as_u16(), status: "SUCCESS", message, reason: None, data: Some(data) };
+    let body = Body {
+        code_status: status.as_u16(),
+        status: "SUCCESS",
+        message,
+        reason: None,
+        data: Some(data),
+    };
     (status, Json(body)).into_response()
 }
 

@@ -1,0 +1,166 @@
+//! `TestApp`: the real server on a random port over a fresh database, and a merchant to call it.
+
+use momo_gateway::app::{self, Server};
+use momo_gateway::config::Config;
+use momo_gateway::domain::{Environment, Timestamp};
+use momo_gateway::service::{CreatedMerchant, Gateway};
+use reqwest::{RequestBuilder, StatusCode};
+use serde_json::Value;
+
+use crate::common::{Backend, TestDatabase};
+
+pub const TEST_JWT_SECRET: &str = "test-jwt-secret-that-is-at-least-32-bytes-long";
+
+/// One environment's credentials, as the merchant received them.
+#[derive(Debug, Clone)]
+pub struct Creds {
+    pub environment: Environment,
+    pub api_key: String,
+    pub api_secret: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct TestMerchant {
+    pub id: String,
+    pub sandbox: Creds,
+    pub production: Creds,
+}
+
+impl From<CreatedMerchant> for TestMerchant {
+    fn from(m: CreatedMerchant) -> Self {
+        let creds = |env: Environment| {
+            let e = m
+                .environments
+                .iter()
+                .find(|e| e.environment == env)
+                .expect("both environments");
+            Creds {
+                environment: env,
+                api_key: e.api_key.clone(),
+                api_secret: e.api_secret.clone(),
+            }
+        };
+        TestMerchant {
+            id: m.id.0.clone(),
+            sandbox: creds(Environment::Sandbox),
+            production: creds(Environment::Production),
+        }
+    }
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub gateway: Gateway,
+    pub merchant: TestMerchant,
+    pub database_url: String,
+    server: Option<Server>,
+    // Declared last: dropped after the server has stopped.
+    _db: TestDatabase,
+}
+
+/// An answer: status, headers and the JSON body (every answer must be JSON).
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+pub async fn answer(request: RequestBuilder) -> Answer {
+    let response = request.send().await.expect("request sent");
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.expect("body read");
+    let body: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("answer {status} is not JSON: {text:?}"));
+    assert!(
+        headers.contains_key("x-request-id"),
+        "every answer carries X-Request-Id"
+    );
+    Answer { status, headers, body }
+}
+
+impl TestApp {
+    pub async fn spawn(backend: Backend) -> Option<TestApp> {
+        TestApp::spawn_with(backend, |_| {}).await
+    }
+
+    pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Option<TestApp> {
+        let db = TestDatabase::create(backend).await?;
+        let mut config = Config {
+            database_url: db.url.clone(),
+            listen: ([127, 0, 0, 1], 0).into(),
+            jwt_secret: Some(TEST_JWT_SECRET.to_owned()),
+            ..Config::default()
+        };
+        adjust(&mut config);
+        let gateway = app::open(config).await.expect("gateway opens its database");
+        let merchant = gateway
+            .create_merchant("Test merchant", None, Timestamp::now())
+            .await
+            .expect("merchant");
+        let server = Server::start(gateway.clone()).await.expect("server starts");
+        Some(TestApp {
+            base: format!("http://{}", server.addr),
+            client: reqwest::Client::new(),
+            gateway,
+            merchant: merchant.into(),
+            database_url: db.url.clone(),
+            server: Some(server),
+            _db: db,
+        })
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub fn get(&self, path: &str) -> RequestBuilder {
+        self.client.get(self.url(path))
+    }
+
+    pub fn post(&self, path: &str) -> RequestBuilder {
+        self.client.post(self.url(path))
+    }
+
+    /// Another merchant of the same gateway.
+    pub async fn new_merchant(&self, name: &str) -> TestMerchant {
+        self.gateway
+            .create_merchant(name, None, Timestamp::now())
+            .await
+            .expect("merchant")
+            .into()
+    }
+
+    /// `POST /v1/auth` for `creds`, naming their environment.
+    pub async fn auth(&self, creds: &Creds) -> Answer {
+        answer(
+            self.post("/v1/auth")
+                .basic_auth(&creds.api_key, Some(&creds.api_secret))
+                .header("X-Environment", creds.environment.as_str()),
+        )
+        .await
+    }
+
+    pub async fn token(&self, creds: &Creds) -> String {
+        let a = self.auth(creds).await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+        a.body["data"]["token"].as_str().expect("token").to_owned()
+    }
+
+    /// A token for the default merchant's Sandbox.
+    pub async fn sandbox_token(&self) -> String {
+        self.token(&self.merchant.sandbox.clone()).await
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(server) = self.server.take() {
+            server.stop().await.expect("graceful stop");
+        }
+    }
+}

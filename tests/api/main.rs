@@ -1,0 +1,11 @@
+//! The black-box suite: the real server on a random port, over SQLite and over PostgreSQL,
+//! spoken to over HTTP as a merchant would.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod auth;
+mod customers;
+mod envelopes;
+mod helpers;
+mod startup;

@@ -1,0 +1,239 @@
+//! The binary itself: configuration errors, the admin command line, and a first start that
+//! creates the demo merchant and stops cleanly on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::helpers::answer;
+
+const BIN: &str = env!("CARGO_BIN_EXE_momo-gateway");
+
+fn gateway(db_dir: &Path) -> Command {
+    let mut command = Command::new(BIN);
+    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("MOMO_")) {
+        command.env_remove(key);
+    }
+    command.env(
+        "MOMO_DATABASE_URL",
+        format!("sqlite://{}/data/gateway.db", db_dir.display()),
+    );
+    command.env("MOMO_LISTEN", "127.0.0.1:0");
+    command.stdin(Stdio::null());
+    command
+}
+
+fn run(command: &mut Command) -> Output {
+    command.output().expect("the binary runs")
+}
+
+fn stderr_lines(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn an_invalid_setting_stops_the_start_with_one_line_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("MOMO_TOKEN_TTL_S", "ten"),
+        ("MOMO_LISTEN", "localhost"),
+        ("MOMO_DATABASE_URL", "mysql://x"),
+        ("MOMO_JWT_SECRET", "too-short"),
+        ("MOMO_WEBHOOK_RETRY_SCHEDULE", "5,soon"),
+        ("MOMO_MAX_BODY_BYTES", "-1"),
+    ];
+    for (name, value) in cases {
+        let output = run(gateway(dir.path()).env(name, value));
+        assert_eq!(output.status.code(), Some(2), "{name}={value}");
+        let lines = stderr_lines(&output);
+        assert_eq!(lines.len(), 1, "one line: {lines:?}");
+        assert!(lines[0].contains(name), "{lines:?} names {name}");
+        assert!(lines[0].contains("expected"), "{lines:?} says what is accepted");
+    }
+    let file = dir.path().join("momo.toml");
+    std::fs::write(&file, "token_tll_s = 60\n").unwrap();
+    let output = run(gateway(dir.path()).arg("--config").arg(&file).arg("migrate"));
+    assert_eq!(output.status.code(), Some(2));
+    let lines = stderr_lines(&output);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("token_tll_s"), "{lines:?}");
+}
+
+#[test]
+fn every_command_has_help() {
+    for args in [
+        vec!["--help"],
+        vec!["serve", "--help"],
+        vec!["migrate", "--help"],
+        vec!["merchant", "--help"],
+        vec!["merchant", "create", "--help"],
+        vec!["merchant", "rotate-secret", "--help"],
+        vec!["merchant", "set-webhook", "--help"],
+    ] {
+        let output = run(Command::new(BIN).args(&args));
+        assert!(output.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stdout).contains("Usage"), "{args:?}");
+    }
+}
+
+#[test]
+fn merchants_are_created_listed_rotated_and_configured_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(gateway(dir.path()).args([
+        "merchant",
+        "create",
+        "--name",
+        "Boutique Awa",
+        "--webhook-url",
+        "https://shop.example.ci/hooks",
+        "--json",
+    ]));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let created: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let id = created["id"].as_str().unwrap();
+    for env in ["Production", "Sandbox"] {
+        let e = &created["environments"][env];
+        assert!(e["apiKey"].as_str().unwrap().starts_with("pk_"));
+        assert!(e["apiSecret"].as_str().unwrap().starts_with("sk_"));
+        assert!(e["webhookSecret"].as_str().unwrap().starts_with("whsec_"));
+        assert_eq!(e["webhookUrl"], "https://shop.example.ci/hooks");
+    }
+
+    let output = run(gateway(dir.path()).args(["merchant", "list", "--json"]));
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(listed[0]["id"], id);
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("sk_"),
+        "no secret is ever listed"
+    );
+
+    let output = run(gateway(dir.path()).args([
+        "merchant",
+        "rotate-secret",
+        "--merchant",
+        id,
+        "--env",
+        "Sandbox",
+        "--json",
+    ]));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let rotated: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_ne!(rotated["apiKey"], created["environments"]["Sandbox"]["apiKey"]);
+
+    let output = run(gateway(dir.path()).args([
+        "merchant",
+        "set-webhook",
+        "--merchant",
+        id,
+        "--env",
+        "Production",
+        "--url",
+        "ftp://x",
+    ]));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("http"));
+    let output = run(gateway(dir.path()).args([
+        "merchant",
+        "set-webhook",
+        "--merchant",
+        "nobody",
+        "--env",
+        "Production",
+        "--url",
+        "https://x.ci",
+    ]));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not found"));
+    let output = run(gateway(dir.path()).args([
+        "merchant",
+        "set-webhook",
+        "--merchant",
+        id,
+        "--env",
+        "Staging",
+        "--url",
+        "https://x.ci",
+    ]));
+    assert_eq!(output.status.code(), Some(2), "clap refuses an unknown environment");
+}
+
+#[tokio::test]
+async fn a_first_start_creates_the_demo_merchant_and_sigterm_stops_it_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = gateway(dir.path())
+        .arg("serve")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.find("listening on http://") {
+                let url = line[at + "listening on ".len()..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .to_owned();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    let base = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the server says where it listens");
+    let env_file = std::fs::read_to_string(dir.path().join("data/demo-sandbox.env")).unwrap();
+    let value = |name: &str| {
+        env_file
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("export {name}=")))
+            .unwrap()
+            .to_owned()
+    };
+    let client = reqwest::Client::new();
+    let a = answer(client.get(format!("{base}/health"))).await;
+    assert_eq!(a.status, StatusCode::OK);
+    let a = answer(
+        client
+            .post(format!("{base}/v1/auth"))
+            .basic_auth(value("DEMO_API_KEY"), Some(value("DEMO_API_SECRET")))
+            .header("X-Environment", "Sandbox"),
+    )
+    .await;
+    assert_eq!(
+        a.status,
+        StatusCode::OK,
+        "the demo's Sandbox credentials work: {}",
+        a.body
+    );
+
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "SIGTERM stops it with exit 0: {:?}",
+        status.status
+    );
+    let stdout = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        stdout.contains(&value("DEMO_API_SECRET")),
+        "the secret is shown on the terminal once"
+    );
+}
