@@ -46,9 +46,11 @@ CREATE TABLE customers (
     country_code   TEXT NOT NULL,
     city           TEXT,
     street_address TEXT,
+    -- Set on the one record that payments embedding this phone number find and update.
+    payer_phone    TEXT,
     created_at     BIGINT NOT NULL,
     FOREIGN KEY (merchant_id, environment) REFERENCES merchant_environments (merchant_id, environment)
 );
 
 CREATE INDEX customers_newest_first ON customers (merchant_id, environment, created_at DESC, id DESC);
-CREATE INDEX customers_by_phone ON customers (merchant_id, environment, phone);
+CREATE UNIQUE INDEX customers_one_per_payer_phone ON customers (merchant_id, environment, payer_phone);

@@ -3,17 +3,26 @@
 //! Every value here is built by parsing, so an invalid phone number, name or environment
 //! cannot exist past the edge of the program.
 
+pub mod amount;
 pub mod customer;
 pub mod environment;
+pub mod fees;
+pub mod ledger;
 pub mod merchant;
 pub mod msisdn;
+pub mod operator;
 pub mod page;
 pub mod text;
 pub mod time;
+pub mod transaction;
 
+pub use amount::Amount;
 pub use customer::{Address, Customer, Email, NewCustomer, PersonName};
 pub use environment::{Environment, Tenant};
 pub use merchant::{Credential, MerchantId, MerchantSummary};
+pub use fees::{Amounts, FeeSchedule};
 pub use msisdn::Msisdn;
+pub use operator::OperatorCode;
 pub use page::{Cursor, PageRequest};
 pub use time::Timestamp;
+pub use transaction::{Cause, Kind, Outcome, Status, Transaction};

@@ -64,6 +64,10 @@ impl Gateway {
                 webhook_url: webhook_url.clone(),
                 webhook_secret,
                 credential,
+                opening_balance: match environment {
+                    Environment::Sandbox => self.config.sandbox_initial_balance,
+                    Environment::Production => 0,
+                },
             });
         }
         let merchant = NewMerchant {

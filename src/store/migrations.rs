@@ -18,14 +18,14 @@ macro_rules! embedded {
 
 pub fn sqlite() -> Migrator {
     Migrator {
-        migrations: Cow::Owned(embedded!("sqlite", [(1, "0001_foundation")])),
+        migrations: Cow::Owned(embedded!("sqlite", [(1, "0001_foundation"), (2, "0002_payments")])),
         ..Migrator::DEFAULT
     }
 }
 
 pub fn postgres() -> Migrator {
     Migrator {
-        migrations: Cow::Owned(embedded!("postgres", [(1, "0001_foundation")])),
+        migrations: Cow::Owned(embedded!("postgres", [(1, "0001_foundation"), (2, "0002_payments")])),
         ..Migrator::DEFAULT
     }
 }

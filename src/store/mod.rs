@@ -7,12 +7,17 @@
 mod migrations;
 mod postgres;
 mod rows;
-mod sql;
+mod sql_merchants;
+mod sql_payments;
 mod sqlite;
 
 use async_trait::async_trait;
 
-use crate::domain::{Credential, Customer, Environment, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
+use crate::domain::ledger::Posting;
+use crate::domain::{
+    Credential, Customer, Environment, Kind, MerchantId, MerchantSummary, Msisdn, OperatorCode, Outcome, PageRequest,
+    Status, Tenant, Timestamp, Transaction,
+};
 
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
@@ -28,6 +33,9 @@ pub enum StoreError {
     Unavailable(String),
     #[error("stored data is invalid: {0}")]
     Corrupt(String),
+    /// A reservation would take the available balance below zero.
+    #[error("insufficient available balance")]
+    InsufficientFunds,
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -60,11 +68,18 @@ pub struct NewMerchantEnvironment {
     pub webhook_url: Option<String>,
     pub webhook_secret: String,
     pub credential: Credential,
+    /// Money credited when the environment opens (the Sandbox's play money).
+    pub opening_balance: i64,
 }
 
 /// The persistence the gateway needs, whatever the database.
+pub trait Store: MerchantStore + PaymentStore {}
+
+impl<T: MerchantStore + PaymentStore> Store for T {}
+
+/// Server settings, merchants, credentials and customers.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait MerchantStore: Send + Sync + 'static {
     /// Answers when the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
 
@@ -91,12 +106,114 @@ pub trait Store: Send + Sync + 'static {
     /// Sets (or clears) the tenant's webhook URL, re-enabling a disabled endpoint.
     async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), StoreError>;
 
+    /// Records a customer. The first record of a phone number is the one payments embedding
+    /// that number will find.
     async fn insert_customer(&self, customer: &Customer) -> Result<(), StoreError>;
+
+    /// Finds the customer a payment embeds by phone number, creating it if needed, and keeps
+    /// the latest name and email. Settled by a unique key, so concurrent payments agree.
+    async fn upsert_payer(&self, customer: &Customer) -> Result<Customer, StoreError>;
 
     async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError>;
 
     /// The tenant's customers, newest first.
     async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, StoreError>;
+}
+
+/// A transaction together with its customer record, as every answer shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransactionRecord {
+    pub transaction: Transaction,
+    pub customer: Customer,
+}
+
+/// A transaction reaching its final state, with everything that must be written with it.
+#[derive(Debug, Clone)]
+pub struct Settlement {
+    pub transaction: Transaction,
+    pub outcome: Outcome,
+    pub at: Timestamp,
+    /// The ledger entry of the outcome.
+    pub entry: Vec<Posting>,
+    /// The webhook event: its id and body.
+    pub event_id: String,
+    pub event_payload: String,
+    /// A manual resolution's audit text.
+    pub audit: Option<String>,
+}
+
+/// Filters of transaction lists. Every field narrows the list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TransactionFilter {
+    pub status: Option<Status>,
+    pub kind: Option<Kind>,
+    pub operator: Option<OperatorCode>,
+    pub phone: Option<Msisdn>,
+    /// Created at or after.
+    pub from: Option<Timestamp>,
+    /// Created before.
+    pub to: Option<Timestamp>,
+}
+
+/// A merchant environment's balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Balance {
+    pub available: i64,
+    pub reserved: i64,
+}
+
+/// Whole-ledger invariants, for checks after tests and benchmarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LedgerCheck {
+    /// The sum of every posting: always zero.
+    pub postings_sum: i64,
+    /// Balances that disagree with their postings, or are negative: always zero.
+    pub inconsistent_balances: i64,
+    /// Final transactions without exactly one outbox event: always zero.
+    pub final_without_one_event: i64,
+}
+
+/// Transactions, the ledger and the webhook outbox.
+#[async_trait]
+pub trait PaymentStore: Send + Sync + 'static {
+    /// Records a new `PENDING` transaction and its first transition, with `entry` (a transfer's
+    /// reservation) applied to the balance, all or nothing. `Conflict` when the merchant's
+    /// transaction id is taken; `InsufficientFunds` when the reservation would overdraw.
+    async fn insert_pending(&self, transaction: &Transaction, entry: &[Posting]) -> Result<(), StoreError>;
+
+    /// Moves a `PENDING` transaction to its final state, writing the transition, the ledger
+    /// entry and the outbox event in one database transaction. Returns `false`, having written
+    /// nothing, when the transaction was already final.
+    async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError>;
+
+    /// The tenant's transaction, by the merchant's transaction id or by the service reference.
+    async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError>;
+
+    /// A transaction by its service reference alone (the payer's launch page has no tenant).
+    async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError>;
+
+    /// The tenant's transactions, newest first.
+    async fn transactions(
+        &self,
+        tenant: &Tenant,
+        filter: &TransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// `PENDING` transactions of every tenant created at or before `created_before`, oldest first.
+    async fn pending_transactions(
+        &self,
+        created_before: Timestamp,
+        kind: Option<Kind>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    async fn balance(&self, tenant: &Tenant) -> Result<Balance, StoreError>;
+
+    /// Credits the tenant's available balance from outside (a Production top-up).
+    async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError>;
+
+    async fn check_ledger(&self) -> Result<LedgerCheck, StoreError>;
 }
 
 /// Opens the database named by `url` (`sqlite:` or `postgres://`) and brings its schema up to date.

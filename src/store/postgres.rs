@@ -5,10 +5,20 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row};
 
-use super::sql::{self, impl_store, insert_credential_fn};
-use super::{migrations, rows, NewMerchant, Store, StoreError};
+use super::sql_merchants::{
+    self, bind_customer_fn, impl_merchant_store, insert_credential_fn, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE,
+    UPSERT_PAYER,
+};
+use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
+use super::{
+    migrations, rows, Balance, LedgerCheck, MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, TransactionFilter,
+    TransactionRecord,
+};
 use crate::domain::merchant::EnvironmentSummary;
-use crate::domain::{Credential, Customer, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
+use crate::domain::ledger::Posting;
+use crate::domain::{
+    Cause, Credential, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp, Transaction,
+};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -39,5 +49,9 @@ impl PostgresStore {
 }
 
 insert_credential_fn!(Postgres);
+bind_customer_fn!(Postgres);
+apply_entry_fn!(Postgres);
+insert_transition_fn!(Postgres);
 
-impl_store!(PostgresStore);
+impl_merchant_store!(PostgresStore);
+impl_payment_store!(PostgresStore);

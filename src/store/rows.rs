@@ -3,7 +3,11 @@
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use super::StoreError;
-use crate::domain::{Address, Credential, Customer, Environment, MerchantId, Msisdn, Tenant, Timestamp};
+use super::TransactionRecord;
+use crate::domain::{
+    Address, Amounts, Credential, Customer, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp,
+    Transaction,
+};
 
 /// Reads a column, for any database whose rows decode text and 64-bit integers.
 fn get<'r, R, T>(row: &'r R, column: &'static str) -> Result<T, StoreError>
@@ -64,6 +68,67 @@ where
         },
         created_at: Timestamp(get(row, "created_at")?),
     })
+}
+
+pub(super) fn transaction_record<R>(row: &R) -> Result<TransactionRecord, StoreError>
+where
+    R: Row,
+    &'static str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let corrupt = |what: &str, value: &str| StoreError::Corrupt(format!("{what} {value:?}"));
+    let tenant = Tenant {
+        merchant_id: MerchantId(get(row, "merchant_id")?),
+        environment: environment(&get::<R, String>(row, "environment")?)?,
+    };
+    let kind: String = get(row, "kind")?;
+    let operator: String = get(row, "operator")?;
+    let status: String = get(row, "status")?;
+    let phone: String = get(row, "phone")?;
+    let customer_phone: String = get(row, "c_phone")?;
+    let customer_id: String = get(row, "customer_id")?;
+    let transaction = Transaction {
+        id: get(row, "id")?,
+        reference: get(row, "ref")?,
+        tenant: tenant.clone(),
+        transaction_id: get(row, "transaction_id")?,
+        kind: Kind::parse(&kind).ok_or_else(|| corrupt("kind", &kind))?,
+        operator: OperatorCode::from_name(&operator).ok_or_else(|| corrupt("operator", &operator))?,
+        phone: Msisdn::parse(&phone).map_err(|_| corrupt("phone", "(hidden)"))?,
+        phone_as_sent: get(row, "phone_as_sent")?,
+        amounts: Amounts {
+            amount: get(row, "amount")?,
+            fees: get(row, "fees")?,
+            amount_receive: get(row, "amount_receive")?,
+            amount_total: get(row, "amount_total")?,
+        },
+        status: Status::parse(&status).ok_or_else(|| corrupt("status", &status))?,
+        customer_id: customer_id.clone(),
+        name: get(row, "name")?,
+        email: get(row, "email")?,
+        failure_code: get(row, "failure_code")?,
+        failure_reason: get(row, "failure_reason")?,
+        success_url: get(row, "success_url")?,
+        error_url: get(row, "error_url")?,
+        created_at: Timestamp(get(row, "created_at")?),
+        updated_at: get::<R, Option<i64>>(row, "updated_at")?.map(Timestamp),
+    };
+    let customer = Customer {
+        id: customer_id,
+        tenant,
+        first_name: get(row, "c_first_name")?,
+        last_name: get(row, "c_last_name")?,
+        email: get(row, "c_email")?,
+        phone: Msisdn::parse(&customer_phone).map_err(|_| corrupt("customer phone", "(hidden)"))?,
+        address: Address {
+            country_code: get(row, "c_country_code")?,
+            city: get(row, "c_city")?,
+            street_address: get(row, "c_street_address")?,
+        },
+        created_at: Timestamp(get(row, "c_created_at")?),
+    };
+    Ok(TransactionRecord { transaction, customer })
 }
 
 pub(super) fn hex_encode(bytes: &[u8]) -> String {

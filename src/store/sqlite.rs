@@ -9,10 +9,20 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row, Sqlite};
 
-use super::sql::{self, impl_store, insert_credential_fn};
-use super::{migrations, rows, NewMerchant, Store, StoreError};
+use super::sql_merchants::{
+    self, bind_customer_fn, impl_merchant_store, insert_credential_fn, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE,
+    UPSERT_PAYER,
+};
+use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
+use super::{
+    migrations, rows, Balance, LedgerCheck, MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, TransactionFilter,
+    TransactionRecord,
+};
 use crate::domain::merchant::EnvironmentSummary;
-use crate::domain::{Credential, Customer, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
+use crate::domain::ledger::Posting;
+use crate::domain::{
+    Cause, Credential, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp, Transaction,
+};
 
 pub struct SqliteStore {
     reader: SqlitePool,
@@ -61,5 +71,9 @@ impl SqliteStore {
 }
 
 insert_credential_fn!(Sqlite);
+bind_customer_fn!(Sqlite);
+apply_entry_fn!(Sqlite);
+insert_transition_fn!(Sqlite);
 
-impl_store!(SqliteStore);
+impl_merchant_store!(SqliteStore);
+impl_payment_store!(SqliteStore);

@@ -39,6 +39,7 @@ fn merchant(name: &str) -> NewMerchant {
             webhook_url: None,
             webhook_secret: "whsec_test".into(),
             credential: credential(&id, environment, &format!("pk_{name}_{environment}"), 1),
+            opening_balance: 0,
         })
         .collect();
     NewMerchant {

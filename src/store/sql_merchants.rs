@@ -1,5 +1,5 @@
-//! The Store methods whose SQL is the same text on both databases (SQLite accepts `$1`
-//! placeholders), written once and instantiated for each backend by [`impl_store`].
+//! The `MerchantStore` methods, whose SQL is the same text on both databases (SQLite accepts `$1`
+//! placeholders), written once and instantiated for each backend by [`impl_merchant_store`].
 //! Each backend supplies `reader()` and `writer()` pools; SQLite's writer is a single
 //! connection, so writers queue instead of failing busy.
 
@@ -7,10 +7,10 @@ pub(super) const CUSTOMER_COLUMNS: &str =
     "id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
 
 /// Expands to `impl Store for $store`, the same for both backends.
-macro_rules! impl_store {
+macro_rules! impl_merchant_store {
     ($store:ty) => {
         #[async_trait::async_trait]
-        impl Store for $store {
+        impl MerchantStore for $store {
         async fn ping(&self) -> Result<(), StoreError> {
             sqlx::query("SELECT 1").execute(self.reader()).await?;
             Ok(())
@@ -56,6 +56,16 @@ macro_rules! impl_store {
                 .execute(&mut *tx)
                 .await?;
                 insert_credential(&mut tx, &env.credential).await?;
+                sqlx::query("INSERT INTO balances (merchant_id, environment, available, reserved) VALUES ($1, $2, 0, 0)")
+                    .bind(&m.id.0)
+                    .bind(env.environment.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+                if env.opening_balance > 0 {
+                    let tenant = Tenant { merchant_id: m.id.clone(), environment: env.environment };
+                    let entry = crate::domain::ledger::credit(env.opening_balance);
+                    apply_entry(&mut tx, &tenant, None, &entry, m.created_at).await?;
+                }
             }
             tx.commit().await?;
             Ok(())
@@ -146,30 +156,23 @@ macro_rules! impl_store {
         }
 
         async fn insert_customer(&self, c: &Customer) -> Result<(), StoreError> {
-            sqlx::query(
-                "INSERT INTO customers (id, merchant_id, environment, first_name, last_name, email, phone, \
-                 country_code, city, street_address, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-            )
-            .bind(&c.id)
-            .bind(&c.tenant.merchant_id.0)
-            .bind(c.tenant.environment.as_str())
-            .bind(&c.first_name)
-            .bind(&c.last_name)
-            .bind(c.email.as_deref())
-            .bind(c.phone.as_str())
-            .bind(&c.address.country_code)
-            .bind(c.address.city.as_deref())
-            .bind(c.address.street_address.as_deref())
-            .bind(c.created_at.millis())
-            .execute(self.writer())
-            .await?;
+            // Claim the payer key of this phone number if no record holds it yet.
+            let claimed = bind_customer(sqlx::query(INSERT_CUSTOMER_CLAIMING_PHONE), c).execute(self.writer()).await?;
+            if claimed.rows_affected() == 0 {
+                bind_customer(sqlx::query(INSERT_CUSTOMER), c).execute(self.writer()).await?;
+            }
             Ok(())
+        }
+
+        async fn upsert_payer(&self, c: &Customer) -> Result<Customer, StoreError> {
+            let row = bind_customer(sqlx::query(UPSERT_PAYER), c).fetch_one(self.writer()).await?;
+            rows::customer(&row)
         }
 
         async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError> {
             let sql = format!(
                 "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 AND id = $3",
-                sql::CUSTOMER_COLUMNS
+                sql_merchants::CUSTOMER_COLUMNS
             );
             let row = sqlx::query(&sql)
                 .bind(&tenant.merchant_id.0)
@@ -185,7 +188,7 @@ macro_rules! impl_store {
             let sql = format!(
                 "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 {after} \
                  ORDER BY created_at DESC, id DESC LIMIT {}",
-                sql::CUSTOMER_COLUMNS,
+                sql_merchants::CUSTOMER_COLUMNS,
                 page.limit
             );
             let mut query = sqlx::query(&sql).bind(&tenant.merchant_id.0).bind(tenant.environment.as_str());
@@ -195,6 +198,48 @@ macro_rules! impl_store {
             let rows = query.fetch_all(self.reader()).await?;
             rows.iter().map(rows::customer).collect()
         }
+        }
+    };
+}
+
+pub(super) const INSERT_CUSTOMER: &str = "INSERT INTO customers (id, merchant_id, environment, first_name, last_name, email, \
+    phone, country_code, city, street_address, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+
+pub(super) const INSERT_CUSTOMER_CLAIMING_PHONE: &str = "INSERT INTO customers (id, merchant_id, environment, \
+    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $7) \
+    ON CONFLICT (merchant_id, environment, payer_phone) DO NOTHING";
+
+/// The latest name and email win; an address line is kept when the payment gives none.
+pub(super) const UPSERT_PAYER: &str = "INSERT INTO customers (id, merchant_id, environment, \
+    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $7) \
+    ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
+    first_name = excluded.first_name, last_name = excluded.last_name, \
+    email = COALESCE(excluded.email, customers.email), \
+    city = COALESCE(excluded.city, customers.city), \
+    street_address = COALESCE(excluded.street_address, customers.street_address) \
+    RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
+
+/// Expands to `bind_customer`: the eleven columns of a customer, in `INSERT_CUSTOMER` order.
+macro_rules! bind_customer_fn {
+    ($db:ty) => {
+        fn bind_customer<'q>(
+            query: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+            c: &'q Customer,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+            query
+                .bind(&c.id)
+                .bind(&c.tenant.merchant_id.0)
+                .bind(c.tenant.environment.as_str())
+                .bind(&c.first_name)
+                .bind(&c.last_name)
+                .bind(c.email.as_deref())
+                .bind(c.phone.as_str())
+                .bind(&c.address.country_code)
+                .bind(c.address.city.as_deref())
+                .bind(c.address.street_address.as_deref())
+                .bind(c.created_at.millis())
         }
     };
 }
@@ -220,4 +265,4 @@ macro_rules! insert_credential_fn {
     };
 }
 
-pub(super) use {impl_store, insert_credential_fn};
+pub(super) use {bind_customer_fn, impl_merchant_store, insert_credential_fn};

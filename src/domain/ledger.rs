@@ -1,0 +1,145 @@
+//! The double-entry ledger of each merchant environment.
+//!
+//! Every entry is a set of postings that sums to zero. The merchant's money sits in
+//! `available` and, while a transfer is in flight, `reserved`; `operator_clearing` is the money
+//! on the operators' side and `fee_revenue` the gateway's fees.
+
+use super::fees::Amounts;
+use super::transaction::{Kind, Status};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Account {
+    Available,
+    Reserved,
+    OperatorClearing,
+    FeeRevenue,
+}
+
+impl Account {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Account::Available => "available",
+            Account::Reserved => "reserved",
+            Account::OperatorClearing => "operator_clearing",
+            Account::FeeRevenue => "fee_revenue",
+        }
+    }
+}
+
+/// One line of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting {
+    pub account: Account,
+    pub amount: i64,
+}
+
+fn post(account: Account, amount: i64) -> Posting {
+    Posting { account, amount }
+}
+
+/// Money put into an environment from outside (Sandbox opening credit, Production top-up).
+pub fn credit(amount: i64) -> Vec<Posting> {
+    vec![post(Account::Available, amount), post(Account::OperatorClearing, -amount)]
+}
+
+/// A transfer holds its total while in flight.
+pub fn reserve(amounts: &Amounts) -> Vec<Posting> {
+    vec![post(Account::Available, -amounts.amount_total), post(Account::Reserved, amounts.amount_total)]
+}
+
+/// The entry of a transaction reaching its final `status`.
+pub fn settle(kind: Kind, amounts: &Amounts, status: Status) -> Vec<Posting> {
+    match (kind, status) {
+        (Kind::Collection, Status::Successful) => vec![
+            post(Account::OperatorClearing, -amounts.amount_total),
+            post(Account::Available, amounts.amount_receive),
+            post(Account::FeeRevenue, amounts.fees),
+        ],
+        (Kind::Transfer, Status::Successful) => vec![
+            post(Account::Reserved, -amounts.amount_total),
+            post(Account::OperatorClearing, amounts.amount_receive),
+            post(Account::FeeRevenue, amounts.fees),
+        ],
+        (Kind::Transfer, Status::Failed) => {
+            vec![post(Account::Reserved, -amounts.amount_total), post(Account::Available, amounts.amount_total)]
+        }
+        (Kind::Collection, Status::Failed) | (_, Status::Pending) => Vec::new(),
+    }
+}
+
+/// What an entry changes in the merchant's balance: (available, reserved).
+pub fn balance_delta(postings: &[Posting]) -> (i64, i64) {
+    postings.iter().fold((0, 0), |(available, reserved), p| match p.account {
+        Account::Available => (available + p.amount, reserved),
+        Account::Reserved => (available, reserved + p.amount),
+        Account::OperatorClearing | Account::FeeRevenue => (available, reserved),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::amount::Amount;
+    use crate::domain::fees::FeeSchedule;
+    use crate::domain::operator::OperatorCode;
+    use proptest::prelude::*;
+
+    fn sum(p: &[Posting]) -> i64 {
+        p.iter().map(|p| p.amount).sum()
+    }
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        Collect(i64, bool),
+        Transfer(i64, Option<bool>),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (100i64..=1_000_000, any::<bool>()).prop_map(|(a, ok)| Step::Collect(a, ok)),
+            (100i64..=1_000_000, prop::option::of(any::<bool>())).prop_map(|(a, ok)| Step::Transfer(a, ok)),
+        ]
+    }
+
+    proptest! {
+        /// Random creations and outcomes, applied as the store applies them (a transfer is
+        /// refused when the available balance is short): no balance ever goes negative and
+        /// every entry sums to zero.
+        #[test]
+        fn balances_never_go_negative_and_entries_sum_to_zero(opening in 0i64..2_000_000, steps in prop::collection::vec(step(), 1..40)) {
+            let fees = FeeSchedule::default();
+            let mut all: Vec<Posting> = credit(opening);
+            let (mut available, mut reserved) = balance_delta(&all);
+            let mut in_flight: Vec<Amounts> = Vec::new();
+            for s in steps {
+                let entry = match s {
+                    Step::Collect(a, ok) => {
+                        let amounts = fees.amounts(OperatorCode::Alpha, Kind::Collection, Amount::from_francs(a).unwrap());
+                        settle(Kind::Collection, &amounts, if ok { Status::Successful } else { Status::Failed })
+                    }
+                    Step::Transfer(a, outcome) => {
+                        let amounts = fees.amounts(OperatorCode::Beta, Kind::Transfer, Amount::from_francs(a).unwrap());
+                        if amounts.amount_total > available {
+                            continue;
+                        }
+                        let mut entry = reserve(&amounts);
+                        match outcome {
+                            Some(true) => entry.extend(settle(Kind::Transfer, &amounts, Status::Successful)),
+                            Some(false) => entry.extend(settle(Kind::Transfer, &amounts, Status::Failed)),
+                            None => in_flight.push(amounts),
+                        }
+                        entry
+                    }
+                };
+                prop_assert_eq!(sum(&entry), 0);
+                let (da, dr) = balance_delta(&entry);
+                available += da;
+                reserved += dr;
+                prop_assert!(available >= 0 && reserved >= 0);
+                all.extend(entry);
+            }
+            prop_assert_eq!(sum(&all), 0);
+            prop_assert_eq!(reserved, in_flight.iter().map(|a| a.amount_total).sum::<i64>());
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Transactions and their state machine: `PENDING` to `SUCCESSFUL` or `FAILED`, and nothing
+//! ever leaves a final state.
+
+use std::fmt;
+
+use super::environment::Tenant;
+use super::fees::Amounts;
+use super::msisdn::Msisdn;
+use super::operator::OperatorCode;
+use super::time::Timestamp;
+
+/// The direction of a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Money from a payer's number to the merchant.
+    Collection,
+    /// Money from the merchant to a recipient's number.
+    Transfer,
+}
+
+impl Kind {
+    /// Storage and v1 name (`collecte`, `transfer`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Collection => "collecte",
+            Kind::Transfer => "transfer",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Kind> {
+        match raw {
+            "collecte" => Some(Kind::Collection),
+            "transfer" | "transfert" => Some(Kind::Transfer),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    Pending,
+    Successful,
+    Failed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "PENDING",
+            Status::Successful => "SUCCESSFUL",
+            Status::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Status> {
+        match raw {
+            "PENDING" => Some(Status::Pending),
+            "SUCCESSFUL" => Some(Status::Successful),
+            "FAILED" => Some(Status::Failed),
+            _ => None,
+        }
+    }
+
+    pub fn is_final(self) -> bool {
+        match self {
+            Status::Pending => false,
+            Status::Successful | Status::Failed => true,
+        }
+    }
+}
+
+/// Why a transaction changed state; recorded with every transition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cause {
+    /// The merchant created it.
+    Created,
+    /// The operator answered the creation request.
+    OperatorAnswer,
+    /// The operator called back.
+    OperatorCallback,
+    /// The reconciler asked the operator.
+    Reconciled,
+    /// The payer approved or declined on the BETA launch page.
+    Payer,
+    /// A collection pending past its time to live.
+    Expired,
+    /// The operator could not be reached, so nothing was sent.
+    OperatorUnavailable,
+    /// An administrator settled it by hand.
+    Admin,
+}
+
+impl Cause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::Created => "CREATED",
+            Cause::OperatorAnswer => "OPERATOR_ANSWER",
+            Cause::OperatorCallback => "OPERATOR_CALLBACK",
+            Cause::Reconciled => "RECONCILED",
+            Cause::Payer => "PAYER",
+            Cause::Expired => "EXPIRED",
+            Cause::OperatorUnavailable => "OPERATOR_UNAVAILABLE",
+            Cause::Admin => "ADMIN",
+        }
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A transition that the state machine refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a {from:?} transaction cannot become {to:?}")]
+pub struct InvalidTransition {
+    pub from: Status,
+    pub to: Status,
+}
+
+/// The only transitions there are: from `PENDING` to a final state.
+pub fn check_transition(from: Status, to: Status) -> Result<(), InvalidTransition> {
+    match (from, to) {
+        (Status::Pending, Status::Successful) | (Status::Pending, Status::Failed) => Ok(()),
+        (Status::Pending, Status::Pending) | (Status::Successful, _) | (Status::Failed, _) => {
+            Err(InvalidTransition { from, to })
+        }
+    }
+}
+
+/// A final outcome and its detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub status: Status,
+    pub cause: Cause,
+    /// The operator's or our code for a failure (e.g. `PAYER_DECLINED`, `EXPIRED`).
+    pub code: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// A stored transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transaction {
+    /// Internal id.
+    pub id: String,
+    /// The service reference: 10 characters `A-Z0-9`, unique over the whole service. Also the
+    /// reference we give the operator.
+    pub reference: String,
+    pub tenant: Tenant,
+    /// The merchant's own identifier, unique per tenant.
+    pub transaction_id: String,
+    pub kind: Kind,
+    pub operator: OperatorCode,
+    pub phone: Msisdn,
+    /// The number as the client sent it (v2 `number_user` echoes it).
+    pub phone_as_sent: String,
+    pub amounts: Amounts,
+    pub status: Status,
+    pub customer_id: String,
+    /// The payer's or recipient's name and email as given with this payment.
+    pub name: String,
+    pub email: Option<String>,
+    pub failure_code: Option<String>,
+    pub failure_reason: Option<String>,
+    pub success_url: Option<String>,
+    pub error_url: Option<String>,
+    pub created_at: Timestamp,
+    /// Null until the first change after creation.
+    pub updated_at: Option<Timestamp>,
+}
+
+/// The service reference alphabet.
+pub const REFERENCE_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+pub const REFERENCE_LEN: usize = 10;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_pending_moves_and_only_to_a_final_state() {
+        let all = [Status::Pending, Status::Successful, Status::Failed];
+        for from in all {
+            for to in all {
+                let allowed = from == Status::Pending && to.is_final();
+                assert_eq!(check_transition(from, to).is_ok(), allowed, "{from:?} -> {to:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in [Status::Pending, Status::Successful, Status::Failed] {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        for k in [Kind::Collection, Kind::Transfer] {
+            assert_eq!(Kind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(Kind::parse("transfert"), Some(Kind::Transfer));
+    }
+}
