@@ -75,11 +75,17 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             print_demo_credentials(&demo, &config);
         }
     }
+    let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
+    let workers = crate::reconcile::spawn_loops(gateway.clone(), workers_stopped);
     let server = Server::start(gateway).await?;
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
     shutdown_signal().await;
-    tracing::info!("shutting down: finishing in-flight requests");
+    tracing::info!("shutting down: finishing in-flight requests and the workers' current step");
     server.stop().await?;
+    let _ = stop_workers.send(true);
+    for worker in workers {
+        let _ = worker.await;
+    }
     tracing::info!("stopped");
     Ok(())
 }

@@ -8,7 +8,8 @@ use serde_json::json;
 
 use crate::app;
 use crate::config::Config;
-use crate::domain::{Environment, MerchantId, Tenant, Timestamp};
+use crate::domain::{Environment, MerchantId, Status, Tenant, Timestamp};
+use crate::reconcile::review;
 use crate::service::CreatedMerchant;
 
 #[derive(Debug, Parser)]
@@ -36,6 +37,31 @@ pub enum Command {
     /// Manage merchants and their credentials.
     #[command(subcommand)]
     Merchant(MerchantCommand),
+    /// Inspect and settle transactions by hand.
+    #[command(subcommand)]
+    Transactions(TransactionsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TransactionsCommand {
+    /// List transfers pending longer than the collection time to live: they need review.
+    Stuck {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Settle a pending transaction by its reference (`ref`), keeping an audit record.
+    Resolve {
+        /// The transaction's service reference (`ref`, 10 characters).
+        #[arg(long, value_name = "REF")]
+        id: String,
+        /// SUCCESSFUL or FAILED.
+        #[arg(long, value_name = "STATUS", value_parser = parse_final_status)]
+        status: Status,
+        /// Why: what the operator said, the ticket number.
+        #[arg(long)]
+        reason: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -69,6 +95,14 @@ pub enum MerchantCommand {
         #[arg(long, conflicts_with = "url")]
         clear: bool,
     },
+    /// Credit an environment's available balance from an operator top-up.
+    TopUp {
+        #[command(flatten)]
+        target: Target,
+        /// Francs to credit.
+        #[arg(long)]
+        amount: i64,
+    },
     /// Issue a new API key and secret for an environment; the old pair and its tokens stop
     /// working at once.
     RotateSecret {
@@ -100,6 +134,13 @@ impl Target {
     }
 }
 
+fn parse_final_status(raw: &str) -> Result<Status, String> {
+    match Status::parse(&raw.to_ascii_uppercase()) {
+        Some(status) if status.is_final() => Ok(status),
+        _ => Err("expected SUCCESSFUL or FAILED".to_owned()),
+    }
+}
+
 fn parse_environment(raw: &str) -> Result<Environment, String> {
     raw.parse()
         .map_err(|e: crate::domain::environment::UnknownEnvironment| e.to_string())
@@ -115,7 +156,62 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Merchant(command) => merchant(command, config).await,
+        Command::Transactions(command) => transactions(command, config).await,
     }
+}
+
+async fn transactions(command: TransactionsCommand, config: Config) -> anyhow::Result<()> {
+    let gateway = app::open(config).await?;
+    let now = Timestamp::now();
+    match command {
+        TransactionsCommand::Stuck { json } => {
+            let stuck = review::stuck_transfers(&gateway, now).await?;
+            if json {
+                let list: Vec<_> = stuck
+                    .iter()
+                    .map(|r| {
+                        let t = &r.transaction;
+                        json!({
+                            "ref": t.reference,
+                            "merchantId": t.tenant.merchant_id.0,
+                            "environment": t.tenant.environment.as_str(),
+                            "transactionId": t.transaction_id,
+                            "operator": t.operator.name(),
+                            "amountTotal": t.amounts.amount_total.to_string(),
+                            "createdAt": t.created_at.iso8601_millis(),
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else if stuck.is_empty() {
+                println!("no transfer needs review");
+            } else {
+                println!("{} transfer(s) pending past the time to live; check with the operator, then settle with `transactions resolve`:", stuck.len());
+                for r in &stuck {
+                    let t = &r.transaction;
+                    println!(
+                        "  {}  {} {}  {} XOF  {}  merchant {} ({})",
+                        t.reference,
+                        t.operator,
+                        t.phone.masked(),
+                        t.amounts.amount_total,
+                        t.created_at.iso8601_millis(),
+                        t.tenant.merchant_id,
+                        t.tenant.environment
+                    );
+                }
+            }
+        }
+        TransactionsCommand::Resolve { id, status, reason } => {
+            let settled = review::resolve(&gateway, &id, status, &reason, now).await?;
+            println!(
+                "transaction {} is now {}",
+                settled.transaction.reference,
+                settled.transaction.status.as_str()
+            );
+        }
+    }
+    Ok(())
 }
 
 async fn merchant(command: MerchantCommand, config: Config) -> anyhow::Result<()> {
@@ -168,6 +264,13 @@ async fn merchant(command: MerchantCommand, config: Config) -> anyhow::Result<()
                 Some(url) => println!("{} webhook URL set to {url}", target.env),
                 None => println!("{} webhook URL cleared", target.env),
             }
+        }
+        MerchantCommand::TopUp { target, amount } => {
+            let balance = gateway.top_up(&target.tenant(), amount, now).await?;
+            println!(
+                "{} credited with {amount} XOF; available balance {} XOF",
+                target.env, balance.available
+            );
         }
         MerchantCommand::RotateSecret { target, json } => {
             let (api_key, api_secret) = gateway.rotate_secret(&target.tenant(), now).await?;

@@ -8,6 +8,8 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
 
+use crate::domain::{Kind, OperatorCode};
+
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
@@ -38,6 +40,8 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Spell an immediate v2 collection success `SUCCESSFULL`, as the live service does.
     pub v2_successfull_spelling: bool,
+    /// Operators (or one direction of an operator) turned off: their codes are refused.
+    pub disabled_operators: Vec<(OperatorCode, Option<Kind>)>,
 }
 
 impl fmt::Debug for Config {
@@ -62,6 +66,7 @@ impl fmt::Debug for Config {
             .field("auth_rate_limit_per_min", &self.auth_rate_limit_per_min)
             .field("log_format", &self.log_format)
             .field("v2_successfull_spelling", &self.v2_successfull_spelling)
+            .field("disabled_operators", &self.disabled_operators)
             .finish()
     }
 }
@@ -103,6 +108,7 @@ impl Default for Config {
             auth_rate_limit_per_min: 0,
             log_format: LogFormat::Text,
             v2_successfull_spelling: true,
+            disabled_operators: Vec::new(),
         }
     }
 }
@@ -274,7 +280,22 @@ impl Config {
         if let Some(r) = get("v2_successfull_spelling") {
             c.v2_successfull_spelling = parse(r, "v2_successfull_spelling", "true or false", parse_bool)?;
         }
+        if let Some(r) = get("disabled_operators") {
+            c.disabled_operators = parse(
+                r,
+                "disabled_operators",
+                "comma-separated operators, each optionally with :collecte or :transfer, e.g. GAMMA,BETA:transfer",
+                parse_disabled_operators,
+            )?;
+        }
         Ok(c)
+    }
+
+    /// Whether configuration turned off `operator` for `kind`.
+    pub fn operator_disabled(&self, operator: OperatorCode, kind: Kind) -> bool {
+        self.disabled_operators
+            .iter()
+            .any(|(o, k)| *o == operator && k.is_none_or(|k| k == kind))
     }
 
     /// The SQLite file path when the database is SQLite, for messages and demo files.
@@ -287,7 +308,7 @@ impl Config {
 }
 
 /// Every setting's name, as written in the TOML file; the variable is `MOMO_` + upper case.
-const SETTINGS: [&str; 19] = [
+const SETTINGS: [&str; 20] = [
     "database_url",
     "listen",
     "public_url",
@@ -307,6 +328,7 @@ const SETTINGS: [&str; 19] = [
     "auth_rate_limit_per_min",
     "log_format",
     "v2_successfull_spelling",
+    "disabled_operators",
 ];
 
 fn read_file(path: &Path, raw: &mut BTreeMap<&'static str, Raw>) -> Result<(), ConfigError> {
@@ -366,6 +388,22 @@ fn parse<T>(
             raw.value.clone()
         },
     })
+}
+
+fn parse_disabled_operators(value: &str) -> Option<Vec<(OperatorCode, Option<Kind>)>> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            let (name, kind) = match item.split_once(':') {
+                Some((name, kind)) => (name, Some(Kind::parse(kind)?)),
+                None => (item, None),
+            };
+            let operator = OperatorCode::from_name(name).or_else(|| OperatorCode::parse(name).ok())?;
+            Some((operator, kind))
+        })
+        .collect()
 }
 
 fn in_range(value: &str, min: u64, max: u64) -> Option<u64> {
@@ -434,6 +472,15 @@ mod tests {
         std::fs::write(&path, "token_tll_s = 120\n").unwrap();
         let err = Config::from_sources(Some(&path), |_| None).unwrap_err();
         assert!(matches!(err, ConfigError::UnknownKey { .. }));
+    }
+
+    #[test]
+    fn operators_can_be_disabled_whole_or_by_direction() {
+        let c = from_env(&[("MOMO_DISABLED_OPERATORS", "GAMMA, BETA:transfer")]).unwrap();
+        assert!(c.operator_disabled(OperatorCode::Gamma, Kind::Collection));
+        assert!(c.operator_disabled(OperatorCode::Beta, Kind::Transfer));
+        assert!(!c.operator_disabled(OperatorCode::Beta, Kind::Collection));
+        assert!(from_env(&[("MOMO_DISABLED_OPERATORS", "OMEGA")]).is_err());
     }
 
     #[test]

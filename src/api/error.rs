@@ -2,7 +2,8 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::request_id;
 use super::{v1, v2};
@@ -94,7 +95,8 @@ impl ErrorKind {
 pub struct ApiError {
     pub kind: ErrorKind,
     pub reason: String,
-    pub data: Option<Value>,
+    /// Serialized once, keeping the dialect's field order.
+    pub data: Option<Box<RawValue>>,
 }
 
 impl ApiError {
@@ -104,6 +106,12 @@ impl ApiError {
             reason: reason.into(),
             data: None,
         }
+    }
+
+    /// Attaches the transaction concerned (duplicates, failures).
+    pub fn with_data(mut self, data: &impl Serialize) -> ApiError {
+        self.data = serde_json::value::to_raw_value(data).ok();
+        self
     }
 
     pub fn bad_request(reason: impl Into<String>) -> ApiError {

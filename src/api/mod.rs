@@ -4,8 +4,10 @@
 //! envelope of the generation named by the path prefix.
 
 pub mod auth;
+pub mod checkout;
 pub mod error;
 pub mod extract;
+pub mod fields;
 pub mod health;
 pub mod pagination;
 pub mod request_id;
@@ -30,6 +32,9 @@ pub fn router(gateway: Gateway) -> Router {
     Router::new()
         .route("/health", get(health::alive))
         .route("/ready", get(health::ready))
+        .route("/checkout/{reference}", get(checkout::show))
+        .route("/checkout/{reference}/approve", axum::routing::post(checkout::approve))
+        .route("/checkout/{reference}/decline", axum::routing::post(checkout::decline))
         .merge(v1::routes())
         .merge(v2::routes())
         .fallback(unknown_route)

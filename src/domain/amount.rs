@@ -97,7 +97,9 @@ mod tests {
 
     #[test]
     fn malformed_text_is_refused() {
-        for raw in ["", "abc", "1e3", "-100", "+100", "100.5", "1500.50", " 100", "100 ", "1,000", ".5", "100.", "0x10", "١٠٠"] {
+        for raw in [
+            "", "abc", "1e3", "-100", "+100", "100.5", "1500.50", " 100", "100 ", "1,000", ".5", "100.", "0x10", "١٠٠",
+        ] {
             assert_eq!(Amount::parse_text(raw), Err(AmountProblem::Malformed), "{raw:?}");
         }
     }
@@ -107,9 +109,18 @@ mod tests {
         for raw in ["99", "0", "1000001", "99999999999999999999999"] {
             assert_eq!(Amount::parse_text(raw), Err(AmountProblem::OutOfRange), "{raw}");
         }
-        assert_eq!(Amount::from_json_number(Some(-100), None), Err(AmountProblem::OutOfRange));
-        assert_eq!(Amount::from_json_number(None, Some(1e300)), Err(AmountProblem::OutOfRange));
-        assert_eq!(Amount::from_json_number(None, Some(1500.5)), Err(AmountProblem::Malformed));
+        assert_eq!(
+            Amount::from_json_number(Some(-100), None),
+            Err(AmountProblem::OutOfRange)
+        );
+        assert_eq!(
+            Amount::from_json_number(None, Some(1e300)),
+            Err(AmountProblem::OutOfRange)
+        );
+        assert_eq!(
+            Amount::from_json_number(None, Some(1500.5)),
+            Err(AmountProblem::Malformed)
+        );
         assert_eq!(Amount::from_json_number(None, Some(1500.0)).unwrap().francs(), 1500);
     }
 

@@ -34,8 +34,22 @@ impl Default for FeeSchedule {
                 OperatorCode::Beta => (150, 150),
                 OperatorCode::Alpha | OperatorCode::Gamma | OperatorCode::Delta => (200, 100),
             };
-            rules.push((operator, Kind::Collection, FeeRule { basis_points: collection, fixed: 0 }));
-            rules.push((operator, Kind::Transfer, FeeRule { basis_points: transfer, fixed: 0 }));
+            rules.push((
+                operator,
+                Kind::Collection,
+                FeeRule {
+                    basis_points: collection,
+                    fixed: 0,
+                },
+            ));
+            rules.push((
+                operator,
+                Kind::Transfer,
+                FeeRule {
+                    basis_points: transfer,
+                    fixed: 0,
+                },
+            ));
         }
         FeeSchedule { rules }
     }
@@ -56,7 +70,10 @@ impl FeeSchedule {
             .iter()
             .find(|(o, k, _)| *o == operator && *k == kind)
             .map(|(_, _, r)| *r)
-            .unwrap_or(FeeRule { basis_points: 0, fixed: 0 })
+            .unwrap_or(FeeRule {
+                basis_points: 0,
+                fixed: 0,
+            })
     }
 
     /// Replaces one rule (configuration).
@@ -72,11 +89,21 @@ impl FeeSchedule {
         match kind {
             Kind::Collection => {
                 let fees = self.rule(operator, kind).fee(amount).clamp(0, a);
-                Amounts { amount: a, fees, amount_receive: a - fees, amount_total: a }
+                Amounts {
+                    amount: a,
+                    fees,
+                    amount_receive: a - fees,
+                    amount_total: a,
+                }
             }
             Kind::Transfer => {
                 let fees = self.rule(operator, kind).fee(amount).max(0);
-                Amounts { amount: a, fees, amount_receive: a, amount_total: a + fees }
+                Amounts {
+                    amount: a,
+                    fees,
+                    amount_receive: a,
+                    amount_total: a + fees,
+                }
             }
         }
     }
@@ -92,18 +119,53 @@ mod tests {
     fn default_fees_match_the_live_service_and_round_up() {
         let s = FeeSchedule::default();
         let a = |n| Amount::from_francs(n).unwrap();
-        assert_eq!(s.amounts(OperatorCode::Alpha, Kind::Collection, a(1500)), Amounts { amount: 1500, fees: 30, amount_receive: 1470, amount_total: 1500 });
+        assert_eq!(
+            s.amounts(OperatorCode::Alpha, Kind::Collection, a(1500)),
+            Amounts {
+                amount: 1500,
+                fees: 30,
+                amount_receive: 1470,
+                amount_total: 1500
+            }
+        );
         assert_eq!(s.amounts(OperatorCode::Beta, Kind::Collection, a(1000)).fees, 15);
-        assert_eq!(s.amounts(OperatorCode::Gamma, Kind::Transfer, a(1000)), Amounts { amount: 1000, fees: 10, amount_receive: 1000, amount_total: 1010 });
-        assert_eq!(s.amounts(OperatorCode::Beta, Kind::Transfer, a(101)).fees, 2, "1.515 rounds up to 2");
-        assert_eq!(s.amounts(OperatorCode::Delta, Kind::Collection, a(101)).fees, 3, "2.02 rounds up to 3");
+        assert_eq!(
+            s.amounts(OperatorCode::Gamma, Kind::Transfer, a(1000)),
+            Amounts {
+                amount: 1000,
+                fees: 10,
+                amount_receive: 1000,
+                amount_total: 1010
+            }
+        );
+        assert_eq!(
+            s.amounts(OperatorCode::Beta, Kind::Transfer, a(101)).fees,
+            2,
+            "1.515 rounds up to 2"
+        );
+        assert_eq!(
+            s.amounts(OperatorCode::Delta, Kind::Collection, a(101)).fees,
+            3,
+            "2.02 rounds up to 3"
+        );
     }
 
     #[test]
     fn a_fixed_part_is_added() {
         let mut s = FeeSchedule::default();
-        s.set(OperatorCode::Alpha, Kind::Transfer, FeeRule { basis_points: 50, fixed: 25 });
-        assert_eq!(s.amounts(OperatorCode::Alpha, Kind::Transfer, Amount::from_francs(1000).unwrap()).fees, 30);
+        s.set(
+            OperatorCode::Alpha,
+            Kind::Transfer,
+            FeeRule {
+                basis_points: 50,
+                fixed: 25,
+            },
+        );
+        assert_eq!(
+            s.amounts(OperatorCode::Alpha, Kind::Transfer, Amount::from_francs(1000).unwrap())
+                .fees,
+            30
+        );
     }
 
     fn operator() -> impl Strategy<Value = OperatorCode> {

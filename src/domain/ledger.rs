@@ -39,12 +39,18 @@ fn post(account: Account, amount: i64) -> Posting {
 
 /// Money put into an environment from outside (Sandbox opening credit, Production top-up).
 pub fn credit(amount: i64) -> Vec<Posting> {
-    vec![post(Account::Available, amount), post(Account::OperatorClearing, -amount)]
+    vec![
+        post(Account::Available, amount),
+        post(Account::OperatorClearing, -amount),
+    ]
 }
 
 /// A transfer holds its total while in flight.
 pub fn reserve(amounts: &Amounts) -> Vec<Posting> {
-    vec![post(Account::Available, -amounts.amount_total), post(Account::Reserved, amounts.amount_total)]
+    vec![
+        post(Account::Available, -amounts.amount_total),
+        post(Account::Reserved, amounts.amount_total),
+    ]
 }
 
 /// The entry of a transaction reaching its final `status`.
@@ -61,7 +67,10 @@ pub fn settle(kind: Kind, amounts: &Amounts, status: Status) -> Vec<Posting> {
             post(Account::FeeRevenue, amounts.fees),
         ],
         (Kind::Transfer, Status::Failed) => {
-            vec![post(Account::Reserved, -amounts.amount_total), post(Account::Available, amounts.amount_total)]
+            vec![
+                post(Account::Reserved, -amounts.amount_total),
+                post(Account::Available, amounts.amount_total),
+            ]
         }
         (Kind::Collection, Status::Failed) | (_, Status::Pending) => Vec::new(),
     }
@@ -69,11 +78,13 @@ pub fn settle(kind: Kind, amounts: &Amounts, status: Status) -> Vec<Posting> {
 
 /// What an entry changes in the merchant's balance: (available, reserved).
 pub fn balance_delta(postings: &[Posting]) -> (i64, i64) {
-    postings.iter().fold((0, 0), |(available, reserved), p| match p.account {
-        Account::Available => (available + p.amount, reserved),
-        Account::Reserved => (available, reserved + p.amount),
-        Account::OperatorClearing | Account::FeeRevenue => (available, reserved),
-    })
+    postings
+        .iter()
+        .fold((0, 0), |(available, reserved), p| match p.account {
+            Account::Available => (available + p.amount, reserved),
+            Account::Reserved => (available, reserved + p.amount),
+            Account::OperatorClearing | Account::FeeRevenue => (available, reserved),
+        })
 }
 
 #[cfg(test)]

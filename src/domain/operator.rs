@@ -17,7 +17,12 @@ pub enum OperatorCode {
 pub struct UnknownOperator(pub String);
 
 impl OperatorCode {
-    pub const ALL: [OperatorCode; 4] = [OperatorCode::Alpha, OperatorCode::Beta, OperatorCode::Gamma, OperatorCode::Delta];
+    pub const ALL: [OperatorCode; 4] = [
+        OperatorCode::Alpha,
+        OperatorCode::Beta,
+        OperatorCode::Gamma,
+        OperatorCode::Delta,
+    ];
 
     /// Every alias either generation sends.
     pub fn parse(code: &str) -> Result<OperatorCode, UnknownOperator> {

@@ -1,2 +1,132 @@
-//! Workers that settle pending transactions: the reconciler and collection expiry. Filled in by
-//! the payments work (issue 3); nothing here is used yet.
+//! Workers that settle pending transactions. Each step is a function called once with the
+//! current time (`run_once(now)`), which tests drive directly; [`spawn_loops`] repeats them in
+//! the server. Every settlement is conditional in the database, so several processes may run
+//! the same workers against one PostgreSQL database without settling anything twice.
+
+pub mod callbacks;
+pub mod expiry;
+pub mod reconciler;
+pub mod review;
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::domain::{Cursor, Kind, Timestamp};
+use crate::service::{Gateway, ServiceError};
+use crate::store::TransactionRecord;
+
+/// How many pending transactions a worker reads at a time.
+const BATCH: u32 = 200;
+
+/// What one step did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Report {
+    /// Pending transactions looked at.
+    pub examined: usize,
+    /// Transactions this step moved to a final state.
+    pub settled: usize,
+}
+
+/// Visits every pending transaction created at or before `created_before`, in batches.
+pub(crate) async fn for_each_pending<F, Fut>(
+    gateway: &Gateway,
+    created_before: Timestamp,
+    kind: Option<Kind>,
+    mut visit: F,
+) -> Result<Report, ServiceError>
+where
+    F: FnMut(TransactionRecord) -> Fut,
+    Fut: Future<Output = Result<bool, ServiceError>>,
+{
+    let mut report = Report::default();
+    let mut after: Option<Cursor> = None;
+    loop {
+        let batch = gateway
+            .store
+            .pending_transactions(created_before, kind, after.as_ref(), BATCH)
+            .await?;
+        let full = batch.len() == BATCH as usize;
+        after = batch.last().map(|r| Cursor {
+            created_at: r.transaction.created_at,
+            id: r.transaction.id.clone(),
+        });
+        for record in batch {
+            report.examined += 1;
+            if visit(record).await? {
+                report.settled += 1;
+            }
+        }
+        if !full {
+            return Ok(report);
+        }
+    }
+}
+
+/// Runs the workers until `stop` turns true; each finishes its current step first.
+pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
+    let reconcile_every = Duration::from_millis(gateway.config.reconcile_interval_ms);
+    let callback_every = Duration::from_millis((gateway.config.simulator_delay_ms / 4).clamp(50, 1_000));
+    vec![
+        spawn_loop(
+            "simulated operator callbacks",
+            callback_every,
+            gateway.clone(),
+            stop.clone(),
+            |g, now| async move { callbacks::run_once(&g, now).await },
+        ),
+        spawn_loop(
+            "reconciler",
+            reconcile_every,
+            gateway.clone(),
+            stop.clone(),
+            |g, now| async move { reconciler::run_once(&g, now).await },
+        ),
+        spawn_loop(
+            "collection expiry",
+            reconcile_every,
+            gateway,
+            stop,
+            |g, now| async move { expiry::run_once(&g, now).await },
+        ),
+    ]
+}
+
+fn spawn_loop<F, Fut>(
+    name: &'static str,
+    every: Duration,
+    gateway: Gateway,
+    mut stop: watch::Receiver<bool>,
+    step: F,
+) -> JoinHandle<()>
+where
+    F: Fn(Gateway, Timestamp) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Report, ServiceError>> + Send,
+{
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(every);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = ticker.tick() => {}
+                _ = stop.changed() => break,
+            }
+            if *stop.borrow() {
+                break;
+            }
+            match step(gateway.clone(), Timestamp::now()).await {
+                Ok(report) if report.settled > 0 => tracing::info!(
+                    worker = name,
+                    settled = report.settled,
+                    examined = report.examined,
+                    "worker step"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(worker = name, error = %e, "worker step failed; retrying at the next tick"),
+            }
+        }
+        tracing::debug!(worker = name, "stopped");
+    })
+}

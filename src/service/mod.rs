@@ -7,14 +7,20 @@ pub mod auth;
 pub mod credentials;
 pub mod customers;
 pub mod merchants;
+pub mod payments;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::config::Config;
+use crate::domain::FeeSchedule;
+use crate::operator::simulator::Simulator;
+use crate::operator::Operator;
 use crate::store::{Store, StoreError};
 
 pub use auth::{IssuedToken, Keys, Principal};
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets};
+pub use payments::{Party, PaymentError, PaymentRequest};
 
 /// The gateway's use cases over one store. Cheap to clone.
 #[derive(Clone)]
@@ -22,16 +28,24 @@ pub struct Gateway {
     pub store: Arc<dyn Store>,
     pub config: Arc<Config>,
     pub keys: Arc<Keys>,
+    pub operator: Arc<dyn Operator>,
+    pub fees: Arc<FeeSchedule>,
 }
 
 impl Gateway {
     /// Loads (or creates, on a first start) the server's keys and assembles the gateway.
     pub async fn new(store: Arc<dyn Store>, config: Config) -> Result<Gateway, StoreError> {
         let keys = Keys::load(store.as_ref(), &config).await?;
+        // No real connector exists yet: every environment uses the simulator (DECISIONS §1).
+        let operator = Arc::new(Simulator {
+            delay: Duration::from_millis(config.simulator_delay_ms),
+        });
         Ok(Gateway {
             store,
             config: Arc::new(config),
             keys: Arc::new(keys),
+            operator,
+            fees: Arc::new(FeeSchedule::default()),
         })
     }
 }

@@ -15,8 +15,8 @@ use async_trait::async_trait;
 
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Credential, Customer, Environment, Kind, MerchantId, MerchantSummary, Msisdn, OperatorCode, Outcome, PageRequest,
-    Status, Tenant, Timestamp, Transaction,
+    Credential, Cursor, Customer, Environment, Kind, MerchantId, MerchantSummary, Msisdn, OperatorCode, Outcome,
+    PageRequest, Status, Tenant, Timestamp, Transaction,
 };
 
 pub use postgres::PostgresStore;
@@ -92,6 +92,8 @@ pub trait MerchantStore: Send + Sync + 'static {
     /// Records a merchant, its environments and credentials, all or nothing.
     async fn create_merchant(&self, merchant: &NewMerchant) -> Result<(), StoreError>;
 
+    async fn merchant_name(&self, id: &MerchantId) -> Result<Option<String>, StoreError>;
+
     /// Every merchant with its environments, oldest first.
     async fn merchants(&self) -> Result<Vec<MerchantSummary>, StoreError>;
 
@@ -133,6 +135,8 @@ pub struct Settlement {
     pub transaction: Transaction,
     pub outcome: Outcome,
     pub at: Timestamp,
+    /// What `updated_at` becomes: `None` for a transaction final at its creation.
+    pub updated_at: Option<Timestamp>,
     /// The ledger entry of the outcome.
     pub entry: Vec<Posting>,
     /// The webhook event: its id and body.
@@ -200,11 +204,13 @@ pub trait PaymentStore: Send + Sync + 'static {
         page: &PageRequest,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 
-    /// `PENDING` transactions of every tenant created at or before `created_before`, oldest first.
+    /// `PENDING` transactions of every tenant created at or before `created_before`, oldest
+    /// first, after `after` (the last of the previous batch).
     async fn pending_transactions(
         &self,
         created_before: Timestamp,
         kind: Option<Kind>,
+        after: Option<&Cursor>,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 

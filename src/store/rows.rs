@@ -5,8 +5,8 @@ use sqlx::{ColumnIndex, Decode, Row, Type};
 use super::StoreError;
 use super::TransactionRecord;
 use crate::domain::{
-    Address, Amounts, Credential, Customer, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp,
-    Transaction,
+    Address, Amounts, Credential, Customer, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant,
+    Timestamp, Transaction,
 };
 
 /// Reads a column, for any database whose rows decode text and 64-bit integers.

@@ -71,6 +71,11 @@ macro_rules! impl_merchant_store {
             Ok(())
         }
 
+        async fn merchant_name(&self, id: &MerchantId) -> Result<Option<String>, StoreError> {
+            let row = sqlx::query("SELECT name FROM merchants WHERE id = $1").bind(&id.0).fetch_optional(self.reader()).await?;
+            row.map(|r| r.try_get("name")).transpose().map_err(StoreError::from)
+        }
+
         async fn merchants(&self) -> Result<Vec<MerchantSummary>, StoreError> {
             let rows = sqlx::query(
                 "SELECT m.id, m.name, m.created_at, e.environment, e.webhook_url, c.api_key \
@@ -202,7 +207,8 @@ macro_rules! impl_merchant_store {
     };
 }
 
-pub(super) const INSERT_CUSTOMER: &str = "INSERT INTO customers (id, merchant_id, environment, first_name, last_name, email, \
+pub(super) const INSERT_CUSTOMER: &str =
+    "INSERT INTO customers (id, merchant_id, environment, first_name, last_name, email, \
     phone, country_code, city, street_address, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 
 pub(super) const INSERT_CUSTOMER_CLAIMING_PHONE: &str = "INSERT INTO customers (id, merchant_id, environment, \

@@ -34,16 +34,32 @@ pub(super) fn list_conditions(
         sql.push_str(&text);
     };
     if let Some(status) = filter.status {
-        add(" AND t.status = ?1", vec![Bind::Text(status.as_str().to_owned())], &mut binds);
+        add(
+            " AND t.status = ?1",
+            vec![Bind::Text(status.as_str().to_owned())],
+            &mut binds,
+        );
     }
     if let Some(kind) = filter.kind {
-        add(" AND t.kind = ?1", vec![Bind::Text(kind.as_str().to_owned())], &mut binds);
+        add(
+            " AND t.kind = ?1",
+            vec![Bind::Text(kind.as_str().to_owned())],
+            &mut binds,
+        );
     }
     if let Some(operator) = filter.operator {
-        add(" AND t.operator = ?1", vec![Bind::Text(operator.name().to_owned())], &mut binds);
+        add(
+            " AND t.operator = ?1",
+            vec![Bind::Text(operator.name().to_owned())],
+            &mut binds,
+        );
     }
     if let Some(phone) = &filter.phone {
-        add(" AND t.phone = ?1", vec![Bind::Text(phone.as_str().to_owned())], &mut binds);
+        add(
+            " AND t.phone = ?1",
+            vec![Bind::Text(phone.as_str().to_owned())],
+            &mut binds,
+        );
     }
     if let Some(from) = filter.from {
         add(" AND t.created_at >= ?1", vec![Bind::Int(from.millis())], &mut binds);
@@ -164,7 +180,7 @@ macro_rules! impl_payment_store {
                      WHERE id = $5 AND status = 'PENDING'",
                 )
                 .bind(s.outcome.status.as_str())
-                .bind(s.at.millis())
+                .bind(s.updated_at.map(|t| t.millis()))
                 .bind(s.outcome.code.as_deref())
                 .bind(s.outcome.reason.as_deref())
                 .bind(&t.id)
@@ -252,16 +268,20 @@ macro_rules! impl_payment_store {
                 &self,
                 created_before: Timestamp,
                 kind: Option<Kind>,
+                after: Option<&Cursor>,
                 limit: u32,
             ) -> Result<Vec<TransactionRecord>, StoreError> {
                 let sql = format!(
                     "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
+                     AND (t.created_at > $3 OR (t.created_at = $3 AND t.id > $4)) \
                      ORDER BY t.created_at, t.id LIMIT {limit}",
                     sql_payments::TRANSACTION_SELECT
                 );
                 let rows = sqlx::query(&sql)
                     .bind(created_before.millis())
                     .bind(kind.map(|k| k.as_str()).unwrap_or(""))
+                    .bind(after.map(|c| c.created_at.millis()).unwrap_or(i64::MIN))
+                    .bind(after.map(|c| c.id.as_str()).unwrap_or(""))
                     .fetch_all(self.reader())
                     .await?;
                 rows.iter().map(rows::transaction_record).collect()

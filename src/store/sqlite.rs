@@ -15,13 +15,14 @@ use super::sql_merchants::{
 };
 use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
 use super::{
-    migrations, rows, Balance, LedgerCheck, MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, TransactionFilter,
-    TransactionRecord,
+    migrations, rows, Balance, LedgerCheck, MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError,
+    TransactionFilter, TransactionRecord,
 };
-use crate::domain::merchant::EnvironmentSummary;
 use crate::domain::ledger::Posting;
+use crate::domain::merchant::EnvironmentSummary;
 use crate::domain::{
-    Cause, Credential, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp, Transaction,
+    Cause, Credential, Cursor, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp,
+    Transaction,
 };
 
 pub struct SqliteStore {

@@ -164,11 +164,17 @@ async fn an_internal_failure_is_a_500_that_sends_only_the_request_id(backend: Ba
     match backend {
         Backend::Sqlite => {
             let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.unwrap();
-            sqlx::query("DROP TABLE customers").execute(&mut conn).await.unwrap();
+            sqlx::query("ALTER TABLE customers RENAME TO customers_gone")
+                .execute(&mut conn)
+                .await
+                .unwrap();
         }
         Backend::Postgres => {
             let mut conn = sqlx::PgConnection::connect(&app.database_url).await.unwrap();
-            sqlx::query("DROP TABLE customers").execute(&mut conn).await.unwrap();
+            sqlx::query("ALTER TABLE customers RENAME TO customers_gone")
+                .execute(&mut conn)
+                .await
+                .unwrap();
         }
     }
     for request in [

@@ -4,7 +4,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::api::error::{ApiError, ErrorKind};
 
@@ -23,7 +23,7 @@ struct Failure<'a> {
     message: &'a str,
     reason: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a Value>,
+    data: Option<&'a RawValue>,
 }
 
 /// The v1 name of an error kind.
@@ -61,7 +61,7 @@ pub fn error(err: ApiError) -> Response {
         status_code: status.as_u16(),
         message: error_name(err.kind),
         reason: &err.reason,
-        data: err.data.as_ref(),
+        data: err.data.as_deref(),
     };
     (status, Json(body)).into_response()
 }

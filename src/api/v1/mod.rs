@@ -3,6 +3,8 @@
 pub mod auth;
 pub mod customers;
 pub mod envelope;
+pub mod payments;
+pub mod transactions;
 
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -20,6 +22,23 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/customer/{id}", get(customers::fetch))
         .route("/v1/customers/fetch-data/{id}", get(customers::fetch))
         .route("/v1/customers", get(customers::list))
+        .route("/v1/collecte/mobile-money", post(payments::collect))
+        .route("/v1/transfer/mobile-money", post(payments::transfer))
+        .route("/v1/transfers/mobile-money", post(payments::transfer_either))
+        .route("/v1/transactions", get(transactions::list))
+        .route("/v1/get-all-transactions", get(transactions::list))
+        .route("/v1/get-status-payment/{id}", get(status))
+        .route("/v1/transaction/{id}", get(status))
+        .route("/v1/balance", get(transactions::balance))
+}
+
+/// The v1 status paths answer success in v2 (as the live service does) and errors in v1.
+async fn status(
+    axum::extract::State(gateway): axum::extract::State<Gateway>,
+    caller: crate::api::auth::Authenticated,
+    id: Result<crate::api::extract::PathId, Rejection>,
+) -> Result<Response, Rejection> {
+    super::v2::transactions::find_for_status(&gateway, &caller, id, Dialect::V1).await
 }
 
 /// An error answered in the v1 envelope.

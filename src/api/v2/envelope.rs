@@ -59,7 +59,7 @@ pub fn error(err: ApiError) -> Response {
         status: "ERROR",
         message: error_constant(err.kind),
         reason: Some(&err.reason),
-        data: err.data.as_ref(),
+        data: err.data.as_deref(),
     };
     (status, Json(body)).into_response()
 }

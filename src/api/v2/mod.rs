@@ -1,8 +1,11 @@
 //! The v2 dialect: snake_case bodies and the `code_status` / `status` / `message` envelope.
 
 pub mod envelope;
+pub mod payments;
+pub mod transactions;
 
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use axum::Router;
 
 use super::error::{ApiError, Dialect};
@@ -11,6 +14,9 @@ use crate::service::{Gateway, ServiceError};
 /// Every v2 route.
 pub fn routes() -> Router<Gateway> {
     Router::new()
+        .route("/v2/collecte/mobile-money", post(payments::collect))
+        .route("/v2/transfers/mobile-money", post(payments::transfer))
+        .route("/v2/get-status-payment/{id}", get(transactions::status))
 }
 
 /// An error answered in the v2 envelope.

@@ -1,0 +1,123 @@
+//! The BETA launch page: where a payer approves or declines a BETA collection.
+//!
+//! `GET /checkout/{ref}` shows the merchant, the amount and two buttons; the buttons post to
+//! `/checkout/{ref}/approve` or `/decline`, which settle the transaction first and then send the
+//! payer (303) to the merchant's `urlSuccess` / `errorUrl`, or show the result.
+
+use axum::extract::{Path, State};
+use axum::http::header::LOCATION;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+
+use super::error::{ApiError, Dialect, ErrorKind};
+use crate::domain::{Cause, Kind, OperatorCode, Outcome, Status, Timestamp};
+use crate::service::Gateway;
+use crate::store::TransactionRecord;
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+fn not_found() -> Response {
+    ApiError::new(ErrorKind::NotFound, "no payment waits for approval at this address").render(Dialect::V1)
+}
+
+async fn beta_collection(gateway: &Gateway, reference: &str) -> Result<TransactionRecord, Response> {
+    match gateway.store.transaction_by_ref(reference).await {
+        Ok(Some(r)) if r.transaction.kind == Kind::Collection && r.transaction.operator == OperatorCode::Beta => Ok(r),
+        Ok(_) => Err(not_found()),
+        Err(e) => Err(ApiError::internal(&e).render(Dialect::V1)),
+    }
+}
+
+fn page(title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"fr\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
+         <title>{title}</title><style>body{{font-family:sans-serif;max-width:28em;margin:3em auto;padding:0 1em}}\
+         button{{font-size:1.1em;padding:.6em 1.4em;margin-right:1em}}</style></head><body>{body}</body></html>"
+    );
+    Html(html).into_response()
+}
+
+fn result_page(record: &TransactionRecord) -> Response {
+    let text = match record.transaction.status {
+        Status::Successful => "Payment approved. You can close this page.",
+        Status::Failed => "Payment declined or failed. You can close this page.",
+        Status::Pending => "Payment pending.",
+    };
+    page("BETA Money", &format!("<h1>BETA Money</h1><p>{text}</p>"))
+}
+
+pub async fn show(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
+    let record = match beta_collection(&gateway, &reference).await {
+        Ok(r) => r,
+        Err(response) => return response,
+    };
+    if record.transaction.status != Status::Pending {
+        return result_page(&record);
+    }
+    let merchant = gateway
+        .store
+        .merchant_name(&record.transaction.tenant.merchant_id)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let t = &record.transaction;
+    let reference = escape(&t.reference);
+    page(
+        "BETA Money: approve the payment",
+        &format!(
+            "<h1>BETA Money</h1><p><strong>{}</strong> asks you to pay <strong>{} XOF</strong> \
+             from the number ending {}.</p><p>Reference {reference}</p>\
+             <form method=\"post\" action=\"/checkout/{reference}/approve\" style=\"display:inline\"><button>Approve</button></form>\
+             <form method=\"post\" action=\"/checkout/{reference}/decline\" style=\"display:inline\"><button>Decline</button></form>",
+            escape(&merchant),
+            t.amounts.amount_total,
+            escape(t.phone.last_two_digits()),
+        ),
+    )
+}
+
+pub async fn approve(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
+    decide(gateway, reference, Status::Successful).await
+}
+
+pub async fn decline(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
+    decide(gateway, reference, Status::Failed).await
+}
+
+async fn decide(gateway: Gateway, reference: String, status: Status) -> Response {
+    let record = match beta_collection(&gateway, &reference).await {
+        Ok(r) => r,
+        Err(response) => return response,
+    };
+    let outcome = Outcome {
+        status,
+        cause: Cause::Payer,
+        code: (status == Status::Failed).then(|| "PAYER_DECLINED".to_owned()),
+        reason: (status == Status::Failed).then(|| "the payer declined on the BETA page".to_owned()),
+    };
+    let settled = match gateway.settle_later(&record, outcome, Timestamp::now(), None).await {
+        Ok(Some(settled)) => settled,
+        // Already final (expired, or a second click): show what is stored.
+        Ok(None) => match gateway.store.transaction_by_ref(&reference).await {
+            Ok(Some(current)) => current,
+            _ => record,
+        },
+        Err(e) => return ApiError::from(e).render(Dialect::V1),
+    };
+    let target = match settled.transaction.status {
+        Status::Successful => settled.transaction.success_url.clone(),
+        Status::Failed => settled.transaction.error_url.clone(),
+        Status::Pending => None,
+    };
+    match target {
+        Some(url) => (StatusCode::SEE_OTHER, [(LOCATION, url)]).into_response(),
+        None => result_page(&settled),
+    }
+}

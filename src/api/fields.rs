@@ -1,0 +1,129 @@
+//! Parsing of the payment fields both generations share, with errors that name the field as
+//! the request spelled it and carry the right error kind (400, or 403 for an amount).
+
+use serde_json::Value;
+
+use super::error::{ApiError, ErrorKind};
+use crate::domain::amount::AmountProblem;
+use crate::domain::text::checked_text;
+use crate::domain::{Amount, Msisdn, OperatorCode};
+
+const MAX_URL_CHARS: usize = 2048;
+
+/// An amount sent as a string (`"1500"`, `"1500.00"`) or a JSON number (`1500`, `1500.0`).
+pub fn amount(value: &Value, field: &str) -> Result<Amount, ApiError> {
+    let parsed = match value {
+        Value::String(text) => Amount::parse_text(text),
+        Value::Number(n) => Amount::from_json_number(n.as_i64(), n.as_f64()),
+        Value::Null => return Err(ApiError::bad_request(format!("{field} is required"))),
+        _ => Err(AmountProblem::Malformed),
+    };
+    parsed.map_err(|problem| match problem {
+        AmountProblem::Malformed => ApiError::bad_request(format!("{field} {problem}")),
+        AmountProblem::OutOfRange => ApiError::new(ErrorKind::AmountOutOfRange, format!("{field} {problem}")),
+    })
+}
+
+/// An operator code, any alias either generation uses.
+pub fn operator(code: &str, field: &str) -> Result<OperatorCode, ApiError> {
+    OperatorCode::parse(code).map_err(|e| ApiError::new(ErrorKind::UnsupportedOperator, format!("{field}: {e}")))
+}
+
+/// The merchant's transaction identifier: not blank, at most `max` characters, printable.
+pub fn transaction_id(raw: &str, field: &str, max: usize, too_long: ErrorKind) -> Result<String, ApiError> {
+    if raw.chars().count() > max {
+        return Err(ApiError::new(
+            too_long,
+            format!("{field} must be at most {max} characters"),
+        ));
+    }
+    checked_text(raw, max).map_err(|e| ApiError::bad_request(format!("{field} {e}")))
+}
+
+pub fn currency(raw: &str, field: &str) -> Result<(), ApiError> {
+    if raw == "XOF" {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "{field} must be \"XOF\", the only currency, not {raw:?}"
+        )))
+    }
+}
+
+pub fn country(raw: &str, field: &str) -> Result<(), ApiError> {
+    if raw == "CI" {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "{field} must be \"CI\", the only country, not {raw:?}"
+        )))
+    }
+}
+
+pub fn phone(raw: &str, field: &str) -> Result<Msisdn, ApiError> {
+    Msisdn::parse(raw).map_err(|e| ApiError::bad_request(format!("{field} {e}")))
+}
+
+/// A v2 number sent as a string or as an integer that lost its leading zero. Returns the
+/// number and how v2 echoes it (`number_user`): as sent for a string, normalized for an integer.
+pub fn phone_string_or_integer(value: &Value, field: &str) -> Result<(Msisdn, String), ApiError> {
+    match value {
+        Value::String(text) => Ok((phone(text, field)?, text.clone())),
+        Value::Number(n) => {
+            let msisdn = n
+                .as_u64()
+                .ok_or_else(|| ApiError::bad_request(format!("{field} must be a phone number")))
+                .and_then(|i| Msisdn::from_integer(i).map_err(|e| ApiError::bad_request(format!("{field} {e}"))))?;
+            let normalized = msisdn.as_str().to_owned();
+            Ok((msisdn, normalized))
+        }
+        Value::Null => Err(ApiError::bad_request(format!("{field} is required"))),
+        _ => Err(ApiError::bad_request(format!(
+            "{field} must be a phone number, as a string or an integer"
+        ))),
+    }
+}
+
+/// An optional return URL: `http` or `https`.
+pub fn return_url(raw: Option<&str>, field: &str) -> Result<Option<String>, ApiError> {
+    let Some(raw) = raw.filter(|r| !r.is_empty()) else {
+        return Ok(None);
+    };
+    let ok = raw.chars().count() <= MAX_URL_CHARS
+        && reqwest::Url::parse(raw)
+            .map(|u| matches!(u.scheme(), "http" | "https"))
+            .unwrap_or(false);
+    if ok {
+        Ok(Some(raw.to_owned()))
+    } else {
+        Err(ApiError::bad_request(format!(
+            "{field} must be an http:// or https:// URL"
+        )))
+    }
+}
+
+/// ALPHA's one-time code: a few printable characters.
+pub fn otp(raw: Option<&str>, field: &str) -> Result<Option<String>, ApiError> {
+    raw.map(|r| checked_text(r, 16).map_err(|e| ApiError::bad_request(format!("{field} {e}"))))
+        .transpose()
+}
+
+/// An optional email: absent, null or empty means none.
+pub fn optional_email(raw: Option<&str>, field: &str) -> Result<Option<String>, ApiError> {
+    match raw.filter(|r| !r.is_empty()) {
+        None => Ok(None),
+        Some(r) => crate::domain::Email::parse(r)
+            .map(|e| Some(e.as_str().to_owned()))
+            .map_err(|e| ApiError::bad_request(format!("{field} {e}"))),
+    }
+}
+
+/// A v2 full name: the first word is the first name, the rest the last name.
+pub fn split_name(raw: &str, field: &str) -> Result<(String, String), ApiError> {
+    let name = checked_text(raw, 201).map_err(|e| ApiError::bad_request(format!("{field} {e}")))?;
+    let trimmed = name.trim();
+    Ok(match trimmed.split_once(char::is_whitespace) {
+        Some((first, rest)) => (first.to_owned(), rest.trim().to_owned()),
+        None => (trimmed.to_owned(), String::new()),
+    })
+}

@@ -1,0 +1,254 @@
+//! v1 creations: `POST /v1/collecte/mobile-money`, `POST /v1/transfer/mobile-money`, and
+//! `POST /v1/transfers/mobile-money`, where the body's keys decide the generation.
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::customers::AddressIn;
+use super::transactions::TransactionOut;
+use super::{envelope, Error};
+use crate::api::auth::Authenticated;
+use crate::api::error::{ApiError, ErrorKind, Rejection};
+use crate::api::extract::{json_bytes, parse_json, JsonBody};
+use crate::api::{fields, v2};
+use crate::domain::{Kind, PersonName, Status, Timestamp};
+use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
+use crate::store::TransactionRecord;
+
+/// The longest merchant transaction id v1 accepts.
+const MAX_TRANSACTION_ID: usize = 64;
+
+/// The customer a v1 payment embeds. Its email is optional.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedCustomer {
+    pub last_name: String,
+    pub first_name: String,
+    pub phone: String,
+    pub email: Option<String>,
+    #[serde(alias = "Address")]
+    pub address: AddressIn,
+}
+
+impl EmbeddedCustomer {
+    fn party(&self) -> Result<Party, ApiError> {
+        let name = |raw: &str, field: &str| {
+            PersonName::parse(raw)
+                .map(PersonName::into_string)
+                .map_err(|e| ApiError::bad_request(format!("customer.{field} {e}")))
+        };
+        Ok(Party {
+            first_name: name(&self.first_name, "firstName")?,
+            last_name: name(&self.last_name, "lastName")?,
+            email: fields::optional_email(self.email.as_deref(), "customer.email")?,
+            phone: fields::phone(&self.phone, "customer.phone")?,
+            address: self.address.parse("customer.address")?,
+        })
+    }
+}
+
+/// The body of a v1 collection.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionV1 {
+    pub transaction_id: String,
+    pub customer: EmbeddedCustomer,
+    pub payer: String,
+    pub currency: String,
+    #[serde(default)]
+    pub amount: Value,
+    pub operator: String,
+    #[serde(alias = "successUrl")]
+    pub url_success: Option<String>,
+    pub error_url: Option<String>,
+    pub otp_code: Option<String>,
+}
+
+/// The body of a v1 transfer.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransferV1 {
+    pub transaction_id: String,
+    pub customer: EmbeddedCustomer,
+    pub recipient: String,
+    pub currency: String,
+    #[serde(default)]
+    pub amount: Value,
+    pub operator: String,
+}
+
+/// The fields both v1 bodies share, checked in the order a merchant fixes them.
+struct Common<'a> {
+    transaction_id: &'a str,
+    customer: &'a EmbeddedCustomer,
+    phone: (&'a str, &'static str),
+    currency: &'a str,
+    amount: &'a Value,
+    operator: &'a str,
+}
+
+fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
+    let transaction_id = fields::transaction_id(
+        c.transaction_id,
+        "transactionId",
+        MAX_TRANSACTION_ID,
+        ErrorKind::BadRequest,
+    )?;
+    fields::currency(c.currency, "currency")?;
+    let operator = fields::operator(c.operator, "operator")?;
+    let party = c.customer.party()?;
+    let phone = fields::phone(c.phone.0, c.phone.1)?;
+    let amount = fields::amount(c.amount, "amount")?;
+    Ok(PaymentRequest {
+        kind,
+        transaction_id,
+        operator,
+        phone,
+        phone_as_sent: c.phone.0.to_owned(),
+        amount,
+        party,
+        otp_code: None,
+        success_url: None,
+        error_url: None,
+    })
+}
+
+impl CollectionV1 {
+    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+        let mut r = request(
+            Kind::Collection,
+            Common {
+                transaction_id: &self.transaction_id,
+                customer: &self.customer,
+                phone: (&self.payer, "payer"),
+                currency: &self.currency,
+                amount: &self.amount,
+                operator: &self.operator,
+            },
+        )?;
+        r.success_url = fields::return_url(self.url_success.as_deref(), "urlSuccess")?;
+        r.error_url = fields::return_url(self.error_url.as_deref(), "errorUrl")?;
+        r.otp_code = fields::otp(self.otp_code.as_deref(), "otpCode")?;
+        Ok(r)
+    }
+}
+
+impl TransferV1 {
+    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+        request(
+            Kind::Transfer,
+            Common {
+                transaction_id: &self.transaction_id,
+                customer: &self.customer,
+                phone: (&self.recipient, "recipient"),
+                currency: &self.currency,
+                amount: &self.amount,
+                operator: &self.operator,
+            },
+        )
+    }
+}
+
+fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord) -> TransactionOut<'a> {
+    let mut out = TransactionOut::from(record);
+    out.beta_launch_url = v2::transactions::launch_url(gateway, record);
+    out
+}
+
+/// A creation's answer in v1: 200 SUCCESSFUL, 202 PENDING, or an error with the transaction.
+fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
+    let with = |kind: ErrorKind, reason: &str, record: &TransactionRecord| {
+        Error(ApiError::new(kind, reason).with_data(&data(gateway, record)))
+    };
+    match result {
+        Ok(record) => {
+            let status = match record.transaction.status {
+                Status::Successful => StatusCode::OK,
+                Status::Pending | Status::Failed => StatusCode::ACCEPTED,
+            };
+            Ok(envelope::success(status, data(gateway, &record)))
+        }
+        Err(PaymentError::Duplicate(existing)) => Err(with(
+            ErrorKind::Duplicate,
+            "this transactionId is already used; the existing transaction is in data",
+            &existing,
+        )),
+        Err(PaymentError::Refused(record)) => Err(with(
+            ErrorKind::PaymentFailed,
+            record
+                .transaction
+                .failure_reason
+                .as_deref()
+                .unwrap_or("the operator refused the payment"),
+            &record,
+        )),
+        Err(PaymentError::OperatorUnavailable(record)) => Err(with(
+            ErrorKind::OperatorUnavailable,
+            "the operator could not be reached; the transaction failed and nothing was charged",
+            &record,
+        )),
+        Err(PaymentError::InsufficientFunds) => Err(Error(ApiError::new(
+            ErrorKind::InsufficientBalance,
+            "the available balance does not cover amount plus fees",
+        ))),
+        Err(PaymentError::OperatorDisabled(op)) => Err(Error(ApiError::bad_request(format!(
+            "{} is not available for this kind of payment",
+            op.v1_code()
+        )))),
+        Err(PaymentError::Service(e)) => Err(e.into()),
+    }
+}
+
+pub async fn collect(
+    State(gateway): State<Gateway>,
+    Authenticated(caller): Authenticated,
+    JsonBody(body): JsonBody<CollectionV1>,
+) -> Result<Response, Error> {
+    let request = body.parse()?;
+    answer(
+        &gateway,
+        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+    )
+}
+
+pub async fn transfer(
+    State(gateway): State<Gateway>,
+    Authenticated(caller): Authenticated,
+    JsonBody(body): JsonBody<TransferV1>,
+) -> Result<Response, Error> {
+    let request = body.parse()?;
+    answer(
+        &gateway,
+        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+    )
+}
+
+/// Whether a body sent to `/v1/transfers/mobile-money` is the v2 transfer body.
+fn is_v2_body(body: &Value) -> bool {
+    ["transaction_id", "code_country", "customer_id"]
+        .iter()
+        .any(|k| body.get(k).is_some())
+}
+
+/// `POST /v1/transfers/mobile-money`: the v2 body gets the v2 answer, any other the v1 one.
+pub async fn transfer_either(
+    State(gateway): State<Gateway>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, Rejection> {
+    let v1 = |e: ApiError| Rejection(crate::api::error::Dialect::V1, e);
+    let bytes = json_bytes(request, &()).await.map_err(v1)?;
+    let probe: Value = parse_json(&bytes).map_err(v1)?;
+    if is_v2_body(&probe) {
+        return v2::payments::transfer_from_bytes(&gateway, &caller, &bytes).await;
+    }
+    let body: TransferV1 = parse_json(&bytes).map_err(v1)?;
+    let request = body.parse().map_err(v1)?;
+    let result = gateway
+        .create_payment(&caller.0.tenant, request, Timestamp::now())
+        .await;
+    Ok(answer(&gateway, result).unwrap_or_else(|e| axum::response::IntoResponse::into_response(e)))
+}

@@ -1,0 +1,147 @@
+//! v1 transactions: the v1 shape (also the webhook body), `GET /v1/transactions` (and
+//! `/v1/get-all-transactions`) with filters and paging, and `GET /v1/balance`.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+
+use super::customers::CustomerOut;
+use super::{envelope, Error};
+use crate::api::auth::Authenticated;
+use crate::api::error::ApiError;
+use crate::api::extract::QueryParams;
+use crate::api::pagination::{split_page, with_next_cursor, PageParams};
+use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, Status, Timestamp};
+use crate::service::Gateway;
+use crate::store::{TransactionFilter, TransactionRecord};
+
+/// A transaction as v1 shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionOut<'a> {
+    #[serde(rename = "ref")]
+    pub reference: &'a str,
+    pub transaction_id: &'a str,
+    pub currency: &'static str,
+    pub amount: String,
+    pub fees: String,
+    pub amount_receive: String,
+    pub amount_total: String,
+    pub phone: &'a str,
+    pub status: &'static str,
+    pub type_transaction: &'static str,
+    pub operator: &'static str,
+    pub created_at: String,
+    pub customer: CustomerOut<'a>,
+    /// Only in the answer to a BETA collection's creation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beta_launch_url: Option<String>,
+}
+
+impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
+    fn from(r: &'a TransactionRecord) -> Self {
+        let t = &r.transaction;
+        TransactionOut {
+            reference: &t.reference,
+            transaction_id: &t.transaction_id,
+            currency: "XOF",
+            amount: t.amounts.amount.to_string(),
+            fees: t.amounts.fees.to_string(),
+            amount_receive: t.amounts.amount_receive.to_string(),
+            amount_total: t.amounts.amount_total.to_string(),
+            phone: t.phone.as_str(),
+            status: t.status.as_str(),
+            type_transaction: t.kind.as_str(),
+            operator: t.operator.v1_code(),
+            created_at: t.created_at.iso8601_millis(),
+            customer: CustomerOut::from(&r.customer),
+            beta_launch_url: None,
+        }
+    }
+}
+
+/// Query parameters of the transaction lists.
+#[derive(Debug, Default, Deserialize)]
+pub struct ListParams {
+    #[serde(flatten)]
+    pub page: PageParams,
+    pub status: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub operator: Option<String>,
+    pub phone: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+impl ListParams {
+    fn filter(&self) -> Result<TransactionFilter, ApiError> {
+        let bad = |why: String| ApiError::bad_request(why);
+        let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+        let time = |raw: Option<String>, name: &str| {
+            raw.map(|r| {
+                Timestamp::parse_iso8601(&r).ok_or_else(|| {
+                    bad(format!(
+                        "{name} must be an ISO 8601 time like 2026-11-20T10:15:30.123Z, got {r:?}"
+                    ))
+                })
+            })
+            .transpose()
+        };
+        Ok(TransactionFilter {
+            status: nonempty(&self.status)
+                .map(|s| {
+                    Status::parse(&s)
+                        .ok_or_else(|| bad(format!("status must be PENDING, SUCCESSFUL or FAILED, got {s:?}")))
+                })
+                .transpose()?,
+            kind: nonempty(&self.kind)
+                .map(|k| Kind::parse(&k).ok_or_else(|| bad(format!("type must be collecte or transfer, got {k:?}"))))
+                .transpose()?,
+            operator: nonempty(&self.operator)
+                .map(|o| OperatorCode::parse(&o).map_err(|e| bad(format!("operator: {e}"))))
+                .transpose()?,
+            phone: nonempty(&self.phone)
+                .map(|p| Msisdn::parse(&p).map_err(|e| bad(format!("phone {e}"))))
+                .transpose()?,
+            from: time(nonempty(&self.from), "from")?,
+            to: time(nonempty(&self.to), "to")?,
+        })
+    }
+}
+
+pub async fn list(
+    State(gateway): State<Gateway>,
+    Authenticated(caller): Authenticated,
+    QueryParams(params): QueryParams<ListParams>,
+) -> Result<Response, Error> {
+    let page = params.page.page_request()?;
+    let filter = params.filter()?;
+    let records = gateway.transactions(&caller.tenant, &filter, &page).await?;
+    let (records, next) = split_page(records, &page, |r| Cursor {
+        created_at: r.transaction.created_at,
+        id: r.transaction.id.clone(),
+    });
+    let body: Vec<TransactionOut> = records.iter().map(TransactionOut::from).collect();
+    Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))
+}
+
+#[derive(Serialize)]
+struct BalanceOut {
+    currency: &'static str,
+    amount: String,
+    available: String,
+    reserved: String,
+}
+
+pub async fn balance(State(gateway): State<Gateway>, Authenticated(caller): Authenticated) -> Result<Response, Error> {
+    let b = gateway.balance(&caller.tenant).await?;
+    let body = BalanceOut {
+        currency: "XOF",
+        amount: b.available.to_string(),
+        available: b.available.to_string(),
+        reserved: b.reserved.to_string(),
+    };
+    Ok(envelope::success(StatusCode::OK, body))
+}

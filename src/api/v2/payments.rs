@@ -1,0 +1,300 @@
+//! v2 creations: `POST /v2/collecte/mobile-money` (shape A, snake_case; shape B, the
+//! samples' camelCase, told apart by their keys) and `POST /v2/transfers/mobile-money`.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::transactions::{launch_url, TransactionV2};
+use super::{envelope, Error};
+use crate::api::auth::Authenticated;
+use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
+use crate::api::extract::{parse_json, JsonBody};
+use crate::api::fields;
+use crate::domain::{Address, Kind, Status, Timestamp};
+use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
+use crate::store::TransactionRecord;
+
+/// The longest merchant transaction id v2 accepts.
+const MAX_TRANSACTION_ID: usize = 20;
+
+/// Shape A of a v2 collection (the field tables).
+#[derive(Debug, Deserialize)]
+pub struct CollectionA {
+    pub code_country: String,
+    pub operator: String,
+    pub currency: String,
+    #[serde(default)]
+    pub customer_id: Value,
+    pub name_user: Option<String>,
+    #[serde(default)]
+    pub amount: Value,
+    pub transaction_id: String,
+    pub email_user: Option<String>,
+    pub email: Option<String>,
+    pub code_otp: Option<String>,
+    pub url_success: Option<String>,
+    pub url_error: Option<String>,
+}
+
+/// The customer of shape B.
+#[derive(Debug, Deserialize)]
+pub struct CustomerB {
+    #[serde(default)]
+    pub phone: Value,
+    pub name: Option<String>,
+    pub email: Option<String>,
+}
+
+/// Shape B of a v2 collection (the request samples).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionB {
+    pub transaction_id: String,
+    pub code_country: String,
+    pub operator: String,
+    pub customer: CustomerB,
+    #[serde(default)]
+    pub amount: Value,
+    pub currency: String,
+    pub code_otp: Option<String>,
+    pub url_success: Option<String>,
+    pub url_error: Option<String>,
+}
+
+/// A v2 transfer.
+#[derive(Debug, Deserialize)]
+pub struct TransferV2 {
+    pub code_country: String,
+    pub currency: String,
+    #[serde(default)]
+    pub customer_id: Value,
+    pub name: String,
+    #[serde(default)]
+    pub amount: Value,
+    pub operator: String,
+    pub transaction_id: String,
+    pub email: Option<String>,
+}
+
+/// What every v2 body carries, with each field's name as that body spells it.
+struct Common<'a> {
+    transaction_id: (&'a str, &'static str),
+    country: (&'a str, &'static str),
+    currency: &'a str,
+    operator: &'a str,
+    phone: (&'a Value, &'static str),
+    name: (Option<&'a str>, &'static str),
+    email: (Option<&'a str>, &'static str),
+    amount: &'a Value,
+}
+
+fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
+    let transaction_id = fields::transaction_id(
+        c.transaction_id.0,
+        c.transaction_id.1,
+        MAX_TRANSACTION_ID,
+        ErrorKind::TransactionIdTooLong,
+    )?;
+    fields::country(c.country.0, c.country.1)?;
+    fields::currency(c.currency, "currency")?;
+    let operator = fields::operator(c.operator, "operator")?;
+    let (phone, phone_as_sent) = fields::phone_string_or_integer(c.phone.0, c.phone.1)?;
+    let (first_name, last_name) = match c.name.0 {
+        Some(name) => fields::split_name(name, c.name.1)?,
+        // The reference's shape A may omit the name: the customer is known by number.
+        None => (phone.as_str().to_owned(), String::new()),
+    };
+    let email = fields::optional_email(c.email.0, c.email.1)?;
+    let amount = fields::amount(c.amount, "amount")?;
+    Ok(PaymentRequest {
+        kind,
+        transaction_id,
+        operator,
+        phone: phone.clone(),
+        phone_as_sent,
+        amount,
+        party: Party {
+            first_name,
+            last_name,
+            email,
+            phone,
+            address: Address::parse("CI", None, None).map_err(|e| ApiError::bad_request(e.to_string()))?,
+        },
+        otp_code: None,
+        success_url: None,
+        error_url: None,
+    })
+}
+
+/// The keys that mark shape B.
+fn is_shape_b(body: &Value) -> bool {
+    ["transactionId", "codeCountry", "customer"]
+        .iter()
+        .any(|k| body.get(k).is_some())
+}
+
+fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
+    let probe: Value = parse_json(bytes)?;
+    if is_shape_b(&probe) {
+        let b: CollectionB = parse_json(bytes)?;
+        let mut r = request(
+            Kind::Collection,
+            Common {
+                transaction_id: (&b.transaction_id, "transactionId"),
+                country: (&b.code_country, "codeCountry"),
+                currency: &b.currency,
+                operator: &b.operator,
+                phone: (&b.customer.phone, "customer.phone"),
+                name: (b.customer.name.as_deref(), "customer.name"),
+                email: (b.customer.email.as_deref(), "customer.email"),
+                amount: &b.amount,
+            },
+        )?;
+        r.otp_code = fields::otp(b.code_otp.as_deref(), "code_otp")?;
+        r.success_url = fields::return_url(b.url_success.as_deref(), "url_success")?;
+        r.error_url = fields::return_url(b.url_error.as_deref(), "url_error")?;
+        Ok(r)
+    } else {
+        let a: CollectionA = parse_json(bytes)?;
+        let (email, email_field) = match (&a.email_user, &a.email) {
+            (Some(e), _) => (Some(e.as_str()), "email_user"),
+            (None, e) => (e.as_deref(), "email"),
+        };
+        let mut r = request(
+            Kind::Collection,
+            Common {
+                transaction_id: (&a.transaction_id, "transaction_id"),
+                country: (&a.code_country, "code_country"),
+                currency: &a.currency,
+                operator: &a.operator,
+                phone: (&a.customer_id, "customer_id"),
+                name: (a.name_user.as_deref(), "name_user"),
+                email: (email, email_field),
+                amount: &a.amount,
+            },
+        )?;
+        r.otp_code = fields::otp(a.code_otp.as_deref(), "code_otp")?;
+        r.success_url = fields::return_url(a.url_success.as_deref(), "url_success")?;
+        r.error_url = fields::return_url(a.url_error.as_deref(), "url_error")?;
+        Ok(r)
+    }
+}
+
+impl TransferV2 {
+    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+        request(
+            Kind::Transfer,
+            Common {
+                transaction_id: (&self.transaction_id, "transaction_id"),
+                country: (&self.code_country, "code_country"),
+                currency: &self.currency,
+                operator: &self.operator,
+                phone: (&self.customer_id, "customer_id"),
+                name: (Some(&self.name), "name"),
+                email: (self.email.as_deref(), "email"),
+                amount: &self.amount,
+            },
+        )
+    }
+}
+
+fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spell_successfull: bool) -> TransactionV2<'a> {
+    let mut out = TransactionV2::from(record);
+    if let Some(url) = launch_url(gateway, record) {
+        out.redirect_url = Some(Some(url));
+    }
+    if spell_successfull && record.transaction.status == Status::Successful {
+        out.status = "SUCCESSFULL";
+    }
+    out
+}
+
+/// A creation's answer in v2.
+fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
+    let with = |kind: ErrorKind, reason: &str, record: &TransactionRecord| {
+        Error(ApiError::new(kind, reason).with_data(&data(gateway, record, false)))
+    };
+    match result {
+        Ok(record) => {
+            let quirk = gateway.config.v2_successfull_spelling && record.transaction.kind == Kind::Collection;
+            let (status, message) = match (record.transaction.status, quirk) {
+                (Status::Successful, true) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFULL"),
+                (Status::Successful, false) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFUL"),
+                (Status::Pending, _) => (StatusCode::ACCEPTED, "PAYMENT_IS_PENDING"),
+                (Status::Failed, _) => (StatusCode::ACCEPTED, "PAYMENT_FAILED"),
+            };
+            Ok(envelope::success(status, message, data(gateway, &record, quirk)))
+        }
+        Err(PaymentError::Duplicate(existing)) => Err(with(
+            ErrorKind::Duplicate,
+            "this transaction_id is already used; the existing transaction is in data",
+            &existing,
+        )),
+        Err(PaymentError::Refused(record)) => Err(with(
+            ErrorKind::PaymentFailed,
+            record
+                .transaction
+                .failure_reason
+                .as_deref()
+                .unwrap_or("the operator refused the payment"),
+            &record,
+        )),
+        Err(PaymentError::OperatorUnavailable(record)) => Err(with(
+            ErrorKind::OperatorUnavailable,
+            "the operator could not be reached; the transaction failed and nothing was charged",
+            &record,
+        )),
+        Err(PaymentError::InsufficientFunds) => Err(Error(ApiError::new(
+            ErrorKind::InsufficientBalance,
+            "the available balance does not cover amount plus fees",
+        ))),
+        Err(PaymentError::OperatorDisabled(op)) => Err(Error(ApiError::new(
+            ErrorKind::UnsupportedOperator,
+            format!("{} is not available for this kind of payment", op.v2_code()),
+        ))),
+        Err(PaymentError::Service(e)) => Err(e.into()),
+    }
+}
+
+pub async fn collect(
+    State(gateway): State<Gateway>,
+    Authenticated(caller): Authenticated,
+    request: axum::extract::Request,
+) -> Result<Response, Error> {
+    let bytes = crate::api::extract::json_bytes(request, &()).await?;
+    let request = collection_request(&bytes)?;
+    answer(
+        &gateway,
+        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+    )
+}
+
+pub async fn transfer(
+    State(gateway): State<Gateway>,
+    Authenticated(caller): Authenticated,
+    JsonBody(body): JsonBody<TransferV2>,
+) -> Result<Response, Error> {
+    let request = body.parse()?;
+    answer(
+        &gateway,
+        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+    )
+}
+
+/// A v2 transfer whose bytes were already read (by `/v1/transfers/mobile-money`).
+pub async fn transfer_from_bytes(
+    gateway: &Gateway,
+    caller: &Authenticated,
+    bytes: &[u8],
+) -> Result<Response, Rejection> {
+    let v2 = |e: ApiError| Rejection(Dialect::V2, e);
+    let body: TransferV2 = parse_json(bytes).map_err(v2)?;
+    let request = body.parse().map_err(v2)?;
+    let result = gateway
+        .create_payment(&caller.0.tenant, request, Timestamp::now())
+        .await;
+    Ok(answer(gateway, result).unwrap_or_else(IntoResponse::into_response))
+}

@@ -1,0 +1,124 @@
+//! The v2 transaction shape, and the status lookup that answers it on every path.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Serialize;
+
+use super::envelope;
+use crate::api::auth::Authenticated;
+use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
+use crate::api::extract::PathId;
+use crate::domain::{Kind, OperatorCode, Status};
+use crate::service::{Gateway, ServiceError};
+use crate::store::TransactionRecord;
+
+/// A transaction as v2 shows it.
+#[derive(Debug, Serialize)]
+pub struct TransactionV2<'a> {
+    pub linkpayment_id: Option<&'a str>,
+    #[serde(rename = "ref")]
+    pub reference: &'a str,
+    /// The reference we gave the operator.
+    pub operator_id: &'a str,
+    pub transaction_id: &'a str,
+    #[serde(rename = "cardId")]
+    pub card_id: Option<&'a str>,
+    pub number_user: &'a str,
+    pub name_user: &'a str,
+    pub email_user: Option<&'a str>,
+    pub country_user: &'static str,
+    pub currency: &'static str,
+    pub amount: String,
+    pub fees: String,
+    pub amount_receive: String,
+    pub amount_total: String,
+    pub status: &'static str,
+    pub type_transaction: &'static str,
+    pub type_payment: &'static str,
+    /// Present (possibly null) in the status lookup and in BETA collections' creation.
+    #[serde(rename = "redirectUrl", skip_serializing_if = "Option::is_none")]
+    pub redirect_url: Option<Option<String>>,
+    pub date: String,
+    pub date_update: Option<String>,
+}
+
+/// The BETA launch page of a transaction, for the collections that have one.
+pub fn launch_url(gateway: &Gateway, record: &TransactionRecord) -> Option<String> {
+    let t = &record.transaction;
+    (t.kind == Kind::Collection && t.operator == OperatorCode::Beta)
+        .then(|| format!("{}/checkout/{}", gateway.config.public_url, t.reference))
+}
+
+impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
+    fn from(r: &'a TransactionRecord) -> Self {
+        let t = &r.transaction;
+        TransactionV2 {
+            linkpayment_id: None,
+            reference: &t.reference,
+            operator_id: &t.reference,
+            transaction_id: &t.transaction_id,
+            card_id: None,
+            number_user: &t.phone_as_sent,
+            name_user: &t.name,
+            email_user: t.email.as_deref(),
+            country_user: "CI",
+            currency: "XOF",
+            amount: t.amounts.amount.to_string(),
+            fees: t.amounts.fees.to_string(),
+            amount_receive: t.amounts.amount_receive.to_string(),
+            amount_total: t.amounts.amount_total.to_string(),
+            status: t.status.as_str(),
+            type_transaction: match t.kind {
+                Kind::Collection => "collecte",
+                Kind::Transfer => "transfert",
+            },
+            type_payment: t.operator.v2_code(),
+            redirect_url: None,
+            date: t.created_at.v2_date(),
+            date_update: t.updated_at.map(|u| u.v2_date_update()),
+        }
+    }
+}
+
+/// The status lookup's success, in the v2 envelope whatever the path.
+pub fn status_answer(gateway: &Gateway, record: &TransactionRecord) -> Response {
+    let message = match record.transaction.status {
+        Status::Pending => "PAYMENT_IS_PENDING",
+        Status::Successful => "PAYMENT_IS_SUCCESSFUL",
+        Status::Failed => "PAYMENT_FAILED",
+    };
+    let mut body = TransactionV2::from(record);
+    body.redirect_url = Some(launch_url(gateway, record));
+    envelope::success(StatusCode::OK, message, body)
+}
+
+/// Looks a transaction up for a status path; errors in the path's own generation.
+pub async fn find_for_status(
+    gateway: &Gateway,
+    caller: &Authenticated,
+    id: Result<PathId, Rejection>,
+    dialect: Dialect,
+) -> Result<Response, Rejection> {
+    let not_found = || {
+        Rejection(
+            dialect,
+            ApiError::new(ErrorKind::TransactionNotFound, "no transaction has this id or ref"),
+        )
+    };
+    let PathId(id) = id.map_err(|_| not_found())?;
+    match gateway.transaction(&caller.0.tenant, &id).await {
+        Ok(record) => Ok(status_answer(gateway, &record)),
+        Err(ServiceError::NotFound(_)) => Err(not_found()),
+        Err(e) => Err(Rejection(dialect, e.into())),
+    }
+}
+
+/// `GET /v2/get-status-payment/{id}`.
+pub async fn status(
+    State(gateway): State<Gateway>,
+    caller: Authenticated,
+    id: Result<PathId, Rejection>,
+) -> Result<Response, Rejection> {
+    find_for_status(&gateway, &caller, id, Dialect::V2).await
+}

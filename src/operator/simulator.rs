@@ -1,0 +1,139 @@
+//! The operator simulator: a deterministic stand-in for the four operators, driven by the last
+//! two digits of the phone number (DECISIONS §6, and `docs/sandbox.md` for merchants).
+//!
+//! | ends with | collection                          | transfer                          |
+//! |-----------|-------------------------------------|-----------------------------------|
+//! | 01        | SUCCESSFUL at once                  | SUCCESSFUL at once                |
+//! | 02        | PENDING, SUCCESSFUL after the delay | same                              |
+//! | 03        | PENDING, FAILED after the delay     | same                              |
+//! | 04        | FAILED at once                      | FAILED at once                    |
+//! | 05        | PENDING, no callback; SUCCESSFUL when asked | same                      |
+//! | 06        | PENDING forever (collections expire) | PENDING forever (needs review)   |
+//! | other     | PENDING, SUCCESSFUL after the delay | SUCCESSFUL at once                |
+//!
+//! BETA collections wait for the payer on the launch page (04 fails at once; 03 declines on
+//! its own after the delay). ALPHA refuses the one-time code `0000` at once.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use super::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use crate::domain::{Kind, OperatorCode, Timestamp, Transaction};
+
+/// The simulator, with the delay after which pending payments resolve.
+#[derive(Debug, Clone)]
+pub struct Simulator {
+    pub delay: Duration,
+}
+
+/// What a phone number's ending asks of the simulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Script {
+    SucceedAtOnce,
+    SucceedLater,
+    FailLater,
+    FailAtOnce,
+    SucceedWhenAsked,
+    NeverResolve,
+    Default,
+}
+
+fn script(last_two: &str) -> Script {
+    match last_two {
+        "01" => Script::SucceedAtOnce,
+        "02" => Script::SucceedLater,
+        "03" => Script::FailLater,
+        "04" => Script::FailAtOnce,
+        "05" => Script::SucceedWhenAsked,
+        "06" => Script::NeverResolve,
+        _ => Script::Default,
+    }
+}
+
+fn refused(kind: Kind) -> OperatorAnswer {
+    match kind {
+        Kind::Collection => OperatorAnswer::Failed {
+            code: "PAYER_DECLINED".into(),
+            reason: "the payer declined or could not pay".into(),
+        },
+        Kind::Transfer => OperatorAnswer::Failed {
+            code: "OPERATOR_REFUSED".into(),
+            reason: "the operator refused the transfer".into(),
+        },
+    }
+}
+
+fn waits_for_payer(kind: Kind, operator: OperatorCode) -> bool {
+    kind == Kind::Collection && operator == OperatorCode::Beta
+}
+
+impl Simulator {
+    fn delay_passed(&self, transaction: &Transaction, now: Timestamp) -> bool {
+        now.millis() - transaction.created_at.millis() >= self.delay.as_millis() as i64
+    }
+}
+
+#[async_trait]
+impl Operator for Simulator {
+    async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        if r.operator == OperatorCode::Alpha && r.otp_code == Some("0000") {
+            return Ok(OperatorAnswer::Failed {
+                code: "WRONG_OTP".into(),
+                reason: "the one-time code is wrong".into(),
+            });
+        }
+        let script = script(r.phone.last_two_digits());
+        if waits_for_payer(r.kind, r.operator) {
+            return Ok(match script {
+                Script::FailAtOnce => refused(r.kind),
+                _ => OperatorAnswer::Pending,
+            });
+        }
+        Ok(match (script, r.kind) {
+            (Script::SucceedAtOnce, _) | (Script::Default, Kind::Transfer) => OperatorAnswer::Succeeded,
+            (Script::FailAtOnce, kind) => refused(kind),
+            (Script::SucceedLater, _)
+            | (Script::FailLater, _)
+            | (Script::SucceedWhenAsked, _)
+            | (Script::NeverResolve, _)
+            | (Script::Default, Kind::Collection) => OperatorAnswer::Pending,
+        })
+    }
+
+    async fn status(&self, t: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        let script = script(t.phone.last_two_digits());
+        let later = self.delay_passed(t, now);
+        if waits_for_payer(t.kind, t.operator) {
+            return Ok(match script {
+                Script::FailAtOnce => refused(t.kind),
+                Script::FailLater if later => refused(t.kind),
+                _ => OperatorAnswer::Pending,
+            });
+        }
+        Ok(match script {
+            Script::SucceedAtOnce | Script::SucceedWhenAsked => OperatorAnswer::Succeeded,
+            Script::FailAtOnce => refused(t.kind),
+            Script::SucceedLater | Script::Default if later => OperatorAnswer::Succeeded,
+            Script::FailLater if later => refused(t.kind),
+            Script::SucceedLater | Script::Default | Script::FailLater | Script::NeverResolve => {
+                OperatorAnswer::Pending
+            }
+        })
+    }
+
+    fn callback(&self, t: &Transaction, now: Timestamp) -> Option<OperatorAnswer> {
+        if !self.delay_passed(t, now) {
+            return None;
+        }
+        let script = script(t.phone.last_two_digits());
+        if waits_for_payer(t.kind, t.operator) {
+            return (script == Script::FailLater).then(|| refused(t.kind));
+        }
+        match script {
+            Script::SucceedLater | Script::Default => Some(OperatorAnswer::Succeeded),
+            Script::FailLater => Some(refused(t.kind)),
+            Script::SucceedAtOnce | Script::FailAtOnce | Script::SucceedWhenAsked | Script::NeverResolve => None,
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Transfers that need a person: pending longer than the collection time to live, which the
+//! operator never settled. `momo-gateway transactions stuck` lists them and
+//! `momo-gateway transactions resolve` settles one, keeping an audit record.
+
+use crate::domain::{Cause, Cursor, Kind, Outcome, Status, Timestamp};
+use crate::service::{Gateway, ServiceError};
+use crate::store::TransactionRecord;
+
+/// Pending transfers older than the collection TTL, oldest first.
+pub async fn stuck_transfers(gateway: &Gateway, now: Timestamp) -> Result<Vec<TransactionRecord>, ServiceError> {
+    let created_before = Timestamp(now.millis() - gateway.config.collection_ttl_s as i64 * 1000);
+    let mut all = Vec::new();
+    let mut after: Option<Cursor> = None;
+    loop {
+        let batch = gateway
+            .store
+            .pending_transactions(created_before, Some(Kind::Transfer), after.as_ref(), 500)
+            .await?;
+        let full = batch.len() == 500;
+        after = batch.last().map(|r| Cursor {
+            created_at: r.transaction.created_at,
+            id: r.transaction.id.clone(),
+        });
+        all.extend(batch);
+        if !full {
+            return Ok(all);
+        }
+    }
+}
+
+/// Settles a pending transaction by hand, by its service reference, with an audit record.
+pub async fn resolve(
+    gateway: &Gateway,
+    reference: &str,
+    status: Status,
+    reason: &str,
+    now: Timestamp,
+) -> Result<TransactionRecord, ServiceError> {
+    if !status.is_final() {
+        return Err(ServiceError::Invalid("the status must be SUCCESSFUL or FAILED".into()));
+    }
+    let reason =
+        crate::domain::text::checked_text(reason, 500).map_err(|e| ServiceError::Invalid(format!("the reason {e}")))?;
+    let record = gateway
+        .store
+        .transaction_by_ref(reference)
+        .await?
+        .ok_or(ServiceError::NotFound("transaction"))?;
+    let outcome = Outcome {
+        status,
+        cause: Cause::Admin,
+        code: (status == Status::Failed).then(|| "RESOLVED_BY_ADMIN".to_owned()),
+        reason: Some(reason.clone()),
+    };
+    let audit = format!(
+        "{} -> {}: {reason}",
+        record.transaction.status.as_str(),
+        status.as_str()
+    );
+    match gateway.settle_later(&record, outcome, now, Some(audit)).await? {
+        Some(settled) => Ok(settled),
+        None => Err(ServiceError::Invalid(format!(
+            "transaction {reference} is already {}; final states never change",
+            record.transaction.status.as_str()
+        ))),
+    }
+}

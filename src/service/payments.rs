@@ -1,0 +1,312 @@
+//! Collections and transfers: creation, settlement, and what merchants read back.
+//!
+//! Creation records the transaction `PENDING` (reserving a transfer's total) in one database
+//! transaction, then calls the operator, then records the answer with its ledger entry and
+//! webhook event in another. A crash in between leaves a `PENDING` transaction for the
+//! reconciler, never a payment we do not know about.
+
+use rand::Rng;
+
+use super::{Gateway, ServiceError};
+use crate::domain::ledger;
+use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
+use crate::domain::{
+    Address, Amount, Cause, Customer, Kind, Msisdn, OperatorCode, Outcome, PageRequest, Status, Tenant, Timestamp,
+    Transaction,
+};
+use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::store::{Balance, Settlement, StoreError, TransactionFilter, TransactionRecord};
+
+/// The person paying or being paid, as the request names them.
+#[derive(Debug, Clone)]
+pub struct Party {
+    pub first_name: String,
+    pub last_name: String,
+    pub email: Option<String>,
+    /// The customer record's number (v1 `customer.phone`; v2 the payment's number).
+    pub phone: Msisdn,
+    pub address: Address,
+}
+
+/// A validated request for a collection or a transfer.
+#[derive(Debug, Clone)]
+pub struct PaymentRequest {
+    pub kind: Kind,
+    pub transaction_id: String,
+    pub operator: OperatorCode,
+    /// The number debited (collection) or credited (transfer).
+    pub phone: Msisdn,
+    pub phone_as_sent: String,
+    pub amount: Amount,
+    pub party: Party,
+    pub otp_code: Option<String>,
+    pub success_url: Option<String>,
+    pub error_url: Option<String>,
+}
+
+/// Why a payment was not created, or was created and failed at once.
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentError {
+    /// The merchant's transaction id is used: here is that transaction. No operator was called.
+    #[error("transaction id already used")]
+    Duplicate(Box<TransactionRecord>),
+    /// The operator is disabled by configuration, for this direction.
+    #[error("{0} does not accept this kind of payment here")]
+    OperatorDisabled(OperatorCode),
+    /// A transfer's total exceeds the available balance. Nothing was written.
+    #[error("insufficient available balance")]
+    InsufficientFunds,
+    /// The operator refused at once: the transaction is `FAILED`.
+    #[error("the operator refused the payment")]
+    Refused(Box<TransactionRecord>),
+    /// The operator could not be reached: the transaction is `FAILED` and nothing was sent.
+    #[error("the operator is unavailable")]
+    OperatorUnavailable(Box<TransactionRecord>),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+impl From<StoreError> for PaymentError {
+    fn from(e: StoreError) -> Self {
+        PaymentError::Service(e.into())
+    }
+}
+
+fn new_reference() -> String {
+    let mut rng = rand::thread_rng();
+    (0..REFERENCE_LEN)
+        .map(|_| REFERENCE_ALPHABET[rng.gen_range(0..REFERENCE_ALPHABET.len())] as char)
+        .collect()
+}
+
+impl Gateway {
+    /// Creates a collection or a transfer and asks the operator for it.
+    pub async fn create_payment(
+        &self,
+        tenant: &Tenant,
+        request: PaymentRequest,
+        now: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        if self.config.operator_disabled(request.operator, request.kind) {
+            return Err(PaymentError::OperatorDisabled(request.operator));
+        }
+        let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
+        let payer = Customer {
+            id: uuid::Uuid::new_v4().to_string(),
+            tenant: tenant.clone(),
+            first_name: request.party.first_name.clone(),
+            last_name: request.party.last_name.clone(),
+            email: request.party.email.clone(),
+            phone: request.party.phone.clone(),
+            address: request.party.address.clone(),
+            created_at: now,
+        };
+        let customer = self.store.upsert_payer(&payer).await?;
+        let name = format!("{} {}", request.party.first_name, request.party.last_name)
+            .trim()
+            .to_owned();
+        let mut transaction = Transaction {
+            id: uuid::Uuid::new_v4().to_string(),
+            reference: new_reference(),
+            tenant: tenant.clone(),
+            transaction_id: request.transaction_id.clone(),
+            kind: request.kind,
+            operator: request.operator,
+            phone: request.phone.clone(),
+            phone_as_sent: request.phone_as_sent.clone(),
+            amounts,
+            status: Status::Pending,
+            customer_id: customer.id.clone(),
+            name,
+            email: request.party.email.clone(),
+            failure_code: None,
+            failure_reason: None,
+            success_url: request.success_url.clone(),
+            error_url: request.error_url.clone(),
+            created_at: now,
+            updated_at: None,
+        };
+        let entry = match request.kind {
+            Kind::Transfer => ledger::reserve(&amounts),
+            Kind::Collection => Vec::new(),
+        };
+        // A reference collision (1 in 36^10) is retried; a merchant id collision is a duplicate.
+        let mut attempts = 0;
+        loop {
+            match self.store.insert_pending(&transaction, &entry).await {
+                Ok(()) => break,
+                Err(StoreError::Conflict { .. }) => {
+                    if let Some(existing) = self.store.transaction(tenant, &request.transaction_id).await? {
+                        if existing.transaction.transaction_id == request.transaction_id {
+                            return Err(PaymentError::Duplicate(Box::new(existing)));
+                        }
+                    }
+                    attempts += 1;
+                    if attempts >= 3 {
+                        return Err(StoreError::Conflict {
+                            constraint: "transactions.ref".into(),
+                        }
+                        .into());
+                    }
+                    transaction.reference = new_reference();
+                }
+                Err(StoreError::InsufficientFunds) => return Err(PaymentError::InsufficientFunds),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let record = TransactionRecord { transaction, customer };
+        tracing::info!(reference = %record.transaction.reference, kind = record.transaction.kind.as_str(),
+            operator = %record.transaction.operator, phone = %record.transaction.phone, "payment recorded as PENDING");
+
+        let answer = self
+            .operator
+            .initiate(&OperatorRequest {
+                reference: &record.transaction.reference,
+                kind: request.kind,
+                operator: request.operator,
+                phone: &request.phone,
+                amount: request.amount.francs(),
+                otp_code: request.otp_code.as_deref(),
+            })
+            .await;
+        let outcome = |status, code: Option<String>, reason: Option<String>, cause| Outcome {
+            status,
+            cause,
+            code,
+            reason,
+        };
+        match answer {
+            Ok(OperatorAnswer::Pending) => Ok(record),
+            Err(OperatorError::Ambiguous(why)) => {
+                tracing::warn!(reference = %record.transaction.reference, %why, "operator outcome unknown: left PENDING for the reconciler");
+                Ok(record)
+            }
+            Ok(OperatorAnswer::Succeeded) => {
+                let done = outcome(Status::Successful, None, None, Cause::OperatorAnswer);
+                self.settle_at_creation(record, done, now).await
+            }
+            Ok(OperatorAnswer::Failed { code, reason }) | Err(OperatorError::Rejected { code, reason }) => {
+                let done = outcome(Status::Failed, Some(code), Some(reason), Cause::OperatorAnswer);
+                Err(PaymentError::Refused(Box::new(
+                    self.settle_at_creation(record, done, now).await?,
+                )))
+            }
+            Err(OperatorError::Transient(why)) => {
+                let done = outcome(
+                    Status::Failed,
+                    Some("OPERATOR_UNAVAILABLE".into()),
+                    Some(format!("the operator could not be reached: {why}")),
+                    Cause::OperatorUnavailable,
+                );
+                Err(PaymentError::OperatorUnavailable(Box::new(
+                    self.settle_at_creation(record, done, now).await?,
+                )))
+            }
+        }
+    }
+
+    /// Settles a transaction that its creation request already finished: `date_update` stays null.
+    async fn settle_at_creation(
+        &self,
+        record: TransactionRecord,
+        outcome: Outcome,
+        now: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        match self.settle(&record, outcome, now, None, None).await? {
+            Some(settled) => Ok(settled),
+            // Someone settled it in between (a callback): show what is stored.
+            None => Ok(self
+                .store
+                .transaction_by_ref(&record.transaction.reference)
+                .await?
+                .unwrap_or(record)),
+        }
+    }
+
+    /// Moves a pending transaction to its final state with its ledger entry and webhook event,
+    /// in one database transaction. `None` when it was already final (nothing changes then).
+    /// `updated_at` is `None` only for transactions final at creation.
+    pub async fn settle(
+        &self,
+        record: &TransactionRecord,
+        outcome: Outcome,
+        now: Timestamp,
+        updated_at: Option<Timestamp>,
+        audit: Option<String>,
+    ) -> Result<Option<TransactionRecord>, ServiceError> {
+        let mut settled = record.clone();
+        let t = &mut settled.transaction;
+        t.status = outcome.status;
+        t.failure_code = outcome.code.clone().filter(|_| outcome.status == Status::Failed);
+        t.failure_reason = outcome.reason.clone().filter(|_| outcome.status == Status::Failed);
+        t.updated_at = updated_at;
+        let entry = ledger::settle(t.kind, &t.amounts, outcome.status);
+        let settlement = Settlement {
+            transaction: settled.transaction.clone(),
+            entry,
+            outcome,
+            at: now,
+            updated_at,
+            event_id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
+            event_payload: crate::webhook::payload::body(&settled),
+            audit,
+        };
+        if self.store.settle(&settlement).await? {
+            tracing::info!(reference = %settled.transaction.reference, status = settled.transaction.status.as_str(),
+                cause = %settlement.outcome.cause, "transaction settled");
+            Ok(Some(settled))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Settles a pending transaction after its creation (callbacks, reconciler, payer, admin).
+    pub async fn settle_later(
+        &self,
+        record: &TransactionRecord,
+        outcome: Outcome,
+        now: Timestamp,
+        audit: Option<String>,
+    ) -> Result<Option<TransactionRecord>, ServiceError> {
+        self.settle(record, outcome, now, Some(now), audit).await
+    }
+
+    /// The tenant's transaction, by the merchant's transaction id or the service reference.
+    pub async fn transaction(&self, tenant: &Tenant, id: &str) -> Result<TransactionRecord, ServiceError> {
+        self.store
+            .transaction(tenant, id)
+            .await?
+            .ok_or(ServiceError::NotFound("transaction"))
+    }
+
+    pub async fn transactions(
+        &self,
+        tenant: &Tenant,
+        filter: &TransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self.store.transactions(tenant, filter, page).await?)
+    }
+
+    pub async fn balance(&self, tenant: &Tenant) -> Result<Balance, ServiceError> {
+        match self.store.balance(tenant).await {
+            Ok(balance) => Ok(balance),
+            Err(StoreError::NotFound) => Err(ServiceError::NotFound("balance")),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Credits Production money from an operator top-up (admin command line).
+    pub async fn top_up(&self, tenant: &Tenant, amount: i64, now: Timestamp) -> Result<Balance, ServiceError> {
+        if amount <= 0 {
+            return Err(ServiceError::Invalid(
+                "the amount must be a positive number of francs".into(),
+            ));
+        }
+        match self.store.credit(tenant, amount, now).await {
+            Ok(()) => self.balance(tenant).await,
+            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant environment")),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
