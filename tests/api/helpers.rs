@@ -94,6 +94,7 @@ impl TestApp {
         let db = TestDatabase::create(backend).await?;
         let mut config = Config {
             database_url: db.url.clone(),
+            public_url: "http://gateway.test".to_owned(),
             listen: ([127, 0, 0, 1], 0).into(),
             jwt_secret: Some(TEST_JWT_SECRET.to_owned()),
             ..Config::default()
@@ -156,6 +157,21 @@ impl TestApp {
     /// A token for the default merchant's Sandbox.
     pub async fn sandbox_token(&self) -> String {
         self.token(&self.merchant.sandbox.clone()).await
+    }
+
+    /// Asserts the money invariants: postings sum to zero, balances agree with them and are
+    /// never negative, and every final transaction has exactly one webhook event.
+    pub async fn assert_ledger(&self) {
+        let check = self.gateway.store.check_ledger().await.expect("ledger check");
+        assert_eq!(check.postings_sum, 0, "postings sum to zero");
+        assert_eq!(
+            check.inconsistent_balances, 0,
+            "balances agree with postings and are not negative"
+        );
+        assert_eq!(
+            check.final_without_one_event, 0,
+            "one outbox event per final transition"
+        );
     }
 
     pub async fn stop(mut self) {

@@ -8,4 +8,8 @@ mod auth;
 mod customers;
 mod envelopes;
 mod helpers;
+mod lookups;
+mod payments;
+mod payments_input;
 mod startup;
+mod workers;
