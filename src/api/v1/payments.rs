@@ -250,5 +250,5 @@ pub async fn transfer_either(
     let result = gateway
         .create_payment(&caller.0.tenant, request, Timestamp::now())
         .await;
-    Ok(answer(&gateway, result).unwrap_or_else(|e| axum::response::IntoResponse::into_response(e)))
+    Ok(answer(&gateway, result).unwrap_or_else(axum::response::IntoResponse::into_response))
 }
