@@ -129,6 +129,17 @@ impl TestApp {
         self.client.post(self.url(path))
     }
 
+    /// Restarts the server on the same database with another operator connector.
+    pub async fn replace_operator(&mut self, operator: std::sync::Arc<dyn momo_gateway::operator::Operator>) {
+        if let Some(server) = self.server.take() {
+            server.stop().await.expect("graceful stop");
+        }
+        self.gateway.operator = operator;
+        let server = Server::start(self.gateway.clone()).await.expect("server restarts");
+        self.base = format!("http://{}", server.addr);
+        self.server = Some(server);
+    }
+
     /// Another merchant of the same gateway.
     pub async fn new_merchant(&self, name: &str) -> TestMerchant {
         self.gateway

@@ -57,6 +57,7 @@ async fn status_is_found_by_id_or_ref_on_every_path_in_the_v2_envelope(backend: 
     assert_eq!(a.body["message"], "PAYMENT_FAILED");
     assert_eq!(a.body["data"]["status"], "FAILED");
     assert!(a.body["data"]["redirectUrl"].as_str().unwrap().contains("/checkout/"));
+    app.assert_ledger().await;
 }
 
 async fn unknown_ids_are_404_in_the_envelope_of_the_path(backend: Backend) {
@@ -75,6 +76,7 @@ async fn unknown_ids_are_404_in_the_envelope_of_the_path(backend: Backend) {
             assert_eq!(a.body["statusCode"], 404);
         }
     }
+    app.assert_ledger().await;
 }
 
 async fn transactions_are_listed_newest_first_with_filters_and_paging(backend: Backend) {
@@ -180,6 +182,7 @@ async fn transactions_are_listed_newest_first_with_filters_and_paging(backend: B
         assert_eq!(a.status, StatusCode::BAD_REQUEST, "{bad}");
         assert_eq!(a.body["message"], "BadRequestError");
     }
+    app.assert_ledger().await;
 }
 
 async fn another_tenant_never_sees_a_transaction(backend: Backend) {
@@ -206,4 +209,5 @@ async fn another_tenant_never_sees_a_transaction(backend: Backend) {
         let list = answer(app.get("/v1/transactions").bearer_auth(token)).await;
         assert_eq!(list.body["data"], json!([]));
     }
+    app.assert_ledger().await;
 }

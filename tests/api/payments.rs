@@ -326,6 +326,7 @@ async fn a_successful_v1_collection_has_the_exact_v1_shape(backend: Backend) {
         format!("http://gateway.test/checkout/{reference}")
     );
     assert_eq!(a.body["data"]["fees"], "15", "BETA collections cost 150 bp");
+    app.assert_ledger().await;
 }
 
 async fn a_successful_v2_collection_has_the_exact_v2_shape_with_its_spelling(backend: Backend) {
@@ -364,6 +365,7 @@ async fn a_successful_v2_collection_has_the_exact_v2_shape_with_its_spelling(bac
         Value::Null,
         "final at creation: date_update stays null"
     );
+    app.assert_ledger().await;
 }
 
 async fn a_reused_transaction_id_is_refused_with_the_existing_transaction(backend: Backend) {
@@ -529,6 +531,7 @@ async fn a_request_refused_before_creation_does_not_spend_its_id(backend: Backen
     .await;
     assert_eq!(a.status, StatusCode::CONFLICT);
     assert_eq!(a.body["data"]["status"], "FAILED");
+    app.assert_ledger().await;
 }
 
 async fn balance(app: &TestApp, token: &str) -> (i64, i64) {
@@ -659,6 +662,7 @@ async fn alpha_refuses_the_one_time_code_0000(backend: Backend) {
         post(&app, &token, "/v2/collecte/mobile-money", &v2).await.status,
         StatusCode::GATEWAY_TIMEOUT
     );
+    app.assert_ledger().await;
 }
 
 async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(backend: Backend) {
@@ -705,4 +709,5 @@ async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(backend: Bac
         ),
         "the same domain state, whichever generation created it"
     );
+    app.assert_ledger().await;
 }

@@ -250,6 +250,7 @@ async fn v2_routes_answer_401_and_400_in_the_v2_envelope(backend: Backend) {
     let a = post(&app, &token, "/v2/collecte/mobile-money", &big).await;
     assert_eq!(a.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(a.body["message"], "PAYLOAD_TOO_LARGE");
+    app.assert_ledger().await;
 }
 
 async fn a_disabled_operator_is_refused(backend: Backend) {
@@ -281,4 +282,5 @@ async fn a_disabled_operator_is_refused(backend: Backend) {
     )
     .await;
     assert_eq!(a.status, StatusCode::OK, "collections still work: {}", a.body);
+    app.assert_ledger().await;
 }
