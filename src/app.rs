@@ -76,7 +76,9 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         }
     }
     let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
-    let workers = crate::reconcile::spawn_loops(gateway.clone(), workers_stopped);
+    let mut workers = crate::reconcile::spawn_loops(gateway.clone(), workers_stopped.clone());
+    let dispatcher = crate::webhook::dispatcher::Dispatcher::new(gateway.clone())?;
+    workers.push(crate::webhook::dispatcher::spawn_loop(dispatcher, workers_stopped));
     let server = Server::start(gateway).await?;
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
     shutdown_signal().await;

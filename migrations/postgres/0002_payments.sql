@@ -78,7 +78,7 @@ CREATE TABLE outbox_events (
     to_status       TEXT NOT NULL,
     payload         TEXT NOT NULL,
     state           TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
-    attempts        INTEGER NOT NULL DEFAULT 0,
+    attempts        BIGINT NOT NULL DEFAULT 0,
     next_attempt_at BIGINT NOT NULL,
     lease_until     BIGINT,
     last_error      TEXT,

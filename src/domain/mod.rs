@@ -6,6 +6,7 @@
 pub mod amount;
 pub mod customer;
 pub mod environment;
+pub mod event;
 pub mod fees;
 pub mod ledger;
 pub mod merchant;
@@ -19,6 +20,7 @@ pub mod transaction;
 pub use amount::Amount;
 pub use customer::{Address, Customer, Email, NewCustomer, PersonName};
 pub use environment::{Environment, Tenant};
+pub use event::EventState;
 pub use fees::{Amounts, FeeSchedule};
 pub use merchant::{Credential, MerchantId, MerchantSummary};
 pub use msisdn::Msisdn;

@@ -36,6 +36,13 @@ pub fn parse_webhook_url(raw: &str) -> Result<String, ServiceError> {
 }
 
 impl Gateway {
+    /// Checks a webhook URL: `http` or `https`, and no private target unless allowed.
+    fn parse_webhook_url(&self, raw: &str) -> Result<String, ServiceError> {
+        crate::webhook::client::check_url(raw, self.config.webhook_allow_private)
+            .map(|url| url.to_string())
+            .map_err(ServiceError::Invalid)
+    }
+
     pub async fn create_merchant(
         &self,
         name: &str,
@@ -44,7 +51,7 @@ impl Gateway {
     ) -> Result<CreatedMerchant, ServiceError> {
         let name = crate::domain::text::checked_text(name, 100)
             .map_err(|e| ServiceError::Invalid(format!("merchant name {e}")))?;
-        let webhook_url = webhook_url.map(parse_webhook_url).transpose()?;
+        let webhook_url = webhook_url.map(|u| self.parse_webhook_url(u)).transpose()?;
         let id = MerchantId(uuid::Uuid::new_v4().to_string());
         let mut environments = Vec::new();
         let mut secrets = Vec::new();
@@ -100,7 +107,7 @@ impl Gateway {
     }
 
     pub async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), ServiceError> {
-        let url = url.map(parse_webhook_url).transpose()?;
+        let url = url.map(|u| self.parse_webhook_url(u)).transpose()?;
         match self.store.set_webhook_url(tenant, url.as_deref()).await {
             Ok(()) => Ok(()),
             Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),

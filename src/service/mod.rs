@@ -8,6 +8,7 @@ pub mod credentials;
 pub mod customers;
 pub mod merchants;
 pub mod payments;
+pub mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;

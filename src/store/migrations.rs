@@ -18,14 +18,20 @@ macro_rules! embedded {
 
 pub fn sqlite() -> Migrator {
     Migrator {
-        migrations: Cow::Owned(embedded!("sqlite", [(1, "0001_foundation"), (2, "0002_payments")])),
+        migrations: Cow::Owned(embedded!(
+            "sqlite",
+            [(1, "0001_foundation"), (2, "0002_payments"), (3, "0003_webhooks")]
+        )),
         ..Migrator::DEFAULT
     }
 }
 
 pub fn postgres() -> Migrator {
     Migrator {
-        migrations: Cow::Owned(embedded!("postgres", [(1, "0001_foundation"), (2, "0002_payments")])),
+        migrations: Cow::Owned(embedded!(
+            "postgres",
+            [(1, "0001_foundation"), (2, "0002_payments"), (3, "0003_webhooks")]
+        )),
         ..Migrator::DEFAULT
     }
 }

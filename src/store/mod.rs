@@ -9,14 +9,15 @@ mod postgres;
 mod rows;
 mod sql_merchants;
 mod sql_payments;
+mod sql_webhooks;
 mod sqlite;
 
 use async_trait::async_trait;
 
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Credential, Cursor, Customer, Environment, Kind, MerchantId, MerchantSummary, Msisdn, OperatorCode, Outcome,
-    PageRequest, Status, Tenant, Timestamp, Transaction,
+    Credential, Cursor, Customer, Environment, EventState, Kind, MerchantId, MerchantSummary, Msisdn, OperatorCode,
+    Outcome, PageRequest, Status, Tenant, Timestamp, Transaction,
 };
 
 pub use postgres::PostgresStore;
@@ -73,9 +74,9 @@ pub struct NewMerchantEnvironment {
 }
 
 /// The persistence the gateway needs, whatever the database.
-pub trait Store: MerchantStore + PaymentStore {}
+pub trait Store: MerchantStore + PaymentStore + WebhookStore {}
 
-impl<T: MerchantStore + PaymentStore> Store for T {}
+impl<T: MerchantStore + PaymentStore + WebhookStore> Store for T {}
 
 /// Server settings, merchants, credentials and customers.
 #[async_trait]
@@ -220,6 +221,126 @@ pub trait PaymentStore: Send + Sync + 'static {
     async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError>;
 
     async fn check_ledger(&self) -> Result<LedgerCheck, StoreError>;
+}
+
+/// An outbox event claimed for delivery, with where and how to send it.
+#[derive(Debug, Clone)]
+pub struct DueEvent {
+    pub id: String,
+    pub tenant: Tenant,
+    pub payload: String,
+    /// Attempts made so far (since the last redelivery).
+    pub attempts: u32,
+    pub webhook_url: Option<String>,
+    pub webhook_secret: String,
+    pub endpoint_disabled: bool,
+    /// Proves the claim: only the holder of the current lease can record a result.
+    pub lease_token: String,
+}
+
+/// One delivery attempt, as logged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    pub attempt: u32,
+    pub at: Timestamp,
+    pub url: String,
+    pub status_code: Option<u16>,
+    pub latency_ms: i64,
+    pub error: Option<String>,
+    /// The first bytes of the answer's body.
+    pub response: Option<String>,
+}
+
+/// What an attempt (or the lack of an endpoint) does to its event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventUpdate {
+    Delivered,
+    RetryAt {
+        next_attempt_at: Timestamp,
+        error: String,
+    },
+    Failed {
+        error: String,
+    },
+    /// The receiver answered 410 Gone: stop sending to it until the merchant sets it again.
+    FailedAndDisableEndpoint {
+        error: String,
+    },
+}
+
+/// An event as merchants and administrators see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSummary {
+    pub id: String,
+    pub tenant: Tenant,
+    pub transaction_ref: String,
+    pub transaction_id: String,
+    pub transaction_status: String,
+    pub state: EventState,
+    pub attempts: u32,
+    pub next_attempt_at: Option<Timestamp>,
+    pub last_error: Option<String>,
+    pub created_at: Timestamp,
+    pub delivered_at: Option<Timestamp>,
+    pub payload: String,
+}
+
+/// Filters of event lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    /// The merchant's transaction id (or the service reference).
+    pub transaction_id: Option<String>,
+    pub state: Option<EventState>,
+}
+
+/// The webhook outbox: claiming due events with a lease, recording attempts, redelivery.
+#[async_trait]
+pub trait WebhookStore: Send + Sync + 'static {
+    /// Claims up to `limit` events due at `now` (pending, not leased or lease expired) until
+    /// `lease_until`. Several dispatchers never claim the same event at once.
+    async fn claim_due_events(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<DueEvent>, StoreError>;
+
+    /// Records an attempt (if one was made) and its consequence, in one transaction, provided
+    /// the lease is still ours. `false` when the lease was lost (nothing recorded).
+    async fn finish_attempt(
+        &self,
+        event: &DueEvent,
+        attempt: Option<&Attempt>,
+        update: &EventUpdate,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
+
+    /// Events, newest first; all tenants when `tenant` is `None` (administration).
+    async fn events(
+        &self,
+        tenant: Option<&Tenant>,
+        filter: &EventFilter,
+        page: &PageRequest,
+    ) -> Result<Vec<EventSummary>, StoreError>;
+
+    /// One event and its attempts, oldest first.
+    async fn event(
+        &self,
+        tenant: Option<&Tenant>,
+        id: &str,
+    ) -> Result<Option<(EventSummary, Vec<Attempt>)>, StoreError>;
+
+    /// Makes an event due again now, with a fresh schedule. `NotFound` when there is none.
+    async fn redeliver(&self, tenant: Option<&Tenant>, id: &str, now: Timestamp) -> Result<(), StoreError>;
+
+    /// Makes the failed events created in `[from, to)` due again; returns how many.
+    async fn redeliver_failed(
+        &self,
+        tenant: Option<&Tenant>,
+        from: Timestamp,
+        to: Timestamp,
+        now: Timestamp,
+    ) -> Result<u64, StoreError>;
 }
 
 /// Opens the database named by `url` (`sqlite:` or `postgres://`) and brings its schema up to date.

@@ -3,10 +3,10 @@
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use super::StoreError;
-use super::TransactionRecord;
+use super::{Attempt, DueEvent, EventSummary, TransactionRecord};
 use crate::domain::{
-    Address, Amounts, Credential, Customer, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant,
-    Timestamp, Transaction,
+    Address, Amounts, Credential, Customer, Environment, EventState, Kind, MerchantId, Msisdn, OperatorCode, Status,
+    Tenant, Timestamp, Transaction,
 };
 
 /// Reads a column, for any database whose rows decode text and 64-bit integers.
@@ -129,6 +129,75 @@ where
         created_at: Timestamp(get(row, "c_created_at")?),
     };
     Ok(TransactionRecord { transaction, customer })
+}
+
+pub(super) fn due_event<R>(row: &R) -> Result<DueEvent, StoreError>
+where
+    R: Row,
+    &'static str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    Ok(DueEvent {
+        id: get(row, "id")?,
+        tenant: Tenant {
+            merchant_id: MerchantId(get(row, "merchant_id")?),
+            environment: environment(&get::<R, String>(row, "environment")?)?,
+        },
+        payload: get(row, "payload")?,
+        attempts: get::<R, i64>(row, "attempts")?.max(0) as u32,
+        webhook_url: get(row, "webhook_url")?,
+        webhook_secret: get(row, "webhook_secret")?,
+        endpoint_disabled: get::<R, Option<i64>>(row, "webhook_disabled_at")?.is_some(),
+        lease_token: get(row, "lease_token")?,
+    })
+}
+
+pub(super) fn event_summary<R>(row: &R) -> Result<EventSummary, StoreError>
+where
+    R: Row,
+    &'static str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let state: String = get(row, "state")?;
+    let event_state = EventState::parse(&state).ok_or_else(|| StoreError::Corrupt(format!("event state {state:?}")))?;
+    let next_attempt_at: i64 = get(row, "next_attempt_at")?;
+    Ok(EventSummary {
+        id: get(row, "id")?,
+        tenant: Tenant {
+            merchant_id: MerchantId(get(row, "merchant_id")?),
+            environment: environment(&get::<R, String>(row, "environment")?)?,
+        },
+        transaction_ref: get(row, "ref")?,
+        transaction_id: get(row, "transaction_id")?,
+        transaction_status: get(row, "to_status")?,
+        state: event_state,
+        attempts: get::<R, i64>(row, "attempts")?.max(0) as u32,
+        next_attempt_at: (event_state == EventState::Pending).then_some(Timestamp(next_attempt_at)),
+        last_error: get(row, "last_error")?,
+        created_at: Timestamp(get(row, "created_at")?),
+        delivered_at: get::<R, Option<i64>>(row, "delivered_at")?.map(Timestamp),
+        payload: get(row, "payload")?,
+    })
+}
+
+pub(super) fn attempt<R>(row: &R) -> Result<Attempt, StoreError>
+where
+    R: Row,
+    &'static str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    Ok(Attempt {
+        attempt: get::<R, i64>(row, "attempt")?.max(0) as u32,
+        at: Timestamp(get(row, "at")?),
+        url: get(row, "url")?,
+        status_code: get::<R, Option<i64>>(row, "status_code")?.map(|c| c as u16),
+        latency_ms: get(row, "latency_ms")?,
+        error: get(row, "error")?,
+        response: get(row, "response")?,
+    })
 }
 
 pub(super) fn hex_encode(bytes: &[u8]) -> String {

@@ -14,9 +14,10 @@ use super::sql_merchants::{
     UPSERT_PAYER,
 };
 use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
+use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
-    migrations, rows, Balance, LedgerCheck, MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError,
-    TransactionFilter, TransactionRecord,
+    migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, LedgerCheck, MerchantStore,
+    NewMerchant, PaymentStore, Settlement, StoreError, TransactionFilter, TransactionRecord, WebhookStore,
 };
 use crate::domain::ledger::Posting;
 use crate::domain::merchant::EnvironmentSummary;
@@ -78,3 +79,10 @@ insert_transition_fn!(Sqlite);
 
 impl_merchant_store!(SqliteStore);
 impl_payment_store!(SqliteStore);
+
+/// Claims due outbox events. SQLite's single writer connection serializes claims.
+const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
+    SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
+    AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4)";
+
+impl_webhook_store!(SqliteStore, CLAIM_DUE_EVENTS);

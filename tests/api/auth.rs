@@ -176,6 +176,7 @@ async fn a_rotated_credential_and_its_tokens_stop_working_at_once(backend: Backe
         environment: Environment::Sandbox,
         api_key,
         api_secret,
+        webhook_secret: old.webhook_secret.clone(),
     };
     let token = app.token(&new).await;
     assert_eq!(

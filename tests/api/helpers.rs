@@ -17,6 +17,7 @@ pub struct Creds {
     pub environment: Environment,
     pub api_key: String,
     pub api_secret: String,
+    pub webhook_secret: String,
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +39,7 @@ impl From<CreatedMerchant> for TestMerchant {
                 environment: env,
                 api_key: e.api_key.clone(),
                 api_secret: e.api_secret.clone(),
+                webhook_secret: e.webhook_secret.clone(),
             }
         };
         TestMerchant {
@@ -183,6 +185,14 @@ impl TestApp {
             check.final_without_one_event, 0,
             "one outbox event per final transition"
         );
+    }
+
+    /// The default merchant's Sandbox tenant.
+    pub fn sandbox_tenant(&self) -> momo_gateway::domain::Tenant {
+        momo_gateway::domain::Tenant {
+            merchant_id: momo_gateway::domain::MerchantId(self.merchant.id.clone()),
+            environment: Environment::Sandbox,
+        }
     }
 
     pub async fn stop(mut self) {

@@ -12,5 +12,7 @@ mod lookups;
 mod operator_errors;
 mod payments;
 mod payments_input;
+mod receiver;
 mod startup;
+mod webhooks;
 mod workers;

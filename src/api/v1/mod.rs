@@ -5,6 +5,7 @@ pub mod customers;
 pub mod envelope;
 pub mod payments;
 pub mod transactions;
+pub mod webhooks;
 
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -30,6 +31,10 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/get-status-payment/{id}", get(status))
         .route("/v1/transaction/{id}", get(status))
         .route("/v1/balance", get(transactions::balance))
+        .route("/v1/webhooks/events", get(webhooks::list))
+        .route("/v1/webhooks/events/{id}", get(webhooks::show))
+        .route("/v1/webhooks/events/{id}/redeliver", post(webhooks::redeliver))
+        .route("/v1/webhooks/redeliver", post(webhooks::redeliver_range))
 }
 
 /// The v1 status paths answer success in v2 (as the live service does) and errors in v1.

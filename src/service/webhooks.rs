@@ -1,0 +1,52 @@
+//! Webhook events as merchants and administrators see them: lists, one event with its
+//! attempts, and redelivery.
+
+use super::{Gateway, ServiceError};
+use crate::domain::{PageRequest, Tenant, Timestamp};
+use crate::store::{Attempt, EventFilter, EventSummary, StoreError};
+
+impl Gateway {
+    /// Events newest first; every tenant's when `tenant` is `None`.
+    pub async fn webhook_events(
+        &self,
+        tenant: Option<&Tenant>,
+        filter: &EventFilter,
+        page: &PageRequest,
+    ) -> Result<Vec<EventSummary>, ServiceError> {
+        Ok(self.store.events(tenant, filter, page).await?)
+    }
+
+    pub async fn webhook_event(
+        &self,
+        tenant: Option<&Tenant>,
+        id: &str,
+    ) -> Result<(EventSummary, Vec<Attempt>), ServiceError> {
+        self.store
+            .event(tenant, id)
+            .await?
+            .ok_or(ServiceError::NotFound("webhook event"))
+    }
+
+    /// Sends an event again, as soon as a dispatcher runs, with the same `webhook-id`.
+    pub async fn redeliver_event(&self, tenant: Option<&Tenant>, id: &str, now: Timestamp) -> Result<(), ServiceError> {
+        match self.store.redeliver(tenant, id, now).await {
+            Ok(()) => Ok(()),
+            Err(StoreError::NotFound) => Err(ServiceError::NotFound("webhook event")),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Sends again every failed event created in `[from, to)`; returns how many.
+    pub async fn redeliver_failed_events(
+        &self,
+        tenant: Option<&Tenant>,
+        from: Timestamp,
+        to: Timestamp,
+        now: Timestamp,
+    ) -> Result<u64, ServiceError> {
+        if from >= to {
+            return Err(ServiceError::Invalid("`from` must be before `to`".into()));
+        }
+        Ok(self.store.redeliver_failed(tenant, from, to, now).await?)
+    }
+}

@@ -1,0 +1,254 @@
+//! The outbound HTTP client for webhooks: `http` and `https` only, no redirects, a timeout per
+//! attempt, the answer read only up to a cap, and private or loopback targets refused unless
+//! `MOMO_WEBHOOK_ALLOW_PRIVATE` says otherwise, both when the URL is set and at send time
+//! (through the resolver, since a name can resolve differently later).
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::Url;
+
+/// How much of an answer is read; the log keeps the first KiB of it.
+const READ_CAP: usize = 64 * 1024;
+const LOGGED_BYTES: usize = 1024;
+
+/// Whether an address is on the public Internet.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_private()
+                || v4.is_loopback()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || v4.is_multicast()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b)))
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
+/// Checks a webhook URL's form, and (unless private targets are allowed) that it does not name a
+/// private or loopback address outright.
+pub fn check_url(raw: &str, allow_private: bool) -> Result<Url, String> {
+    let url = Url::parse(raw).map_err(|e| format!("webhook URL {raw:?} is not a valid URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("webhook URL {raw:?} must use http or https"));
+    }
+    let Some(host) = url.host_str() else {
+        return Err(format!("webhook URL {raw:?} has no host"));
+    };
+    if !allow_private {
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let private_ip = host.parse::<IpAddr>().map(|ip| !is_public(ip)).unwrap_or(false);
+        if private_ip || host.eq_ignore_ascii_case("localhost") || host.ends_with(".localhost") {
+            return Err(format!(
+                "webhook URL {raw:?} points to a private or loopback address; use a public address, \
+                 or set MOMO_WEBHOOK_ALLOW_PRIVATE=true for local testing"
+            ));
+        }
+    }
+    Ok(url)
+}
+
+/// A resolver that drops private addresses, so a public name cannot be pointed inside later.
+struct PublicOnly;
+
+impl Resolve for PublicOnly {
+    fn resolve(&self, name: Name) -> Resolving {
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let public: Vec<SocketAddr> = found.into_iter().filter(|a| is_public(a.ip())).collect();
+            if public.is_empty() {
+                return Err(format!("{host} resolves only to private or loopback addresses").into());
+            }
+            let addrs: Addrs = Box::new(public.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+/// What one attempt produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub status_code: Option<u16>,
+    pub latency_ms: i64,
+    pub error: Option<String>,
+    pub response: Option<String>,
+    /// `Retry-After`, in seconds, on 429 and 503.
+    pub retry_after: Option<Duration>,
+}
+
+/// Sends signed webhook requests.
+#[derive(Clone)]
+pub struct WebhookClient {
+    http: reqwest::Client,
+    allow_private: bool,
+}
+
+impl WebhookClient {
+    pub fn new(timeout: Duration, allow_private: bool) -> Result<WebhookClient, reqwest::Error> {
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .pool_max_idle_per_host(64)
+            .user_agent(concat!("momo-gateway/", env!("CARGO_PKG_VERSION")));
+        if !allow_private {
+            builder = builder.dns_resolver(Arc::new(PublicOnly));
+        }
+        Ok(WebhookClient {
+            http: builder.build()?,
+            allow_private,
+        })
+    }
+
+    /// POSTs `body` with the Standard Webhooks headers; never fails, the outcome says it all.
+    pub async fn send(&self, url: &str, id: &str, timestamp: i64, signature: &str, body: &str) -> Delivery {
+        let started = Instant::now();
+        let failed = |error: String| Delivery {
+            status_code: None,
+            latency_ms: started.elapsed().as_millis() as i64,
+            error: Some(error),
+            response: None,
+            retry_after: None,
+        };
+        if let Err(e) = check_url(url, self.allow_private) {
+            return failed(e);
+        }
+        let sent = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("webhook-id", id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", signature)
+            .body(body.to_owned())
+            .send()
+            .await;
+        let mut response = match sent {
+            Ok(r) => r,
+            Err(e) => return failed(describe(&e)),
+        };
+        let status = response.status();
+        let retry_after = matches!(status.as_u16(), 429 | 503)
+            .then(|| {
+                response
+                    .headers()
+                    .get("retry-after")?
+                    .to_str()
+                    .ok()?
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
+            .flatten()
+            .map(Duration::from_secs);
+        let mut read = Vec::new();
+        let mut error = None;
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    read.extend_from_slice(&chunk);
+                    if read.len() >= READ_CAP {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    error = Some(describe(&e));
+                    break;
+                }
+            }
+        }
+        read.truncate(LOGGED_BYTES);
+        Delivery {
+            status_code: Some(status.as_u16()),
+            latency_ms: started.elapsed().as_millis() as i64,
+            error: error.or_else(|| (!status.is_success()).then(|| format!("answered {status}"))),
+            response: (!read.is_empty()).then(|| String::from_utf8_lossy(&read).into_owned()),
+            retry_after,
+        }
+    }
+}
+
+/// A transport error in one line, with its cause chain (which names a refused private address).
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = if e.is_timeout() {
+        "timed out".to_owned()
+    } else {
+        e.to_string()
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_loopback_and_link_local_addresses_are_not_public() {
+        for ip in [
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "127.0.0.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "fc00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["8.8.8.8", "41.202.219.1", "2001:4860:4860::8888"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn urls_are_checked_for_scheme_and_private_targets() {
+        assert!(check_url("https://shop.example.ci/hooks", false).is_ok());
+        assert!(check_url("ftp://shop.example.ci/hooks", false)
+            .unwrap_err()
+            .contains("http or https"));
+        for private in [
+            "http://127.0.0.1:9000/h",
+            "http://localhost/h",
+            "http://[::1]/h",
+            "http://10.0.0.5/h",
+        ] {
+            assert!(
+                check_url(private, false)
+                    .unwrap_err()
+                    .contains("MOMO_WEBHOOK_ALLOW_PRIVATE"),
+                "{private}"
+            );
+            assert!(check_url(private, true).is_ok(), "{private}");
+        }
+    }
+}

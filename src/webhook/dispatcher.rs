@@ -1,0 +1,189 @@
+//! The dispatcher: claims due outbox events with a lease, sends each signed, records every
+//! attempt and decides what follows (delivered, retry later, failed, endpoint disabled).
+//! `run_once(now)` is one step, which tests drive; [`spawn_loop`] repeats it in the server.
+
+use std::time::Duration;
+
+use rand::Rng;
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::client::{Delivery, WebhookClient};
+use super::retry::RetrySchedule;
+use super::signing;
+use crate::domain::Timestamp;
+use crate::service::{Gateway, ServiceError};
+use crate::store::{Attempt, DueEvent, EventUpdate};
+
+/// How many events one step claims.
+const BATCH: u32 = 256;
+
+/// What one step did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Report {
+    pub claimed: usize,
+    pub delivered: usize,
+    pub retrying: usize,
+    pub failed: usize,
+    /// Results dropped because the lease had been lost (another dispatcher took over).
+    pub lease_lost: usize,
+}
+
+#[derive(Clone)]
+pub struct Dispatcher {
+    gateway: Gateway,
+    client: WebhookClient,
+    schedule: RetrySchedule,
+    lease: Duration,
+}
+
+impl Dispatcher {
+    pub fn new(gateway: Gateway) -> Result<Dispatcher, ServiceError> {
+        let config = &gateway.config;
+        let client = WebhookClient::new(
+            Duration::from_millis(config.webhook_timeout_ms),
+            config.webhook_allow_private,
+        )
+        .map_err(|e| ServiceError::Invalid(format!("cannot build the webhook client: {e}")))?;
+        Ok(Dispatcher {
+            schedule: RetrySchedule::from_seconds(&config.webhook_retry_schedule),
+            lease: Duration::from_secs(config.webhook_lease_s),
+            client,
+            gateway,
+        })
+    }
+
+    /// Claims the events due at `now` and attempts each once, concurrently.
+    pub async fn run_once(&self, now: Timestamp) -> Result<Report, ServiceError> {
+        let lease_until = Timestamp(now.millis() + self.lease.as_millis() as i64);
+        let due = self.gateway.store.claim_due_events(now, lease_until, BATCH).await?;
+        let mut report = Report {
+            claimed: due.len(),
+            ..Report::default()
+        };
+        let mut sending = JoinSet::new();
+        for event in due {
+            let this = self.clone();
+            sending.spawn(async move { this.attempt(event, now).await });
+        }
+        while let Some(joined) = sending.join_next().await {
+            let Ok(result) = joined else { continue };
+            match result? {
+                None => report.lease_lost += 1,
+                Some(EventUpdate::Delivered) => report.delivered += 1,
+                Some(EventUpdate::RetryAt { .. }) => report.retrying += 1,
+                Some(EventUpdate::Failed { .. } | EventUpdate::FailedAndDisableEndpoint { .. }) => report.failed += 1,
+            }
+        }
+        Ok(report)
+    }
+
+    /// One attempt at one event; `None` when the lease was lost meanwhile.
+    async fn attempt(&self, event: DueEvent, now: Timestamp) -> Result<Option<EventUpdate>, ServiceError> {
+        let store = &self.gateway.store;
+        let url = match (&event.webhook_url, event.endpoint_disabled) {
+            (None, _) => {
+                let update = EventUpdate::Failed {
+                    error: "no webhook URL is configured for this environment".into(),
+                };
+                return Ok(store
+                    .finish_attempt(&event, None, &update, now)
+                    .await?
+                    .then_some(update));
+            }
+            (Some(_), true) => {
+                let update = EventUpdate::Failed {
+                    error: "endpoint disabled after a 410 answer; set the webhook URL again to re-enable it".into(),
+                };
+                return Ok(store
+                    .finish_attempt(&event, None, &update, now)
+                    .await?
+                    .then_some(update));
+            }
+            (Some(url), false) => url.clone(),
+        };
+        let timestamp = now.unix_seconds();
+        let delivery = match signing::sign(&event.webhook_secret, &event.id, timestamp, event.payload.as_bytes()) {
+            Ok(signature) => {
+                self.client
+                    .send(&url, &event.id, timestamp, &signature, &event.payload)
+                    .await
+            }
+            Err(e) => Delivery {
+                status_code: None,
+                latency_ms: 0,
+                error: Some(e.to_string()),
+                response: None,
+                retry_after: None,
+            },
+        };
+        let number = event.attempts + 1;
+        let update = self.decide(number, &delivery, now);
+        let attempt = Attempt {
+            attempt: number,
+            at: now,
+            url,
+            status_code: delivery.status_code,
+            latency_ms: delivery.latency_ms,
+            error: delivery.error.clone(),
+            response: delivery.response.clone(),
+        };
+        match &update {
+            EventUpdate::Delivered => tracing::debug!(event = %event.id, attempt = number, "webhook delivered"),
+            other => tracing::info!(event = %event.id, attempt = number, status = ?delivery.status_code,
+                error = delivery.error.as_deref().unwrap_or(""), outcome = ?other, "webhook attempt failed"),
+        }
+        Ok(store
+            .finish_attempt(&event, Some(&attempt), &update, now)
+            .await?
+            .then_some(update))
+    }
+
+    fn decide(&self, attempt: u32, delivery: &Delivery, now: Timestamp) -> EventUpdate {
+        let error = delivery.error.clone().unwrap_or_default();
+        match delivery.status_code {
+            Some(code) if (200..300).contains(&code) => EventUpdate::Delivered,
+            Some(410) => EventUpdate::FailedAndDisableEndpoint { error },
+            _ => {
+                let jitter = rand::thread_rng().gen::<f64>();
+                match self.schedule.delay_after(attempt, jitter, delivery.retry_after) {
+                    Some(delay) => EventUpdate::RetryAt {
+                        next_attempt_at: Timestamp(now.millis() + delay.as_millis() as i64),
+                        error,
+                    },
+                    None => EventUpdate::Failed {
+                        error: format!("gave up after {attempt} attempts; last: {error}"),
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// Runs the dispatcher until `stop` turns true, finishing the current step first. A full batch
+/// is followed at once by the next step, so a backlog drains at full speed.
+pub fn spawn_loop(dispatcher: Dispatcher, mut stop: watch::Receiver<bool>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            let report = dispatcher.run_once(Timestamp::now()).await;
+            match &report {
+                Ok(r) if r.claimed > 0 => {
+                    tracing::debug!(claimed = r.claimed, delivered = r.delivered, "dispatcher step")
+                }
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "dispatcher step failed; retrying shortly"),
+            }
+            let busy = matches!(report, Ok(r) if r.claimed == BATCH as usize);
+            if *stop.borrow() {
+                break;
+            }
+            if !busy {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+                    _ = stop.changed() => break,
+                }
+            }
+        }
+        tracing::debug!("webhook dispatcher stopped");
+    })
+}

@@ -1,0 +1,69 @@
+//! The retry schedule, as data: N delays between attempts, so N + 1 attempts at most.
+
+use std::time::Duration;
+
+/// When to try again after a failed attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetrySchedule {
+    delays: Vec<Duration>,
+}
+
+impl RetrySchedule {
+    pub fn from_seconds(delays: &[u64]) -> RetrySchedule {
+        RetrySchedule {
+            delays: delays.iter().map(|s| Duration::from_secs(*s)).collect(),
+        }
+    }
+
+    /// The most attempts an event gets.
+    pub fn max_attempts(&self) -> u32 {
+        self.delays.len() as u32 + 1
+    }
+
+    /// The wait after failed attempt number `attempt` (1-based), or `None` when it was the
+    /// last. `jitter` in `[0, 1)` stretches the delay by up to 20 %; a `Retry-After` is a
+    /// minimum, never shortened.
+    pub fn delay_after(&self, attempt: u32, jitter: f64, retry_after: Option<Duration>) -> Option<Duration> {
+        let base = *self.delays.get(attempt.checked_sub(1)? as usize)?;
+        let stretched = base.mul_f64(1.0 + 0.2 * jitter.clamp(0.0, 1.0));
+        Some(match retry_after {
+            Some(minimum) => stretched.max(minimum),
+            None => stretched,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_schedule_spans_about_three_days_in_ten_attempts() {
+        let s = RetrySchedule::from_seconds(&crate::config::Config::default().webhook_retry_schedule);
+        assert_eq!(s.max_attempts(), 10);
+        let total: Duration = (1..10).map(|a| s.delay_after(a, 0.0, None).unwrap()).sum();
+        assert_eq!(
+            total.as_secs(),
+            5 + 300 + 1_800 + 7_200 + 18_000 + 36_000 + 50_400 + 72_000 + 86_400
+        );
+        assert!(total.as_secs() > 3 * 86_400 - 7 * 3600 && total.as_secs() < 4 * 86_400);
+        assert_eq!(s.delay_after(10, 0.0, None), None, "the tenth attempt was the last");
+    }
+
+    #[test]
+    fn jitter_stretches_by_at_most_a_fifth_and_retry_after_is_a_minimum() {
+        let s = RetrySchedule::from_seconds(&[100]);
+        assert_eq!(s.delay_after(1, 0.0, None), Some(Duration::from_secs(100)));
+        assert_eq!(s.delay_after(1, 0.999_999, None).unwrap().as_secs(), 119);
+        assert_eq!(
+            s.delay_after(1, 0.5, Some(Duration::from_secs(3_600))),
+            Some(Duration::from_secs(3_600))
+        );
+        assert_eq!(
+            s.delay_after(1, 0.0, Some(Duration::from_secs(10))),
+            Some(Duration::from_secs(100))
+        );
+        assert_eq!(s.delay_after(0, 0.0, None), None);
+        assert_eq!(RetrySchedule::from_seconds(&[]).max_attempts(), 1);
+    }
+}
