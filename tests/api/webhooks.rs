@@ -553,3 +553,73 @@ async fn the_merchant_api_lists_shows_and_redelivers_events(backend: Backend) {
         json!([])
     );
 }
+
+both_backends!(the_documented_python_verifier_accepts_a_real_delivery);
+
+/// The Python block of `docs/webhooks.md`, exactly as merchants read it.
+fn documented_python() -> String {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/webhooks.md")).unwrap();
+    let start = doc.find("```python\n").expect("a python block") + "```python\n".len();
+    let end = start + doc[start..].find("```").unwrap();
+    doc[start..end].to_owned()
+}
+
+async fn the_documented_python_verifier_accepts_a_real_delivery(backend: Backend) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if Command::new("python3").arg("--version").output().is_err() {
+        let ci = std::env::var("CI").map(|v| v == "true").unwrap_or(false);
+        assert!(!ci, "python3 is needed under CI to run the documented verifier");
+        let _ = writeln!(
+            std::io::stderr(),
+            "*** SKIPPED: python3 not found; the documented verifier was not run ***"
+        );
+        return;
+    }
+    let Some((app, receiver, token)) = setup(backend, |_| {}, vec![], None).await else {
+        return;
+    };
+    post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("py", "0701020301", "ALPHA_MONEY_CI", "1500"),
+    )
+    .await;
+    dispatcher(&app).run_once(Timestamp::now()).await.unwrap();
+    let delivery = &receiver.received()[0];
+    let script = format!(
+        "{}\nimport json, sys\ncase = json.load(sys.stdin)\nprint('verified' if verify(case['secret'], case['headers'], case['body'].encode()) else 'rejected')\n",
+        documented_python()
+    );
+    let run = |body: &str| {
+        let case = json!({
+            "secret": app.merchant.sandbox.webhook_secret,
+            "headers": {"webhook-id": delivery.id, "webhook-timestamp": delivery.timestamp, "webhook-signature": delivery.signature},
+            "body": body,
+        });
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(&script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(case.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(run(&delivery.body), "verified");
+    assert_eq!(
+        run(&delivery.body.replace("1500", "9500")),
+        "rejected",
+        "a tampered body fails"
+    );
+}
