@@ -17,6 +17,10 @@ pub struct Reply {
     pub status: u16,
     pub retry_after: Option<&'static str>,
     pub body: &'static str,
+    /// `Location`, for redirects.
+    pub location: Option<&'static str>,
+    /// How long the receiver takes to answer.
+    pub delay_ms: u64,
 }
 
 impl Reply {
@@ -25,6 +29,8 @@ impl Reply {
             status,
             retry_after: None,
             body: "",
+            location: None,
+            delay_ms: 0,
         }
     }
 }
@@ -54,24 +60,32 @@ pub struct Receiver {
 
 async fn hook(State(inner): State<Arc<Mutex<Inner>>>, headers: HeaderMap, body: Bytes) -> Response {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
-    let mut inner = inner.lock().unwrap();
-    inner.received.push(Received {
-        id: header("webhook-id"),
-        timestamp: header("webhook-timestamp"),
-        signature: header("webhook-signature"),
-        content_type: header("content-type"),
-        body: String::from_utf8_lossy(&body).into_owned(),
-    });
-    let reply = inner
-        .script
-        .pop_front()
-        .or_else(|| inner.otherwise.clone())
-        .unwrap_or(Reply::status(200));
-    let status = StatusCode::from_u16(reply.status).unwrap();
-    match reply.retry_after {
-        Some(seconds) => (status, [("retry-after", seconds)], reply.body).into_response(),
-        None => (status, reply.body).into_response(),
+    let reply = {
+        let mut inner = inner.lock().unwrap();
+        inner.received.push(Received {
+            id: header("webhook-id"),
+            timestamp: header("webhook-timestamp"),
+            signature: header("webhook-signature"),
+            content_type: header("content-type"),
+            body: String::from_utf8_lossy(&body).into_owned(),
+        });
+        inner
+            .script
+            .pop_front()
+            .or_else(|| inner.otherwise.clone())
+            .unwrap_or(Reply::status(200))
+    };
+    if reply.delay_ms > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(reply.delay_ms)).await;
     }
+    let mut response = (StatusCode::from_u16(reply.status).unwrap(), reply.body).into_response();
+    if let Some(seconds) = reply.retry_after {
+        response.headers_mut().insert("retry-after", seconds.parse().unwrap());
+    }
+    if let Some(location) = reply.location {
+        response.headers_mut().insert("location", location.parse().unwrap());
+    }
+    response
 }
 
 impl Receiver {

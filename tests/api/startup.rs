@@ -77,6 +77,11 @@ fn every_command_has_help() {
         vec!["merchant", "create", "--help"],
         vec!["merchant", "rotate-secret", "--help"],
         vec!["merchant", "set-webhook", "--help"],
+        vec!["merchant", "top-up", "--help"],
+        vec!["transactions", "--help"],
+        vec!["transactions", "resolve", "--help"],
+        vec!["webhooks", "--help"],
+        vec!["webhooks", "redeliver", "--help"],
     ] {
         let output = run(Command::new(BIN).args(&args));
         assert!(output.status.success(), "{args:?}");

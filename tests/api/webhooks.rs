@@ -126,9 +126,8 @@ async fn each_final_transition_is_delivered_once_signed_with_the_exact_v1_body(b
 
 async fn a_failing_receiver_gets_the_same_id_and_body_on_schedule_and_every_attempt_is_logged(backend: Backend) {
     let script = vec![Reply {
-        status: 500,
-        retry_after: None,
         body: "boom: database down",
+        ..Reply::status(500)
     }];
     let Some((app, receiver, token)) = setup(backend, |_| {}, script, None).await else {
         return;
@@ -295,9 +294,9 @@ async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(backend: 
 
 async fn too_many_requests_waits_at_least_retry_after(backend: Backend) {
     let script = vec![Reply {
-        status: 429,
         retry_after: Some("3600"),
         body: "slow down",
+        ..Reply::status(429)
     }];
     let Some((app, receiver, token)) = setup(backend, |_| {}, script, None).await else {
         return;
@@ -554,7 +553,59 @@ async fn the_merchant_api_lists_shows_and_redelivers_events(backend: Backend) {
     );
 }
 
-both_backends!(the_documented_python_verifier_accepts_a_real_delivery);
+both_backends!(
+    the_documented_python_verifier_accepts_a_real_delivery,
+    a_slow_receiver_times_out_and_a_redirect_is_not_followed,
+);
+
+async fn a_slow_receiver_times_out_and_a_redirect_is_not_followed(backend: Backend) {
+    let script = vec![
+        Reply {
+            delay_ms: 2_000,
+            ..Reply::status(200)
+        },
+        Reply {
+            location: Some("http://127.0.0.1:9/elsewhere"),
+            ..Reply::status(302)
+        },
+    ];
+    let Some((app, receiver, token)) = setup(backend, |c| c.webhook_timeout_ms = 300, script, None).await else {
+        return;
+    };
+    post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("slow", "0701020301", "ALPHA_MONEY_CI", "1500"),
+    )
+    .await;
+    let d = dispatcher(&app);
+    let start = at(0);
+    assert_eq!(
+        d.run_once(start).await.unwrap().retrying,
+        1,
+        "a timeout is a failed attempt"
+    );
+    assert_eq!(
+        d.run_once(Timestamp(start.millis() + 7_000)).await.unwrap().retrying,
+        1,
+        "a 302 is not followed"
+    );
+    assert_eq!(
+        d.run_once(Timestamp(start.millis() + 400_000)).await.unwrap().delivered,
+        1
+    );
+    let id = receiver.received()[0].id.clone();
+    let attempts = event_of(&app, &token, &id).await["deliveryAttempts"].clone();
+    assert!(
+        attempts[0]["error"].as_str().unwrap().contains("timed out"),
+        "{}",
+        attempts[0]
+    );
+    assert_eq!(attempts[0]["statusCode"], Value::Null);
+    assert_eq!(attempts[1]["statusCode"], 302);
+    assert_eq!(receiver.received().len(), 3, "nothing was sent to the redirect target");
+}
 
 /// The Python block of `docs/webhooks.md`, exactly as merchants read it.
 fn documented_python() -> String {
