@@ -40,7 +40,7 @@ impl Server {
         let (shutdown, stopped) = oneshot::channel::<()>();
         let app = crate::api::router(gateway.clone());
         let task = tokio::spawn(async move {
-            axum::serve(listener, app)
+            axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
                 .with_graceful_shutdown(async {
                     let _ = stopped.await;
                 })

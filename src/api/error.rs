@@ -97,6 +97,8 @@ pub struct ApiError {
     pub reason: String,
     /// Serialized once, keeping the dialect's field order.
     pub data: Option<Box<RawValue>>,
+    /// Seconds to announce in `Retry-After` (every 429 carries one).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -105,6 +107,7 @@ impl ApiError {
             kind,
             reason: reason.into(),
             data: None,
+            retry_after: None,
         }
     }
 
@@ -128,11 +131,24 @@ impl ApiError {
         )
     }
 
+    /// A 429 that says when to come back.
+    pub fn too_many_requests(wait: std::time::Duration) -> ApiError {
+        let seconds = crate::service::rate_limit::retry_after_seconds(wait);
+        let mut e = ApiError::new(ErrorKind::TooManyRequests, format!("too many requests; retry in {seconds} s"));
+        e.retry_after = Some(seconds);
+        e
+    }
+
     pub fn render(self, dialect: Dialect) -> Response {
-        match dialect {
+        let retry_after = self.retry_after;
+        let mut response = match dialect {
             Dialect::V1 => v1::envelope::error(self),
             Dialect::V2 => v2::envelope::error(self),
+        };
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
         }
+        response
     }
 }
 

@@ -2,7 +2,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::error::{ApiError, ErrorKind};
@@ -12,6 +12,17 @@ use crate::service::Gateway;
 /// The process is up and serving.
 pub async fn alive() -> Response {
     envelope::success(StatusCode::OK, json!({ "status": "alive" }))
+}
+
+/// Prometheus metrics: this process's counters and the database's gauges.
+pub async fn metrics(State(gateway): State<Gateway>) -> Response {
+    match gateway.gauges(crate::domain::Timestamp::now()).await {
+        Ok(gauges) => {
+            let text = gateway.metrics.render(&gauges);
+            ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+        }
+        Err(e) => envelope::error(ApiError::from(e)),
+    }
 }
 
 /// The database answers, so requests can be served.

@@ -32,6 +32,7 @@ pub fn router(gateway: Gateway) -> Router {
     Router::new()
         .route("/health", get(health::alive))
         .route("/ready", get(health::ready))
+        .route("/metrics", get(health::metrics))
         .route("/checkout/{reference}", get(checkout::show))
         .route("/checkout/{reference}/approve", axum::routing::post(checkout::approve))
         .route("/checkout/{reference}/decline", axum::routing::post(checkout::decline))
@@ -41,7 +42,7 @@ pub fn router(gateway: Gateway) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(axum::middleware::from_fn(request_id::middleware))
+        .layer(axum::middleware::from_fn_with_state(gateway.clone(), request_id::middleware))
         .with_state(gateway)
 }
 

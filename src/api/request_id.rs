@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::HeaderValue;
 use axum::middleware::Next;
@@ -12,6 +12,7 @@ use axum::response::Response;
 use tracing::Instrument;
 
 use super::error::{ApiError, Dialect, ErrorKind};
+use crate::service::Gateway;
 
 tokio::task_local! {
     static REQUEST_ID: String;
@@ -22,10 +23,11 @@ pub fn current() -> String {
     REQUEST_ID.try_with(|id| id.clone()).unwrap_or_else(|_| "-".to_owned())
 }
 
-pub async fn middleware(req: Request, next: Next) -> Response {
+pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next) -> Response {
     let id = uuid::Uuid::new_v4().simple().to_string();
     let dialect = Dialect::of_path(req.uri().path());
     let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
+    let method = req.method().as_str().to_owned();
     let span = tracing::info_span!(
         "request",
         request_id = %id,
@@ -50,6 +52,7 @@ pub async fn middleware(req: Request, next: Next) -> Response {
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert("x-request-id", value);
     }
+    gateway.metrics.observe_request(route.as_deref().unwrap_or("unmatched"), &method, response.status().as_u16(), started.elapsed());
     span.in_scope(|| {
         tracing::info!(
             status = response.status().as_u16(),

@@ -116,7 +116,11 @@ where
             if *stop.borrow() {
                 break;
             }
-            match step(gateway.clone(), Timestamp::now()).await {
+            let result = step(gateway.clone(), Timestamp::now()).await;
+            if let Ok(report) = &result {
+                gateway.metrics.worker_run(name, report.settled);
+            }
+            match result {
                 Ok(report) if report.settled > 0 => tracing::info!(
                     worker = name,
                     settled = report.settled,

@@ -7,13 +7,17 @@ pub mod auth;
 pub mod credentials;
 pub mod customers;
 pub mod merchants;
+pub mod metrics;
 pub mod payments;
+pub mod rate_limit;
 pub mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Config;
+use crate::service::metrics::Metrics;
+use crate::service::rate_limit::RateLimits;
 use crate::domain::FeeSchedule;
 use crate::operator::simulator::Simulator;
 use crate::operator::Operator;
@@ -31,6 +35,8 @@ pub struct Gateway {
     pub keys: Arc<Keys>,
     pub operator: Arc<dyn Operator>,
     pub fees: Arc<FeeSchedule>,
+    pub metrics: Arc<Metrics>,
+    pub limits: Arc<RateLimits>,
 }
 
 impl Gateway {
@@ -43,10 +49,12 @@ impl Gateway {
         });
         Ok(Gateway {
             store,
-            config: Arc::new(config),
             keys: Arc::new(keys),
             operator,
             fees: Arc::new(FeeSchedule::default()),
+            metrics: Arc::new(Metrics::default()),
+            limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
+            config: Arc::new(config),
         })
     }
 }

@@ -221,6 +221,23 @@ pub trait PaymentStore: Send + Sync + 'static {
     async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError>;
 
     async fn check_ledger(&self) -> Result<LedgerCheck, StoreError>;
+
+    /// What operators watch: pending transactions, transfers needing review (pending since
+    /// before `review_before`), the outbox backlog, and this process's connections.
+    async fn stats(&self, review_before: Timestamp) -> Result<StoreStats, StoreError>;
+}
+
+/// Operational figures read from the database.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    pub pending_transactions: i64,
+    /// Creation time of the oldest pending transaction, if any.
+    pub oldest_pending: Option<Timestamp>,
+    pub transfers_needing_review: i64,
+    pub outbox_backlog: i64,
+    pub oldest_outbox: Option<Timestamp>,
+    pub pool_size: u32,
+    pub pool_idle: u32,
 }
 
 /// An outbox event claimed for delivery, with where and how to send it.

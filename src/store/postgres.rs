@@ -13,7 +13,7 @@ use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_trans
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
     migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, LedgerCheck, MerchantStore,
-    NewMerchant, PaymentStore, Settlement, StoreError, TransactionFilter, TransactionRecord, WebhookStore,
+    NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, WebhookStore,
 };
 use crate::domain::ledger::Posting;
 use crate::domain::merchant::EnvironmentSummary;
@@ -48,6 +48,10 @@ impl PostgresStore {
     fn writer(&self) -> &PgPool {
         &self.pool
     }
+
+    fn pool_stats(&self) -> (u32, u32) {
+        (self.pool.size(), self.pool.num_idle() as u32)
+    }
 }
 
 insert_credential_fn!(Postgres);
@@ -56,7 +60,7 @@ apply_entry_fn!(Postgres);
 insert_transition_fn!(Postgres);
 
 impl_merchant_store!(PostgresStore);
-impl_payment_store!(PostgresStore);
+impl_payment_store!(PostgresStore, Postgres);
 
 /// Claims due outbox events. Rows another dispatcher is claiming are skipped, not waited for.
 const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\

@@ -131,7 +131,7 @@ macro_rules! apply_entry_fn {
 
 /// Expands to `impl PaymentStore for $store`, the same for both backends.
 macro_rules! impl_payment_store {
-    ($store:ty) => {
+    ($store:ty, $db:ty) => {
         #[async_trait::async_trait]
         impl PaymentStore for $store {
             async fn insert_pending(&self, t: &Transaction, entry: &[Posting]) -> Result<(), StoreError> {
@@ -305,6 +305,42 @@ macro_rules! impl_payment_store {
                 })?;
                 tx.commit().await?;
                 Ok(())
+            }
+
+            async fn stats(&self, review_before: Timestamp) -> Result<StoreStats, StoreError> {
+                let pending = sqlx::query(
+                    "SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest FROM transactions WHERE status = 'PENDING'",
+                )
+                .fetch_one(self.reader())
+                .await?;
+                let review = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM transactions WHERE status = 'PENDING' AND kind = 'transfer' AND created_at <= $1",
+                )
+                .bind(review_before.millis())
+                .fetch_one(self.reader())
+                .await?;
+                let outbox = sqlx::query(
+                    "SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest FROM outbox_events WHERE state = 'pending'",
+                )
+                .fetch_one(self.reader())
+                .await?;
+                let (pool_size, pool_idle) = self.pool_stats();
+                let count = |row: &<$db as sqlx::Database>::Row| -> Result<(i64, Option<Timestamp>), StoreError> {
+                    let n: i64 = row.try_get("n")?;
+                    let oldest: i64 = row.try_get("oldest")?;
+                    Ok((n, (n > 0).then_some(Timestamp(oldest))))
+                };
+                let (pending_transactions, oldest_pending) = count(&pending)?;
+                let (outbox_backlog, oldest_outbox) = count(&outbox)?;
+                Ok(StoreStats {
+                    pending_transactions,
+                    oldest_pending,
+                    transfers_needing_review: review.try_get("n")?,
+                    outbox_backlog,
+                    oldest_outbox,
+                    pool_size,
+                    pool_idle,
+                })
             }
 
             async fn check_ledger(&self) -> Result<LedgerCheck, StoreError> {

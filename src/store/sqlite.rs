@@ -17,7 +17,7 @@ use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_trans
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
     migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, LedgerCheck, MerchantStore,
-    NewMerchant, PaymentStore, Settlement, StoreError, TransactionFilter, TransactionRecord, WebhookStore,
+    NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, WebhookStore,
 };
 use crate::domain::ledger::Posting;
 use crate::domain::merchant::EnvironmentSummary;
@@ -70,6 +70,11 @@ impl SqliteStore {
     fn writer(&self) -> &SqlitePool {
         &self.writer
     }
+
+    /// Open and idle connections of both pools.
+    fn pool_stats(&self) -> (u32, u32) {
+        (self.reader.size() + self.writer.size(), (self.reader.num_idle() + self.writer.num_idle()) as u32)
+    }
 }
 
 insert_credential_fn!(Sqlite);
@@ -78,7 +83,7 @@ apply_entry_fn!(Sqlite);
 insert_transition_fn!(Sqlite);
 
 impl_merchant_store!(SqliteStore);
-impl_payment_store!(SqliteStore);
+impl_payment_store!(SqliteStore, Sqlite);
 
 /// Claims due outbox events. SQLite's single writer connection serializes claims.
 const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\

@@ -68,11 +68,25 @@ impl Dispatcher {
         }
         while let Some(joined) = sending.join_next().await {
             let Ok(result) = joined else { continue };
+            let metrics = &self.gateway.metrics;
             match result? {
                 None => report.lease_lost += 1,
-                Some(EventUpdate::Delivered) => report.delivered += 1,
-                Some(EventUpdate::RetryAt { .. }) => report.retrying += 1,
-                Some(EventUpdate::Failed { .. } | EventUpdate::FailedAndDisableEndpoint { .. }) => report.failed += 1,
+                Some(EventUpdate::Delivered) => {
+                    report.delivered += 1;
+                    metrics.webhook_delivery("delivered");
+                }
+                Some(EventUpdate::RetryAt { .. }) => {
+                    report.retrying += 1;
+                    metrics.webhook_delivery("retry");
+                }
+                Some(EventUpdate::Failed { .. }) => {
+                    report.failed += 1;
+                    metrics.webhook_delivery("failed");
+                }
+                Some(EventUpdate::FailedAndDisableEndpoint { .. }) => {
+                    report.failed += 1;
+                    metrics.webhook_delivery("gone");
+                }
             }
         }
         Ok(report)

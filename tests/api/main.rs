@@ -9,6 +9,7 @@ mod customers;
 mod envelopes;
 mod helpers;
 mod lookups;
+mod operations;
 mod operator_errors;
 mod payments;
 mod payments_input;

@@ -1,6 +1,10 @@
 //! `POST /v1/auth`: a token for Basic credentials.
 
-use axum::extract::State;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, State};
+use axum::Extension;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -29,8 +33,31 @@ struct TokenAnswer<'a> {
     exp: i64,
 }
 
-pub async fn create_token(State(gateway): State<Gateway>, headers: HeaderMap) -> Result<Response, Error> {
+/// Slows guessing: token requests are limited per client address, then per API key.
+fn check_limits(gateway: &Gateway, address: Option<IpAddr>, api_key: &str) -> Result<(), ApiError> {
+    let now = Instant::now();
+    if let (Some(limit), Some(ip)) = (&gateway.limits.auth_per_address, address) {
+        limit.take(&ip.to_string(), now).map_err(|wait| {
+            gateway.metrics.rate_limited("auth_address");
+            ApiError::too_many_requests(wait)
+        })?;
+    }
+    if let Some(limit) = &gateway.limits.auth_per_key {
+        limit.take(api_key, now).map_err(|wait| {
+            gateway.metrics.rate_limited("auth_key");
+            ApiError::too_many_requests(wait)
+        })?;
+    }
+    Ok(())
+}
+
+pub async fn create_token(
+    State(gateway): State<Gateway>,
+    address: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+) -> Result<Response, Error> {
     let (api_key, api_secret) = basic_credentials(&headers)?;
+    check_limits(&gateway, address.map(|a| a.0 .0.ip()), &api_key)?;
     let environment = match headers.get("x-environment") {
         None => Environment::Production,
         Some(value) => value
