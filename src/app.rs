@@ -64,6 +64,9 @@ impl Server {
     }
 }
 
+/// How long a shutdown waits for in-flight requests.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// `momo-gateway serve`: runs until SIGINT or SIGTERM.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let gateway = open(config).await?;
@@ -83,11 +86,16 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
     shutdown_signal().await;
     tracing::info!("shutting down: finishing in-flight requests and the workers' current step");
-    server.stop().await?;
+    let store = server.gateway.store.clone();
+    match tokio::time::timeout(SHUTDOWN_GRACE, server.stop()).await {
+        Ok(stopped) => stopped?,
+        Err(_) => tracing::warn!(grace_s = SHUTDOWN_GRACE.as_secs(), "in-flight requests did not finish in time; stopping anyway"),
+    }
     let _ = stop_workers.send(true);
     for worker in workers {
         let _ = worker.await;
     }
+    store.close().await;
     tracing::info!("stopped");
     Ok(())
 }

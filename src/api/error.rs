@@ -134,7 +134,10 @@ impl ApiError {
     /// A 429 that says when to come back.
     pub fn too_many_requests(wait: std::time::Duration) -> ApiError {
         let seconds = crate::service::rate_limit::retry_after_seconds(wait);
-        let mut e = ApiError::new(ErrorKind::TooManyRequests, format!("too many requests; retry in {seconds} s"));
+        let mut e = ApiError::new(
+            ErrorKind::TooManyRequests,
+            format!("too many requests; retry in {seconds} s"),
+        );
         e.retry_after = Some(seconds);
         e
     }
@@ -146,7 +149,9 @@ impl ApiError {
             Dialect::V2 => v2::envelope::error(self),
         };
         if let Some(seconds) = retry_after {
-            response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds.into());
         }
         response
     }

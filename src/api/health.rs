@@ -19,7 +19,14 @@ pub async fn metrics(State(gateway): State<Gateway>) -> Response {
     match gateway.gauges(crate::domain::Timestamp::now()).await {
         Ok(gauges) => {
             let text = gateway.metrics.render(&gauges);
-            ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text).into_response()
+            (
+                [(
+                    axum::http::header::CONTENT_TYPE,
+                    "text/plain; version=0.0.4; charset=utf-8",
+                )],
+                text,
+            )
+                .into_response()
         }
         Err(e) => envelope::error(ApiError::from(e)),
     }

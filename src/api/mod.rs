@@ -42,7 +42,10 @@ pub fn router(gateway: Gateway) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(axum::middleware::from_fn_with_state(gateway.clone(), request_id::middleware))
+        .layer(axum::middleware::from_fn_with_state(
+            gateway.clone(),
+            request_id::middleware,
+        ))
         .with_state(gateway)
 }
 

@@ -57,7 +57,9 @@ impl Metrics {
 
     pub fn observe_request(&self, route: &str, method: &str, status: u16, latency: Duration) {
         self.with(|s| {
-            *s.requests.entry((route.to_owned(), method.to_owned(), status)).or_default() += 1;
+            *s.requests
+                .entry((route.to_owned(), method.to_owned(), status))
+                .or_default() += 1;
             let h = s.latency.entry((route.to_owned(), method.to_owned())).or_default();
             let seconds = latency.as_secs_f64();
             for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
@@ -151,13 +153,48 @@ impl Metrics {
             let _ = writeln!(out, "# TYPE {name} gauge");
             let _ = writeln!(out, "{name} {value}");
         };
-        gauge(&mut out, "momo_pending_transactions", "Transactions PENDING now.", gauges.pending_transactions.to_string());
-        gauge(&mut out, "momo_oldest_pending_transaction_age_seconds", "Age of the oldest PENDING transaction.", gauges.oldest_pending_age_s.to_string());
-        gauge(&mut out, "momo_transfers_needing_review", "Transfers pending past the collection TTL.", gauges.pending_transfers_needing_review.to_string());
-        gauge(&mut out, "momo_outbox_backlog", "Webhook events waiting for delivery.", gauges.outbox_backlog.to_string());
-        gauge(&mut out, "momo_outbox_oldest_age_seconds", "Age of the oldest undelivered webhook event.", gauges.oldest_outbox_age_s.to_string());
-        gauge(&mut out, "momo_db_pool_connections", "Database connections open in this process.", gauges.db_pool_size.to_string());
-        gauge(&mut out, "momo_db_pool_idle_connections", "Idle database connections in this process.", gauges.db_pool_idle.to_string());
+        gauge(
+            &mut out,
+            "momo_pending_transactions",
+            "Transactions PENDING now.",
+            gauges.pending_transactions.to_string(),
+        );
+        gauge(
+            &mut out,
+            "momo_oldest_pending_transaction_age_seconds",
+            "Age of the oldest PENDING transaction.",
+            gauges.oldest_pending_age_s.to_string(),
+        );
+        gauge(
+            &mut out,
+            "momo_transfers_needing_review",
+            "Transfers pending past the collection TTL.",
+            gauges.pending_transfers_needing_review.to_string(),
+        );
+        gauge(
+            &mut out,
+            "momo_outbox_backlog",
+            "Webhook events waiting for delivery.",
+            gauges.outbox_backlog.to_string(),
+        );
+        gauge(
+            &mut out,
+            "momo_outbox_oldest_age_seconds",
+            "Age of the oldest undelivered webhook event.",
+            gauges.oldest_outbox_age_s.to_string(),
+        );
+        gauge(
+            &mut out,
+            "momo_db_pool_connections",
+            "Database connections open in this process.",
+            gauges.db_pool_size.to_string(),
+        );
+        gauge(
+            &mut out,
+            "momo_db_pool_idle_connections",
+            "Idle database connections in this process.",
+            gauges.db_pool_idle.to_string(),
+        );
         out
     }
 }
@@ -172,10 +209,17 @@ mod tests {
         m.observe_request("/v1/customer/{id}", "GET", 200, Duration::from_millis(3));
         m.observe_request("/v1/customer/{id}", "GET", 200, Duration::from_millis(30));
         m.transaction("ALPHA", "collecte", "SUCCESSFUL");
-        let text = m.render(&Gauges { pending_transactions: 2, ..Gauges::default() });
+        let text = m.render(&Gauges {
+            pending_transactions: 2,
+            ..Gauges::default()
+        });
         assert!(text.contains("momo_http_requests_total{route=\"/v1/customer/{id}\",method=\"GET\",status=\"200\"} 2"));
-        assert!(text.contains("momo_http_request_duration_seconds_bucket{route=\"/v1/customer/{id}\",method=\"GET\",le=\"0.005\"} 1"));
-        assert!(text.contains("momo_http_request_duration_seconds_bucket{route=\"/v1/customer/{id}\",method=\"GET\",le=\"+Inf\"} 2"));
+        assert!(text.contains(
+            "momo_http_request_duration_seconds_bucket{route=\"/v1/customer/{id}\",method=\"GET\",le=\"0.005\"} 1"
+        ));
+        assert!(text.contains(
+            "momo_http_request_duration_seconds_bucket{route=\"/v1/customer/{id}\",method=\"GET\",le=\"+Inf\"} 2"
+        ));
         assert!(text.contains("momo_transactions_total{operator=\"ALPHA\",type=\"collecte\",outcome=\"SUCCESSFUL\"} 1"));
         assert!(text.contains("momo_pending_transactions 2"));
     }

@@ -16,11 +16,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::service::metrics::Metrics;
-use crate::service::rate_limit::RateLimits;
 use crate::domain::FeeSchedule;
 use crate::operator::simulator::Simulator;
 use crate::operator::Operator;
+use crate::service::metrics::Metrics;
+use crate::service::rate_limit::RateLimits;
 use crate::store::{Store, StoreError};
 
 pub use auth::{IssuedToken, Keys, Principal};

@@ -155,7 +155,11 @@ impl Gateway {
             }
         }
         let record = TransactionRecord { transaction, customer };
-        self.metrics.transaction(record.transaction.operator.name(), record.transaction.kind.as_str(), "PENDING");
+        self.metrics.transaction(
+            record.transaction.operator.name(),
+            record.transaction.kind.as_str(),
+            "PENDING",
+        );
         tracing::info!(reference = %record.transaction.reference, kind = record.transaction.kind.as_str(),
             operator = %record.transaction.operator, phone = %record.transaction.phone, "payment recorded as PENDING");
 
@@ -254,7 +258,8 @@ impl Gateway {
         };
         if self.store.settle(&settlement).await? {
             let t = &settled.transaction;
-            self.metrics.transaction(t.operator.name(), t.kind.as_str(), t.status.as_str());
+            self.metrics
+                .transaction(t.operator.name(), t.kind.as_str(), t.status.as_str());
             tracing::info!(reference = %settled.transaction.reference, status = settled.transaction.status.as_str(),
                 cause = %settlement.outcome.cause, "transaction settled");
             Ok(Some(settled))
@@ -303,7 +308,10 @@ impl Gateway {
     pub async fn gauges(&self, now: Timestamp) -> Result<crate::service::metrics::Gauges, ServiceError> {
         let review_before = Timestamp(now.millis() - self.config.collection_ttl_s as i64 * 1000);
         let s = self.store.stats(review_before).await?;
-        let age = |t: Option<Timestamp>| t.map(|t| (now.millis() - t.millis()).max(0) as f64 / 1000.0).unwrap_or(0.0);
+        let age = |t: Option<Timestamp>| {
+            t.map(|t| (now.millis() - t.millis()).max(0) as f64 / 1000.0)
+                .unwrap_or(0.0)
+        };
         Ok(crate::service::metrics::Gauges {
             pending_transactions: s.pending_transactions,
             oldest_pending_age_s: age(s.oldest_pending),

@@ -20,7 +20,11 @@ const MAX_KEYS: usize = 100_000;
 impl TokenBuckets {
     /// `None` when `rate` is zero: limits are off.
     pub fn new(rate_per_s: f64, burst: f64) -> Option<TokenBuckets> {
-        (rate_per_s > 0.0).then(|| TokenBuckets { rate: rate_per_s, burst: burst.max(1.0), buckets: Mutex::new(HashMap::new()) })
+        (rate_per_s > 0.0).then(|| TokenBuckets {
+            rate: rate_per_s,
+            burst: burst.max(1.0),
+            buckets: Mutex::new(HashMap::new()),
+        })
     }
 
     /// Takes a token for `key`, or says how long until one is available.
@@ -79,7 +83,10 @@ mod tests {
         let wait = b.take("m", t0).unwrap_err();
         assert!(wait <= Duration::from_millis(500) && wait > Duration::ZERO);
         assert!(b.take("other", t0).is_ok(), "keys are independent");
-        assert!(b.take("m", t0 + Duration::from_millis(500)).is_ok(), "one token after half a second");
+        assert!(
+            b.take("m", t0 + Duration::from_millis(500)).is_ok(),
+            "one token after half a second"
+        );
         assert!(b.take("m", t0 + Duration::from_millis(500)).is_err());
         assert_eq!(retry_after_seconds(Duration::from_millis(10)), 1);
         assert!(TokenBuckets::new(0.0, 0.0).is_none(), "zero turns it off");

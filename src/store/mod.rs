@@ -84,6 +84,9 @@ pub trait MerchantStore: Send + Sync + 'static {
     /// Answers when the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
 
+    /// Closes every connection, waiting for those in use (graceful shutdown).
+    async fn close(&self);
+
     /// Returns the stored value of a server setting, storing `candidate` first if there is none.
     /// Several processes starting at once all get the same value.
     async fn setting_or_insert(&self, key: &str, candidate: &str) -> Result<String, StoreError>;

@@ -16,6 +16,11 @@ macro_rules! impl_merchant_store {
             Ok(())
         }
 
+        async fn close(&self) {
+            self.reader().close().await;
+            self.writer().close().await;
+        }
+
         async fn setting_or_insert(&self, key: &str, candidate: &str) -> Result<String, StoreError> {
             sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
                 .bind(key)

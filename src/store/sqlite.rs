@@ -73,7 +73,10 @@ impl SqliteStore {
 
     /// Open and idle connections of both pools.
     fn pool_stats(&self) -> (u32, u32) {
-        (self.reader.size() + self.writer.size(), (self.reader.num_idle() + self.writer.num_idle()) as u32)
+        (
+            self.reader.size() + self.writer.size(),
+            (self.reader.num_idle() + self.writer.num_idle()) as u32,
+        )
     }
 }
 

@@ -13,6 +13,8 @@ mod operations;
 mod operator_errors;
 mod payments;
 mod payments_input;
+mod process;
+mod processes;
 mod receiver;
 mod startup;
 mod webhooks;

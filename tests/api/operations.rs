@@ -14,11 +14,16 @@ both_backends!(
 );
 
 async fn the_api_is_limited_per_merchant_environment_with_retry_after(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| c.rate_limit_per_s = 1).await else { return };
+    let Some(app) = TestApp::spawn_with(backend, |c| c.rate_limit_per_s = 1).await else {
+        return;
+    };
     let token = app.sandbox_token().await;
     // A burst of twice the rate passes, the next request is refused.
     for _ in 0..2 {
-        assert_eq!(answer(app.get("/v1/customers").bearer_auth(&token)).await.status, StatusCode::OK);
+        assert_eq!(
+            answer(app.get("/v1/customers").bearer_auth(&token)).await.status,
+            StatusCode::OK
+        );
     }
     let refused = answer(app.get("/v1/customers").bearer_auth(&token)).await;
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
@@ -27,15 +32,23 @@ async fn the_api_is_limited_per_merchant_environment_with_retry_after(backend: B
     let retry: u64 = refused.header("retry-after").expect("Retry-After").parse().unwrap();
     assert!((1..=2).contains(&retry));
     let v2 = answer(app.get("/v2/get-status-payment/x").bearer_auth(&token)).await;
-    assert_eq!((v2.status, v2.body["message"].as_str().unwrap()), (StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_REQUESTS"));
+    assert_eq!(
+        (v2.status, v2.body["message"].as_str().unwrap()),
+        (StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_REQUESTS")
+    );
     assert!(v2.header("retry-after").is_some());
     // Another environment, another bucket.
     let production = app.token(&app.merchant.production.clone()).await;
-    assert_eq!(answer(app.get("/v1/customers").bearer_auth(&production)).await.status, StatusCode::OK);
+    assert_eq!(
+        answer(app.get("/v1/customers").bearer_auth(&production)).await.status,
+        StatusCode::OK
+    );
 }
 
 async fn token_requests_are_limited_per_key_and_address(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| c.auth_rate_limit_per_min = 3).await else { return };
+    let Some(app) = TestApp::spawn_with(backend, |c| c.auth_rate_limit_per_min = 3).await else {
+        return;
+    };
     let creds = app.merchant.sandbox.clone();
     for _ in 0..3 {
         assert_eq!(app.auth(&creds).await.status, StatusCode::OK);
@@ -50,15 +63,32 @@ async fn token_requests_are_limited_per_key_and_address(backend: Backend) {
 }
 
 async fn metrics_show_requests_transactions_and_backlogs(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else { return };
+    let Some(app) = TestApp::spawn(backend).await else {
+        return;
+    };
     let token = app.sandbox_token().await;
-    post(&app, &token, "/v1/collecte/mobile-money", &collect_v1("m1", "0701020301", "ALPHA_MONEY_CI", "1000")).await;
-    post(&app, &token, "/v1/collecte/mobile-money", &collect_v1("m2", "0701020302", "GAMMA_MONEY_CI", "1000")).await;
+    post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("m1", "0701020301", "ALPHA_MONEY_CI", "1000"),
+    )
+    .await;
+    post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("m2", "0701020302", "GAMMA_MONEY_CI", "1000"),
+    )
+    .await;
     answer(app.get("/v1/customer/nope").bearer_auth(&token)).await;
     answer(app.get("/v1/customers").bearer_auth("garbage")).await;
     let response = app.get("/metrics").send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    assert!(response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
     let text = response.text().await.unwrap();
     for line in [
         "momo_http_requests_total{route=\"/v1/collecte/mobile-money\",method=\"POST\",status=\"200\"} 1",

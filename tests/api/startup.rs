@@ -1,31 +1,19 @@
 //! The binary itself: configuration errors, the admin command line, and a first start that
 //! creates the demo merchant and stops cleanly on SIGTERM.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::{Command, Output};
 
 use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::helpers::answer;
+use crate::process;
 
-const BIN: &str = env!("CARGO_BIN_EXE_momo-gateway");
+const BIN: &str = process::BIN;
 
 fn gateway(db_dir: &Path) -> Command {
-    let mut command = Command::new(BIN);
-    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("MOMO_")) {
-        command.env_remove(key);
-    }
-    command.env(
-        "MOMO_DATABASE_URL",
-        format!("sqlite://{}/data/gateway.db", db_dir.display()),
-    );
-    command.env("MOMO_LISTEN", "127.0.0.1:0");
-    command.stdin(Stdio::null());
-    command
+    process::command(&format!("sqlite://{}/data/gateway.db", db_dir.display()))
 }
 
 fn run(command: &mut Command) -> Output {
@@ -173,43 +161,18 @@ fn merchants_are_created_listed_rotated_and_configured_from_the_command_line() {
 #[tokio::test]
 async fn a_first_start_creates_the_demo_merchant_and_sigterm_stops_it_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = gateway(dir.path())
-        .arg("serve")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("listening on http://") {
-                let url = line[at + "listening on ".len()..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap()
-                    .to_owned();
-                let _ = tx.send(url);
-            }
-        }
-    });
-    let base = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("the server says where it listens");
+    let running = process::serve(process::command(&format!(
+        "sqlite://{}/data/gateway.db",
+        dir.path().display()
+    )));
     let env_file = std::fs::read_to_string(dir.path().join("data/demo-sandbox.env")).unwrap();
-    let value = |name: &str| {
-        env_file
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("export {name}=")))
-            .unwrap()
-            .to_owned()
-    };
+    let value = |name: &str| process::demo_value(&env_file, name);
     let client = reqwest::Client::new();
-    let a = answer(client.get(format!("{base}/health"))).await;
+    let a = answer(client.get(format!("{}/health", running.base))).await;
     assert_eq!(a.status, StatusCode::OK);
     let a = answer(
         client
-            .post(format!("{base}/v1/auth"))
+            .post(format!("{}/v1/auth", running.base))
             .basic_auth(value("DEMO_API_KEY"), Some(value("DEMO_API_SECRET")))
             .header("X-Environment", "Sandbox"),
     )
@@ -220,23 +183,8 @@ async fn a_first_start_creates_the_demo_merchant_and_sigterm_stops_it_cleanly() 
         "the demo's Sandbox credentials work: {}",
         a.body
     );
-
-    let killed = Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = tokio::task::spawn_blocking(move || child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "SIGTERM stops it with exit 0: {:?}",
-        status.status
-    );
-    let stdout = String::from_utf8_lossy(&status.stdout);
+    let (status, stdout) = running.terminate().await;
+    assert!(status.success(), "SIGTERM stops it with exit 0: {status:?}");
     assert!(
         stdout.contains(&value("DEMO_API_SECRET")),
         "the secret is shown on the terminal once"

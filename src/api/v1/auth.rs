@@ -4,9 +4,9 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
 use axum::extract::{ConnectInfo, State};
-use axum::Extension;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use axum::Json;
 use serde::Serialize;
 
