@@ -89,7 +89,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let store = server.gateway.store.clone();
     match tokio::time::timeout(SHUTDOWN_GRACE, server.stop()).await {
         Ok(stopped) => stopped?,
-        Err(_) => tracing::warn!(grace_s = SHUTDOWN_GRACE.as_secs(), "in-flight requests did not finish in time; stopping anyway"),
+        Err(_) => tracing::warn!(
+            grace_s = SHUTDOWN_GRACE.as_secs(),
+            "in-flight requests did not finish in time; stopping anyway"
+        ),
     }
     let _ = stop_workers.send(true);
     for worker in workers {

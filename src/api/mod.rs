@@ -33,6 +33,7 @@ pub fn router(gateway: Gateway) -> Router {
         .route("/health", get(health::alive))
         .route("/ready", get(health::ready))
         .route("/metrics", get(health::metrics))
+        .route("/openapi.yaml", get(openapi))
         .route("/checkout/{reference}", get(checkout::show))
         .route("/checkout/{reference}/approve", axum::routing::post(checkout::approve))
         .route("/checkout/{reference}/decline", axum::routing::post(checkout::decline))
@@ -47,6 +48,15 @@ pub fn router(gateway: Gateway) -> Router {
             request_id::middleware,
         ))
         .with_state(gateway)
+}
+
+/// The OpenAPI document, compiled in so it always matches the binary.
+async fn openapi() -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/yaml")],
+        include_str!("../../docs/openapi.yaml"),
+    )
+        .into_response()
 }
 
 async fn unknown_route(req: Request) -> Response {

@@ -75,7 +75,10 @@ impl Answer {
 }
 
 pub async fn answer(request: RequestBuilder) -> Answer {
-    let response = request.send().await.expect("request sent");
+    let (client, request) = request.build_split();
+    let request = request.expect("a well-formed request");
+    let (method, path) = (request.method().as_str().to_owned(), request.url().path().to_owned());
+    let response = client.execute(request).await.expect("request sent");
     let status = response.status();
     let headers = response.headers().clone();
     let text = response.text().await.expect("body read");
@@ -84,6 +87,7 @@ pub async fn answer(request: RequestBuilder) -> Answer {
         headers.contains_key("x-request-id"),
         "every answer carries X-Request-Id"
     );
+    crate::openapi::assert_conforms(&method, &path, status.as_u16(), &body);
     Answer { status, headers, body }
 }
 

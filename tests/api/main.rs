@@ -9,6 +9,7 @@ mod customers;
 mod envelopes;
 mod helpers;
 mod lookups;
+mod openapi;
 mod operations;
 mod operator_errors;
 mod payments;
