@@ -1,0 +1,228 @@
+//! The gateway under test: a fresh database, a merchant whose webhooks go to the bench's
+//! receiver, and `momo-gateway serve` as a separate process.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use momo_gateway::domain::{Environment, MerchantId, Tenant};
+use momo_gateway::store::{LedgerCheck, Store};
+use sqlx::Connection;
+
+use crate::{Args, Db};
+
+pub struct Gateway {
+    pub base: String,
+    pub token: String,
+    pub database_url: String,
+    pub tenant: Tenant,
+    pub customer_id: String,
+    child: Child,
+    _dir: tempfile::TempDir,
+    postgres: Option<(String, String)>,
+}
+
+/// What the load left behind.
+pub struct Check {
+    pub answered: usize,
+    pub missing: usize,
+    pub ledger: LedgerCheck,
+}
+
+impl Check {
+    pub fn ok(&self) -> bool {
+        self.missing == 0 && self.ledger.postings_sum == 0 && self.ledger.inconsistent_balances == 0
+    }
+}
+
+fn binary(args: &Args) -> PathBuf {
+    args.gateway.clone().unwrap_or_else(|| {
+        let me = std::env::current_exe().expect("own path");
+        me.with_file_name("momo-gateway")
+    })
+}
+
+fn command(bin: &PathBuf, database_url: &str) -> Command {
+    let mut command = Command::new(bin);
+    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("MOMO_")) {
+        command.env_remove(key);
+    }
+    command
+        .env("MOMO_DATABASE_URL", database_url)
+        .env("MOMO_WEBHOOK_ALLOW_PRIVATE", "true")
+        .env("MOMO_LISTEN", "127.0.0.1:0")
+        .stdin(Stdio::null());
+    command
+}
+
+impl Gateway {
+    pub async fn start(args: &Args, webhook_url: &str) -> anyhow::Result<Gateway> {
+        let dir = tempfile::tempdir()?;
+        let (database_url, postgres) = match args.db {
+            Db::Sqlite => (format!("sqlite://{}/bench.db", dir.path().display()), None),
+            Db::Postgres => {
+                let name = format!("momo_bench_{}", uuid::Uuid::new_v4().simple());
+                let mut admin = sqlx::PgConnection::connect(&args.postgres_url).await?;
+                sqlx::query(&format!("CREATE DATABASE {name}"))
+                    .execute(&mut admin)
+                    .await?;
+                let base = args
+                    .postgres_url
+                    .rsplit_once('/')
+                    .map(|(b, _)| b)
+                    .unwrap_or(&args.postgres_url);
+                (format!("{base}/{name}"), Some((args.postgres_url.clone(), name)))
+            }
+        };
+        let bin = binary(args);
+        let created = command(&bin, &database_url)
+            .args([
+                "merchant",
+                "create",
+                "--name",
+                "Bench",
+                "--webhook-url",
+                webhook_url,
+                "--json",
+            ])
+            .output()?;
+        anyhow::ensure!(
+            created.status.success(),
+            "merchant create failed: {}",
+            String::from_utf8_lossy(&created.stderr)
+        );
+        let merchant: serde_json::Value = serde_json::from_slice(&created.stdout)?;
+        let sandbox = &merchant["environments"]["Sandbox"];
+        let (key, secret) = (
+            sandbox["apiKey"].as_str().unwrap_or_default(),
+            sandbox["apiSecret"].as_str().unwrap_or_default(),
+        );
+
+        // A long simulator delay keeps scenario d's PENDING payments pending during the run.
+        let mut child = command(&bin, &database_url)
+            .env("MOMO_SIMULATOR_DELAY_MS", "86400000")
+            .arg("serve")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("listening on http://") {
+                    let url: String = line[at + "listening on ".len()..]
+                        .chars()
+                        .take_while(|c| !c.is_whitespace())
+                        .collect();
+                    let _ = tx.send(url);
+                }
+                if line.contains("ERROR") {
+                    eprintln!("gateway: {line}");
+                }
+            }
+        });
+        let base = rx.recv_timeout(Duration::from_secs(60))?;
+        let answer: serde_json::Value = reqwest::Client::new()
+            .post(format!("{base}/v1/auth"))
+            .basic_auth(key, Some(secret))
+            .header("X-Environment", "Sandbox")
+            .send()
+            .await?
+            .json()
+            .await?;
+        let token = answer["data"]["token"].as_str().unwrap_or_default().to_owned();
+        anyhow::ensure!(!token.is_empty(), "no token: {answer}");
+        let tenant = Tenant {
+            merchant_id: MerchantId(merchant["id"].as_str().unwrap_or_default().to_owned()),
+            environment: Environment::Sandbox,
+        };
+        // A customer for the drain's transactions.
+        let customer: serde_json::Value = reqwest::Client::new()
+            .post(format!("{base}/v1/customer"))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({"firstName": "Drain", "lastName": "Bench", "email": "d@example.ci", "phoneNumber": "0701020399", "address": {"countryCode": "CI"}}))
+            .send()
+            .await?
+            .json()
+            .await?;
+        let customer_id = customer["data"]["id"].as_str().unwrap_or_default().to_owned();
+        Ok(Gateway {
+            base,
+            token,
+            database_url,
+            tenant,
+            customer_id,
+            child,
+            _dir: dir,
+            postgres,
+        })
+    }
+
+    /// A line of `/proc/<pid>/status` in KiB (`VmRSS` now, `VmHWM` the peak).
+    pub fn memory_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{field}:")))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    pub async fn store(&self) -> anyhow::Result<std::sync::Arc<dyn Store>> {
+        Ok(momo_gateway::store::connect(&self.database_url).await?)
+    }
+
+    /// Every 2xx creation exists exactly once (the unique key guarantees "once"), and the
+    /// ledger balances.
+    pub async fn check(&self, answered: &HashSet<String>) -> anyhow::Result<Check> {
+        let store = self.store().await?;
+        let mut stored = HashSet::new();
+        let mut after = None;
+        loop {
+            let page = momo_gateway::domain::PageRequest {
+                limit: 1000,
+                after: after.clone(),
+            };
+            let batch = store.transactions(&self.tenant, &Default::default(), &page).await?;
+            after = batch.last().map(|r| momo_gateway::domain::Cursor {
+                created_at: r.transaction.created_at,
+                id: r.transaction.id.clone(),
+            });
+            let full = batch.len() == 1000;
+            stored.extend(batch.into_iter().map(|r| r.transaction.transaction_id));
+            if !full {
+                break;
+            }
+        }
+        let missing = answered.iter().filter(|id| !stored.contains(*id)).count();
+        let ledger = store.check_ledger().await?;
+        store.close().await;
+        Ok(Check {
+            answered: answered.len(),
+            missing,
+            ledger,
+        })
+    }
+
+    pub async fn stop(self) {
+        let Gateway {
+            mut child,
+            postgres,
+            _dir,
+            ..
+        } = self;
+        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+        let _ = tokio::task::spawn_blocking(move || child.wait()).await;
+        if let Some((admin, name)) = postgres {
+            if let Ok(mut conn) = sqlx::PgConnection::connect(&admin).await {
+                let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&mut conn)
+                    .await;
+            }
+        }
+        drop(_dir);
+    }
+}

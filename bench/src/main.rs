@@ -1,0 +1,155 @@
+//! `momo-bench`: throughput and latency of the gateway's hot paths, each next to this machine's
+//! own ceiling measured in the same run (the HTTP ceiling of `GET /health`, the database's
+//! single-row durable commit ceiling), then a correctness check of what the load wrote.
+//!
+//! ```sh
+//! cargo build --release --bins && target/release/momo-bench --db sqlite
+//! ```
+
+mod ceiling;
+mod drain;
+mod gateway;
+mod load;
+mod report;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+use serde_json::json;
+
+use load::{Load, Outcome};
+use report::Row;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Db {
+    Sqlite,
+    Postgres,
+}
+
+/// Measures the gateway's hot paths against this machine's own ceilings.
+#[derive(Debug, Parser)]
+#[command(name = "momo-bench", version)]
+pub struct Args {
+    /// The database the gateway runs on (a fresh one is created and removed).
+    #[arg(long, value_enum, default_value = "sqlite")]
+    pub db: Db,
+    /// Server for --db postgres (a database is created on it for the run).
+    #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432/postgres")]
+    pub postgres_url: String,
+    /// Seconds measured per scenario, after the warm-up.
+    #[arg(long, default_value_t = 10.0)]
+    pub duration: f64,
+    /// Seconds of warm-up per scenario, not measured.
+    #[arg(long, default_value_t = 2.0)]
+    pub warmup: f64,
+    /// Concurrent connections kept busy.
+    #[arg(long, default_value_t = 64)]
+    pub connections: usize,
+    /// Webhook events in the drain scenario.
+    #[arg(long, default_value_t = 100_000)]
+    pub events: usize,
+    /// The gateway binary (default: `momo-gateway` beside this one).
+    #[arg(long)]
+    pub gateway: Option<std::path::PathBuf>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(run(args))
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
+    let receiver = drain::Receiver::start().await?;
+    eprintln!("starting the gateway on a fresh {:?} database", args.db);
+    let gw = gateway::Gateway::start(&args, &receiver.url).await?;
+    let idle_kib = gw.memory_kib("VmRSS");
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(args.connections)
+        .build()?;
+    let load = Load {
+        connections: args.connections,
+        warmup: Duration::from_secs_f64(args.warmup),
+        duration: Duration::from_secs_f64(args.duration),
+    };
+    let base = gw.base.clone();
+    let token = gw.token.clone();
+    let mut rows = Vec::new();
+
+    eprintln!("a. HTTP ceiling: GET /health");
+    let health = {
+        let (client, url) = (client.clone(), format!("{base}/health"));
+        load.run(move |_, _| (client.get(&url), None)).await
+    };
+    rows.push(Row::new("a. GET /health (HTTP ceiling)", &health, None));
+
+    eprintln!("b. single-row durable commit ceiling of the database");
+    let commits = ceiling::commit_ceiling(&gw.database_url, args.db, &load).await?;
+    rows.push(Row::new("b. one-row INSERT commit (DB ceiling)", &commits, None));
+
+    let collect = |scenario: &'static str, ending: &'static str| {
+        let (client, base, token) = (client.clone(), base.clone(), token.clone());
+        move |task: usize, i: u64| {
+            let id = format!("{scenario}{task}x{i}");
+            let body = json!({
+                "transactionId": id, "payer": format!("07010203{ending}"), "currency": "XOF", "amount": "1500",
+                "operator": "GAMMA_MONEY_CI",
+                "customer": {"firstName": "Awa", "lastName": "Kone", "phone": format!("07010203{ending}"), "address": {"countryCode": "CI"}}
+            });
+            (
+                client
+                    .post(format!("{base}/v1/collecte/mobile-money"))
+                    .bearer_auth(&token)
+                    .json(&body),
+                Some(id),
+            )
+        }
+    };
+    eprintln!("c. POST /v1/collecte/mobile-money answered SUCCESSFUL");
+    let successful = load.run(collect("c", "01")).await;
+    rows.push(Row::new(
+        "c. collection SUCCESSFUL (ledger + outbox)",
+        &successful,
+        Some(("b", &commits)),
+    ));
+    eprintln!("d. POST /v1/collecte/mobile-money answered PENDING");
+    let pending = load.run(collect("d", "06")).await;
+    rows.push(Row::new("d. collection PENDING", &pending, Some(("b", &commits))));
+
+    eprintln!("e. GET /v2/get-status-payment/{{id}}");
+    let ids: std::sync::Arc<Vec<String>> = std::sync::Arc::new(successful.created.iter().cloned().collect());
+    anyhow::ensure!(!ids.is_empty(), "scenario c created no transaction to look up");
+    let status = {
+        let (client, base, token) = (client.clone(), base.clone(), token.clone());
+        load.run(move |task, i| {
+            let id = &ids[(task * 7919 + i as usize) % ids.len()];
+            (
+                client
+                    .get(format!("{base}/v2/get-status-payment/{id}"))
+                    .bearer_auth(&token),
+                None,
+            )
+        })
+        .await
+    };
+    rows.push(Row::new("e. status lookup", &status, Some(("a", &health))));
+
+    eprintln!("f. webhook drain: {} events to a local receiver", args.events);
+    let drained = drain::drain(&gw, &receiver, args.events).await?;
+
+    eprintln!("checking what the load wrote");
+    let created: HashSet<String> = successful.created.union(&pending.created).cloned().collect();
+    let check = gw.check(&created).await?;
+    let peak_kib = gw.memory_kib("VmHWM");
+    gw.stop().await;
+
+    report::print(&args, &rows, &drained, idle_kib, peak_kib, &check);
+    anyhow::ensure!(check.ok(), "the correctness check failed");
+    let errors: u64 = [&health, &commits, &successful, &pending, &status]
+        .iter()
+        .map(|o: &&Outcome| o.errors)
+        .sum();
+    anyhow::ensure!(errors == 0, "{errors} requests failed");
+    Ok(())
+}
