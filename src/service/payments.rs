@@ -101,7 +101,6 @@ impl Gateway {
             address: request.party.address.clone(),
             created_at: now,
         };
-        let customer = self.store.upsert_payer(&payer).await?;
         let name = format!("{} {}", request.party.first_name, request.party.last_name)
             .trim()
             .to_owned();
@@ -116,7 +115,8 @@ impl Gateway {
             phone_as_sent: request.phone_as_sent.clone(),
             amounts,
             status: Status::Pending,
-            customer_id: customer.id.clone(),
+            // The stored customer's id once `insert_pending` has found or created it.
+            customer_id: payer.id.clone(),
             name,
             email: request.party.email.clone(),
             failure_code: None,
@@ -132,9 +132,9 @@ impl Gateway {
         };
         // A reference collision (1 in 36^10) is retried; a merchant id collision is a duplicate.
         let mut attempts = 0;
-        loop {
-            match self.store.insert_pending(&transaction, &entry).await {
-                Ok(()) => break,
+        let customer = loop {
+            match self.store.insert_pending(&payer, &transaction, &entry).await {
+                Ok(customer) => break customer,
                 Err(StoreError::Conflict { .. }) => {
                     if let Some(existing) = self.store.transaction(tenant, &request.transaction_id).await? {
                         if existing.transaction.transaction_id == request.transaction_id {
@@ -153,7 +153,8 @@ impl Gateway {
                 Err(StoreError::InsufficientFunds) => return Err(PaymentError::InsufficientFunds),
                 Err(e) => return Err(e.into()),
             }
-        }
+        };
+        transaction.customer_id = customer.id.clone();
         let record = TransactionRecord { transaction, customer };
         self.metrics.transaction(
             record.transaction.operator.name(),

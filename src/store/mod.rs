@@ -116,10 +116,6 @@ pub trait MerchantStore: Send + Sync + 'static {
     /// that number will find.
     async fn insert_customer(&self, customer: &Customer) -> Result<(), StoreError>;
 
-    /// Finds the customer a payment embeds by phone number, creating it if needed, and keeps
-    /// the latest name and email. Settled by a unique key, so concurrent payments agree.
-    async fn upsert_payer(&self, customer: &Customer) -> Result<Customer, StoreError>;
-
     async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError>;
 
     /// The tenant's customers, newest first.
@@ -185,9 +181,17 @@ pub struct LedgerCheck {
 #[async_trait]
 pub trait PaymentStore: Send + Sync + 'static {
     /// Records a new `PENDING` transaction and its first transition, with `entry` (a transfer's
-    /// reservation) applied to the balance, all or nothing. `Conflict` when the merchant's
-    /// transaction id is taken; `InsufficientFunds` when the reservation would overdraw.
-    async fn insert_pending(&self, transaction: &Transaction, entry: &[Posting]) -> Result<(), StoreError>;
+    /// reservation) applied to the balance, all or nothing, in one commit. The customer is found
+    /// by phone number (or created from `payer`) and keeps the latest name and email; a unique
+    /// key settles concurrent payments. Returns that customer, whose id the transaction carries.
+    /// `Conflict` when the merchant's transaction id is taken; `InsufficientFunds` when the
+    /// reservation would overdraw.
+    async fn insert_pending(
+        &self,
+        payer: &Customer,
+        transaction: &Transaction,
+        entry: &[Posting],
+    ) -> Result<Customer, StoreError>;
 
     /// Moves a `PENDING` transaction to its final state, writing the transition, the ledger
     /// entry and the outbox event in one database transaction. Returns `false`, having written

@@ -174,11 +174,6 @@ macro_rules! impl_merchant_store {
             Ok(())
         }
 
-        async fn upsert_payer(&self, c: &Customer) -> Result<Customer, StoreError> {
-            let row = bind_customer(sqlx::query(UPSERT_PAYER), c).fetch_one(self.writer()).await?;
-            rows::customer(&row)
-        }
-
         async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError> {
             let sql = format!(
                 "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 AND id = $3",

@@ -134,8 +134,10 @@ macro_rules! impl_payment_store {
     ($store:ty, $db:ty) => {
         #[async_trait::async_trait]
         impl PaymentStore for $store {
-            async fn insert_pending(&self, t: &Transaction, entry: &[Posting]) -> Result<(), StoreError> {
+            async fn insert_pending(&self, payer: &Customer, t: &Transaction, entry: &[Posting]) -> Result<Customer, StoreError> {
                 let mut tx = self.writer().begin().await?;
+                let row = bind_customer(sqlx::query(UPSERT_PAYER), payer).fetch_one(&mut *tx).await?;
+                let customer = rows::customer(&row)?;
                 sqlx::query(
                     "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
                      phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
@@ -156,7 +158,7 @@ macro_rules! impl_payment_store {
                 .bind(t.amounts.amount_receive)
                 .bind(t.amounts.amount_total)
                 .bind(t.status.as_str())
-                .bind(&t.customer_id)
+                .bind(&customer.id)
                 .bind(&t.name)
                 .bind(t.email.as_deref())
                 .bind(t.success_url.as_deref())
@@ -167,7 +169,7 @@ macro_rules! impl_payment_store {
                 insert_transition(&mut tx, &t.id, None, Status::Pending, Cause::Created, None, t.created_at).await?;
                 apply_entry(&mut tx, &t.tenant, Some(&t.id), entry, t.created_at).await?;
                 tx.commit().await?;
-                Ok(())
+                Ok(customer)
             }
 
             async fn settle(&self, s: &Settlement) -> Result<bool, StoreError> {
