@@ -292,6 +292,14 @@ pub enum EventUpdate {
     },
 }
 
+/// One event's attempt and its consequence, ready to record.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub event: DueEvent,
+    pub attempt: Option<Attempt>,
+    pub update: EventUpdate,
+}
+
 /// An event as merchants and administrators see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventSummary {
@@ -337,7 +345,23 @@ pub trait WebhookStore: Send + Sync + 'static {
         attempt: Option<&Attempt>,
         update: &EventUpdate,
         now: Timestamp,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<bool, StoreError> {
+        let finished = Finished {
+            event: event.clone(),
+            attempt: attempt.cloned(),
+            update: update.clone(),
+        };
+        Ok(self
+            .finish_attempts(std::slice::from_ref(&finished), now)
+            .await?
+            .first()
+            .copied()
+            .unwrap_or(false))
+    }
+
+    /// Records a whole batch of attempts in one transaction (one commit for a dispatcher step):
+    /// for each, whether its lease was still ours and its result recorded.
+    async fn finish_attempts(&self, batch: &[Finished], now: Timestamp) -> Result<Vec<bool>, StoreError>;
 
     /// Events, newest first; all tenants when `tenant` is `None` (administration).
     async fn events(

@@ -52,67 +52,67 @@ macro_rules! impl_webhook_store {
                 rows.iter().map(rows::due_event).collect()
             }
 
-            async fn finish_attempt(
-                &self,
-                event: &DueEvent,
-                attempt: Option<&Attempt>,
-                update: &EventUpdate,
-                now: Timestamp,
-            ) -> Result<bool, StoreError> {
+            async fn finish_attempts(&self, batch: &[Finished], now: Timestamp) -> Result<Vec<bool>, StoreError> {
                 let mut tx = self.writer().begin().await?;
-                let (state, next_attempt_at, error, delivered_at) = match update {
-                    EventUpdate::Delivered => ("delivered", now.millis(), None, Some(now.millis())),
-                    EventUpdate::RetryAt { next_attempt_at, error } => ("pending", next_attempt_at.millis(), Some(error.as_str()), None),
-                    EventUpdate::Failed { error } | EventUpdate::FailedAndDisableEndpoint { error } => {
-                        ("failed", now.millis(), Some(error.as_str()), None)
-                    }
-                };
-                let changed = sqlx::query(
-                    "UPDATE outbox_events SET state = $1, attempts = attempts + $2, next_attempt_at = $3, \
-                     last_error = $4, delivered_at = $5, lease_until = NULL, lease_token = NULL \
-                     WHERE id = $6 AND lease_token = $7",
-                )
-                .bind(state)
-                .bind(if attempt.is_some() { 1i64 } else { 0 })
-                .bind(next_attempt_at)
-                .bind(error)
-                .bind(delivered_at)
-                .bind(&event.id)
-                .bind(&event.lease_token)
-                .execute(&mut *tx)
-                .await?;
-                if changed.rows_affected() == 0 {
-                    return Ok(false);
-                }
-                if let Some(a) = attempt {
-                    sqlx::query(
-                        "INSERT INTO webhook_attempts (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                let mut recorded = Vec::with_capacity(batch.len());
+                for Finished { event, attempt, update } in batch {
+                    let (state, next_attempt_at, error, delivered_at) = match update {
+                        EventUpdate::Delivered => ("delivered", now.millis(), None, Some(now.millis())),
+                        EventUpdate::RetryAt { next_attempt_at, error } => ("pending", next_attempt_at.millis(), Some(error.as_str()), None),
+                        EventUpdate::Failed { error } | EventUpdate::FailedAndDisableEndpoint { error } => {
+                            ("failed", now.millis(), Some(error.as_str()), None)
+                        }
+                    };
+                    let changed = sqlx::query(
+                        "UPDATE outbox_events SET state = $1, attempts = attempts + $2, next_attempt_at = $3, \
+                         last_error = $4, delivered_at = $5, lease_until = NULL, lease_token = NULL \
+                         WHERE id = $6 AND lease_token = $7",
                     )
-                    .bind(uuid::Uuid::new_v4().to_string())
+                    .bind(state)
+                    .bind(if attempt.is_some() { 1i64 } else { 0 })
+                    .bind(next_attempt_at)
+                    .bind(error)
+                    .bind(delivered_at)
                     .bind(&event.id)
-                    .bind(a.attempt as i64)
-                    .bind(a.at.millis())
-                    .bind(&a.url)
-                    .bind(a.status_code.map(|c| c as i64))
-                    .bind(a.latency_ms)
-                    .bind(a.error.as_deref())
-                    .bind(a.response.as_deref())
+                    .bind(&event.lease_token)
                     .execute(&mut *tx)
                     .await?;
-                }
-                if let EventUpdate::FailedAndDisableEndpoint { .. } = update {
-                    sqlx::query(
-                        "UPDATE merchant_environments SET webhook_disabled_at = $1 WHERE merchant_id = $2 AND environment = $3",
-                    )
-                    .bind(now.millis())
-                    .bind(&event.tenant.merchant_id.0)
-                    .bind(event.tenant.environment.as_str())
-                    .execute(&mut *tx)
-                    .await?;
+                    // A lost lease: another dispatcher owns the event now; record nothing.
+                    if changed.rows_affected() == 0 {
+                        recorded.push(false);
+                        continue;
+                    }
+                    if let Some(a) = attempt {
+                        sqlx::query(
+                            "INSERT INTO webhook_attempts (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                        )
+                        .bind(uuid::Uuid::new_v4().to_string())
+                        .bind(&event.id)
+                        .bind(a.attempt as i64)
+                        .bind(a.at.millis())
+                        .bind(&a.url)
+                        .bind(a.status_code.map(|c| c as i64))
+                        .bind(a.latency_ms)
+                        .bind(a.error.as_deref())
+                        .bind(a.response.as_deref())
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    if let EventUpdate::FailedAndDisableEndpoint { .. } = update {
+                        sqlx::query(
+                            "UPDATE merchant_environments SET webhook_disabled_at = $1 WHERE merchant_id = $2 AND environment = $3",
+                        )
+                        .bind(now.millis())
+                        .bind(&event.tenant.merchant_id.0)
+                        .bind(event.tenant.environment.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    recorded.push(true);
                 }
                 tx.commit().await?;
-                Ok(true)
+                Ok(recorded)
             }
 
             async fn events(

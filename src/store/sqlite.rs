@@ -16,8 +16,9 @@ use super::sql_merchants::{
 use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
-    migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, LedgerCheck, MerchantStore,
-    NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, WebhookStore,
+    migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
+    MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
+    WebhookStore,
 };
 use crate::domain::ledger::Posting;
 use crate::domain::merchant::EnvironmentSummary;

@@ -13,7 +13,7 @@ use super::retry::RetrySchedule;
 use super::signing;
 use crate::domain::Timestamp;
 use crate::service::{Gateway, ServiceError};
-use crate::store::{Attempt, DueEvent, EventUpdate};
+use crate::store::{Attempt, DueEvent, EventUpdate, Finished};
 
 /// How many events one step claims.
 const BATCH: u32 = 256;
@@ -53,7 +53,8 @@ impl Dispatcher {
         })
     }
 
-    /// Claims the events due at `now` and attempts each once, concurrently.
+    /// Claims the events due at `now`, attempts each once (concurrently), and records every
+    /// result in one database transaction.
     pub async fn run_once(&self, now: Timestamp) -> Result<Report, ServiceError> {
         let lease_until = Timestamp(now.millis() + self.lease.as_millis() as i64);
         let due = self.gateway.store.claim_due_events(now, lease_until, BATCH).await?;
@@ -61,58 +62,72 @@ impl Dispatcher {
             claimed: due.len(),
             ..Report::default()
         };
+        if due.is_empty() {
+            return Ok(report);
+        }
         let mut sending = JoinSet::new();
         for event in due {
             let this = self.clone();
             sending.spawn(async move { this.attempt(event, now).await });
         }
+        let mut batch = Vec::with_capacity(report.claimed);
         while let Some(joined) = sending.join_next().await {
-            let Ok(result) = joined else { continue };
-            let metrics = &self.gateway.metrics;
-            match result? {
-                None => report.lease_lost += 1,
-                Some(EventUpdate::Delivered) => {
-                    report.delivered += 1;
-                    metrics.webhook_delivery("delivered");
-                }
-                Some(EventUpdate::RetryAt { .. }) => {
-                    report.retrying += 1;
-                    metrics.webhook_delivery("retry");
-                }
-                Some(EventUpdate::Failed { .. }) => {
-                    report.failed += 1;
-                    metrics.webhook_delivery("failed");
-                }
-                Some(EventUpdate::FailedAndDisableEndpoint { .. }) => {
-                    report.failed += 1;
-                    metrics.webhook_delivery("gone");
-                }
+            if let Ok(finished) = joined {
+                batch.push(finished);
             }
+        }
+        let recorded = self.gateway.store.finish_attempts(&batch, now).await?;
+        let metrics = &self.gateway.metrics;
+        for (finished, recorded) in batch.iter().zip(recorded) {
+            if !recorded {
+                report.lease_lost += 1;
+                continue;
+            }
+            let outcome = match &finished.update {
+                EventUpdate::Delivered => {
+                    report.delivered += 1;
+                    "delivered"
+                }
+                EventUpdate::RetryAt { .. } => {
+                    report.retrying += 1;
+                    "retry"
+                }
+                EventUpdate::Failed { .. } => {
+                    report.failed += 1;
+                    "failed"
+                }
+                EventUpdate::FailedAndDisableEndpoint { .. } => {
+                    report.failed += 1;
+                    "gone"
+                }
+            };
+            metrics.webhook_delivery(outcome);
         }
         Ok(report)
     }
 
-    /// One attempt at one event; `None` when the lease was lost meanwhile.
-    async fn attempt(&self, event: DueEvent, now: Timestamp) -> Result<Option<EventUpdate>, ServiceError> {
-        let store = &self.gateway.store;
+    /// One attempt at one event (or none, when there is nowhere to send it), not yet recorded.
+    async fn attempt(&self, event: DueEvent, now: Timestamp) -> Finished {
         let url = match (&event.webhook_url, event.endpoint_disabled) {
             (None, _) => {
                 let update = EventUpdate::Failed {
                     error: "no webhook URL is configured for this environment".into(),
                 };
-                return Ok(store
-                    .finish_attempt(&event, None, &update, now)
-                    .await?
-                    .then_some(update));
+                return Finished {
+                    event,
+                    attempt: None,
+                    update,
+                };
             }
             (Some(_), true) => {
                 let update = EventUpdate::Failed {
                     error: "endpoint disabled after a 410 answer; set the webhook URL again to re-enable it".into(),
                 };
-                return Ok(store
-                    .finish_attempt(&event, None, &update, now)
-                    .await?
-                    .then_some(update));
+                return Finished {
+                    event,
+                    attempt: None,
+                    update,
+                };
             }
             (Some(url), false) => url.clone(),
         };
@@ -133,24 +148,25 @@ impl Dispatcher {
         };
         let number = event.attempts + 1;
         let update = self.decide(number, &delivery, now);
+        match &update {
+            EventUpdate::Delivered => tracing::debug!(event = %event.id, attempt = number, "webhook delivered"),
+            other => tracing::info!(event = %event.id, attempt = number, status = ?delivery.status_code,
+                error = delivery.error.as_deref().unwrap_or(""), outcome = ?other, "webhook attempt failed"),
+        }
         let attempt = Attempt {
             attempt: number,
             at: now,
             url,
             status_code: delivery.status_code,
             latency_ms: delivery.latency_ms,
-            error: delivery.error.clone(),
-            response: delivery.response.clone(),
+            error: delivery.error,
+            response: delivery.response,
         };
-        match &update {
-            EventUpdate::Delivered => tracing::debug!(event = %event.id, attempt = number, "webhook delivered"),
-            other => tracing::info!(event = %event.id, attempt = number, status = ?delivery.status_code,
-                error = delivery.error.as_deref().unwrap_or(""), outcome = ?other, "webhook attempt failed"),
+        Finished {
+            event,
+            attempt: Some(attempt),
+            update,
         }
-        Ok(store
-            .finish_attempt(&event, Some(&attempt), &update, now)
-            .await?
-            .then_some(update))
     }
 
     fn decide(&self, attempt: u32, delivery: &Delivery, now: Timestamp) -> EventUpdate {
