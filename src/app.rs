@@ -64,6 +64,9 @@ impl Server {
     }
 }
 
+/// Concurrent webhook dispatcher loops in each process.
+const DISPATCHER_LOOPS: usize = 2;
+
 /// How long a shutdown waits for in-flight requests.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -80,8 +83,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
     let mut workers = crate::reconcile::spawn_loops(gateway.clone(), workers_stopped.clone());
+    // Two loops per process: one sends while the other records and claims. Leases keep them
+    // (and other processes) from sending the same attempt twice.
     let dispatcher = crate::webhook::dispatcher::Dispatcher::new(gateway.clone())?;
-    workers.push(crate::webhook::dispatcher::spawn_loop(dispatcher, workers_stopped));
+    for _ in 0..DISPATCHER_LOOPS {
+        workers.push(crate::webhook::dispatcher::spawn_loop(dispatcher.clone(), workers_stopped.clone()));
+    }
     let server = Server::start(gateway).await?;
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
     shutdown_signal().await;
