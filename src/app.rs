@@ -87,7 +87,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     // (and other processes) from sending the same attempt twice.
     let dispatcher = crate::webhook::dispatcher::Dispatcher::new(gateway.clone())?;
     for _ in 0..DISPATCHER_LOOPS {
-        workers.push(crate::webhook::dispatcher::spawn_loop(dispatcher.clone(), workers_stopped.clone()));
+        workers.push(crate::webhook::dispatcher::spawn_loop(
+            dispatcher.clone(),
+            workers_stopped.clone(),
+        ));
     }
     let server = Server::start(gateway).await?;
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);

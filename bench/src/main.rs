@@ -102,10 +102,12 @@ async fn run(args: Args) -> anyhow::Result<()> {
         let (client, base, token) = (client.clone(), base.clone(), token.clone());
         move |task: usize, i: u64| {
             let id = format!("{scenario}{task}x{i}");
+            // Many payers, as in real traffic; the ending picks the simulator's answer.
+            let phone = format!("07{:06}{ending}", (task as u64 * 15_485_863 + i * 7_919) % 1_000_000);
             let body = json!({
-                "transactionId": id, "payer": format!("07010203{ending}"), "currency": "XOF", "amount": "1500",
+                "transactionId": id, "payer": phone, "currency": "XOF", "amount": "1500",
                 "operator": "GAMMA_MONEY_CI",
-                "customer": {"firstName": "Awa", "lastName": "Kone", "phone": format!("07010203{ending}"), "address": {"countryCode": "CI"}}
+                "customer": {"firstName": "Awa", "lastName": "Kone", "phone": phone, "address": {"countryCode": "CI"}}
             });
             (
                 client

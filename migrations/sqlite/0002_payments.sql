@@ -32,7 +32,7 @@ CREATE TABLE transactions (
 );
 
 CREATE INDEX transactions_newest_first ON transactions (merchant_id, environment, created_at DESC, id DESC);
-CREATE INDEX transactions_pending ON transactions (created_at) WHERE status = 'PENDING';
+CREATE INDEX transactions_pending ON transactions (created_at, id) WHERE status = 'PENDING';
 
 CREATE TABLE transaction_transitions (
     id             TEXT PRIMARY KEY,

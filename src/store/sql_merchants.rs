@@ -189,7 +189,7 @@ macro_rules! impl_merchant_store {
         }
 
         async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, StoreError> {
-            let after = if page.after.is_some() { "AND (created_at < $3 OR (created_at = $3 AND id < $4))" } else { "" };
+            let after = if page.after.is_some() { "AND (created_at, id) < ($3, $4)" } else { "" };
             let sql = format!(
                 "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 {after} \
                  ORDER BY created_at DESC, id DESC LIMIT {}",

@@ -69,7 +69,7 @@ pub(super) fn list_conditions(
     }
     if let Some(after) = &page.after {
         add(
-            " AND (t.created_at < ?1 OR (t.created_at = ?1 AND t.id < ?2))",
+            " AND (t.created_at, t.id) < (?1, ?2)",
             vec![Bind::Int(after.created_at.millis()), Bind::Text(after.id.clone())],
             &mut binds,
         );
@@ -223,18 +223,24 @@ macro_rules! impl_payment_store {
             }
 
             async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError> {
-                let sql = format!(
-                    "{} WHERE t.merchant_id = $1 AND t.environment = $2 AND (t.transaction_id = $3 OR t.ref = $3) \
-                     ORDER BY CASE WHEN t.transaction_id = $3 THEN 0 ELSE 1 END LIMIT 1",
-                    sql_payments::TRANSACTION_SELECT
-                );
-                let row = sqlx::query(&sql)
-                    .bind(&tenant.merchant_id.0)
-                    .bind(tenant.environment.as_str())
-                    .bind(id_or_ref)
-                    .fetch_optional(self.reader())
-                    .await?;
-                row.as_ref().map(rows::transaction_record).transpose()
+                // Two indexed lookups, the merchant's id first: an OR of the two columns would
+                // keep PostgreSQL from using either unique index.
+                for column in ["transaction_id", "ref"] {
+                    let sql = format!(
+                        "{} WHERE t.merchant_id = $1 AND t.environment = $2 AND t.{column} = $3",
+                        sql_payments::TRANSACTION_SELECT
+                    );
+                    let row = sqlx::query(&sql)
+                        .bind(&tenant.merchant_id.0)
+                        .bind(tenant.environment.as_str())
+                        .bind(id_or_ref)
+                        .fetch_optional(self.reader())
+                        .await?;
+                    if let Some(row) = row {
+                        return rows::transaction_record(&row).map(Some);
+                    }
+                }
+                Ok(None)
             }
 
             async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError> {
@@ -275,7 +281,7 @@ macro_rules! impl_payment_store {
             ) -> Result<Vec<TransactionRecord>, StoreError> {
                 let sql = format!(
                     "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
-                     AND (t.created_at > $3 OR (t.created_at = $3 AND t.id > $4)) \
+                     AND (t.created_at, t.id) > ($3, $4) \
                      ORDER BY t.created_at, t.id LIMIT {limit}",
                     sql_payments::TRANSACTION_SELECT
                 );

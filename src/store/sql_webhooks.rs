@@ -128,7 +128,7 @@ macro_rules! impl_webhook_store {
                     sql_webhooks::TENANT_CONDITION
                 );
                 if page.after.is_some() {
-                    sql.push_str(" AND (e.created_at < $5 OR (e.created_at = $5 AND e.id < $6))");
+                    sql.push_str(" AND (e.created_at, e.id) < ($5, $6)");
                 }
                 sql.push_str(&format!(" ORDER BY e.created_at DESC, e.id DESC LIMIT {}", page.limit));
                 let mut query = sqlx::query(&sql)
