@@ -207,6 +207,16 @@ impl Gateway {
         })
     }
 
+    /// Refreshes the planner's statistics (PostgreSQL; SQLite needs none).
+    pub async fn analyze(&self) -> anyhow::Result<()> {
+        if self.postgres.is_some() {
+            let mut conn = sqlx::PgConnection::connect(&self.database_url).await?;
+            sqlx::query("ANALYZE").execute(&mut conn).await?;
+            let _ = conn.close().await;
+        }
+        Ok(())
+    }
+
     pub async fn stop(self) {
         let Gateway {
             mut child,

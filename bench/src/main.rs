@@ -137,6 +137,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
     };
     rows.push(Row::new("d. collection PENDING", &pending, Some(("b", &commits))));
 
+    // A fresh PostgreSQL database has no statistics until autovacuum's first pass (up to a
+    // minute): plans made meanwhile may pick the wrong index. A running database has them.
+    gw.analyze().await?;
     eprintln!("e. GET /v2/get-status-payment/{{id}}");
     let ids: std::sync::Arc<Vec<String>> = std::sync::Arc::new(successful.created.iter().cloned().collect());
     let status = if !wants('e') || ids.is_empty() {
