@@ -10,6 +10,7 @@ pub mod extract;
 pub mod fields;
 pub mod health;
 pub mod pagination;
+pub mod payment_failure;
 pub mod request_id;
 pub mod v1;
 pub mod v2;

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, TestApp};
+use crate::helpers::{answer, set, TestApp};
 
 both_backends!(
     a_customer_is_created_and_fetched_on_every_path_variant,
@@ -163,21 +163,7 @@ async fn bad_customer_input_is_400_naming_the_field_and_writes_nothing(backend: 
         return;
     };
     let token = app.sandbox_token().await;
-    let with = |pointer: &str, value: Value| {
-        let mut body = awa();
-        let (parent, key) = pointer.rsplit_once('/').unwrap();
-        let target = if parent.is_empty() {
-            &mut body
-        } else {
-            body.pointer_mut(parent).unwrap()
-        };
-        if value == json!("<absent>") {
-            target.as_object_mut().unwrap().remove(key);
-        } else {
-            target[key] = value;
-        }
-        body
-    };
+    let with = |pointer: &str, value: Value| set(awa(), pointer, value);
     let long = "a".repeat(101);
     let long_email = format!("{}@example.ci", "a".repeat(250));
     let cases: Vec<(Value, &str)> = vec![

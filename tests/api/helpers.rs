@@ -74,6 +74,23 @@ impl Answer {
     }
 }
 
+/// `body` with the field at `pointer` (`/a/b`) set to `value`, or removed when `value` is the
+/// string `"<absent>"`.
+pub fn set(mut body: Value, pointer: &str, value: Value) -> Value {
+    let (parent, key) = pointer.rsplit_once('/').expect("a /pointer");
+    let target = if parent.is_empty() {
+        &mut body
+    } else {
+        body.pointer_mut(parent).expect("the parent exists")
+    };
+    if value == serde_json::json!("<absent>") {
+        target.as_object_mut().expect("an object").remove(key);
+    } else {
+        target[key] = value;
+    }
+    body
+}
+
 pub async fn answer(request: RequestBuilder) -> Answer {
     let (client, request) = request.build_split();
     let request = request.expect("a well-formed request");

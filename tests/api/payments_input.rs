@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, TestApp};
+use crate::helpers::{answer, set, TestApp};
 use crate::payments::{collect_v1, collect_v2, post, transfer_v2};
 
 both_backends!(
@@ -14,21 +14,6 @@ both_backends!(
     v2_routes_answer_401_and_400_in_the_v2_envelope,
     a_disabled_operator_is_refused,
 );
-
-fn set(mut body: Value, pointer: &str, value: Value) -> Value {
-    let (parent, key) = pointer.rsplit_once('/').unwrap();
-    let target = if parent.is_empty() {
-        &mut body
-    } else {
-        body.pointer_mut(parent).unwrap()
-    };
-    if value == json!("<absent>") {
-        target.as_object_mut().unwrap().remove(key);
-    } else {
-        target[key] = value;
-    }
-    body
-}
 
 async fn nothing_written(app: &TestApp, token: &str) {
     let list = answer(app.get("/v1/transactions").bearer_auth(token)).await;

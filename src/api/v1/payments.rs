@@ -13,8 +13,8 @@ use super::{envelope, Error};
 use crate::api::auth::Authenticated;
 use crate::api::error::{ApiError, ErrorKind, Rejection};
 use crate::api::extract::{json_bytes, parse_json, JsonBody};
-use crate::api::{fields, v2};
-use crate::domain::{Kind, PersonName, Status, Timestamp};
+use crate::api::{fields, payment_failure, v2};
+use crate::domain::{Kind, OperatorCode, PersonName, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
 use crate::store::TransactionRecord;
 
@@ -160,9 +160,6 @@ fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord) -> TransactionOut<
 
 /// A creation's answer in v1: 200 SUCCESSFUL, 202 PENDING, or an error with the transaction.
 fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
-    let with = |kind: ErrorKind, reason: &str, record: &TransactionRecord| {
-        Error(ApiError::new(kind, reason).with_data(&data(gateway, record)))
-    };
     match result {
         Ok(record) => {
             let status = match record.transaction.status {
@@ -171,34 +168,13 @@ fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) ->
             };
             Ok(envelope::success(status, data(gateway, &record)))
         }
-        Err(PaymentError::Duplicate(existing)) => Err(with(
-            ErrorKind::Duplicate,
-            "this transactionId is already used; the existing transaction is in data",
-            &existing,
-        )),
-        Err(PaymentError::Refused(record)) => Err(with(
-            ErrorKind::PaymentFailed,
-            record
-                .transaction
-                .failure_reason
-                .as_deref()
-                .unwrap_or("the operator refused the payment"),
-            &record,
-        )),
-        Err(PaymentError::OperatorUnavailable(record)) => Err(with(
-            ErrorKind::OperatorUnavailable,
-            "the operator could not be reached; the transaction failed and nothing was charged",
-            &record,
-        )),
-        Err(PaymentError::InsufficientFunds) => Err(Error(ApiError::new(
-            ErrorKind::InsufficientBalance,
-            "the available balance does not cover amount plus fees",
-        ))),
-        Err(PaymentError::OperatorDisabled(op)) => Err(Error(ApiError::bad_request(format!(
-            "{} is not available for this kind of payment",
-            op.v1_code()
-        )))),
-        Err(PaymentError::Service(e)) => Err(e.into()),
+        Err(e) => {
+            let (error, record) = payment_failure::describe(e, OperatorCode::v1_code);
+            Err(Error(match record {
+                Some(record) => error.with_data(&data(gateway, &record)),
+                None => error,
+            }))
+        }
     }
 }
 

@@ -12,8 +12,8 @@ use super::{envelope, Error};
 use crate::api::auth::Authenticated;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
-use crate::api::fields;
-use crate::domain::{Address, Kind, Status, Timestamp};
+use crate::api::{fields, payment_failure};
+use crate::domain::{Address, Kind, OperatorCode, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
 use crate::store::TransactionRecord;
 
@@ -214,9 +214,6 @@ fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spell_successfull:
 
 /// A creation's answer in v2.
 fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
-    let with = |kind: ErrorKind, reason: &str, record: &TransactionRecord| {
-        Error(ApiError::new(kind, reason).with_data(&data(gateway, record, false)))
-    };
     match result {
         Ok(record) => {
             let quirk = gateway.config.v2_successfull_spelling && record.transaction.kind == Kind::Collection;
@@ -228,34 +225,13 @@ fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) ->
             };
             Ok(envelope::success(status, message, data(gateway, &record, quirk)))
         }
-        Err(PaymentError::Duplicate(existing)) => Err(with(
-            ErrorKind::Duplicate,
-            "this transaction_id is already used; the existing transaction is in data",
-            &existing,
-        )),
-        Err(PaymentError::Refused(record)) => Err(with(
-            ErrorKind::PaymentFailed,
-            record
-                .transaction
-                .failure_reason
-                .as_deref()
-                .unwrap_or("the operator refused the payment"),
-            &record,
-        )),
-        Err(PaymentError::OperatorUnavailable(record)) => Err(with(
-            ErrorKind::OperatorUnavailable,
-            "the operator could not be reached; the transaction failed and nothing was charged",
-            &record,
-        )),
-        Err(PaymentError::InsufficientFunds) => Err(Error(ApiError::new(
-            ErrorKind::InsufficientBalance,
-            "the available balance does not cover amount plus fees",
-        ))),
-        Err(PaymentError::OperatorDisabled(op)) => Err(Error(ApiError::new(
-            ErrorKind::UnsupportedOperator,
-            format!("{} is not available for this kind of payment", op.v2_code()),
-        ))),
-        Err(PaymentError::Service(e)) => Err(e.into()),
+        Err(e) => {
+            let (error, record) = payment_failure::describe(e, OperatorCode::v2_code);
+            Err(Error(match record {
+                Some(record) => error.with_data(&data(gateway, &record, false)),
+                None => error,
+            }))
+        }
     }
 }
 
