@@ -8,7 +8,8 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use crate::domain::{Kind, OperatorCode};
+use crate::domain::fees::FeeRule;
+use crate::domain::{FeeSchedule, Kind, OperatorCode};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub struct Config {
     pub v2_successfull_spelling: bool,
     /// Operators (or one direction of an operator) turned off: their codes are refused.
     pub disabled_operators: Vec<(OperatorCode, Option<Kind>)>,
+    /// Fee rules replacing the defaults, per operator and direction.
+    pub fee_overrides: Vec<(OperatorCode, Kind, FeeRule)>,
 }
 
 impl fmt::Debug for Config {
@@ -67,6 +70,7 @@ impl fmt::Debug for Config {
             .field("log_format", &self.log_format)
             .field("v2_successfull_spelling", &self.v2_successfull_spelling)
             .field("disabled_operators", &self.disabled_operators)
+            .field("fee_overrides", &self.fee_overrides)
             .finish()
     }
 }
@@ -109,6 +113,7 @@ impl Default for Config {
             log_format: LogFormat::Text,
             v2_successfull_spelling: true,
             disabled_operators: Vec::new(),
+            fee_overrides: Vec::new(),
         }
     }
 }
@@ -288,7 +293,24 @@ impl Config {
                 parse_disabled_operators,
             )?;
         }
+        if let Some(r) = get("fees") {
+            c.fee_overrides = parse(
+                r,
+                "fees",
+                "comma-separated OPERATOR:DIRECTION=BASIS_POINTS[+FIXED], e.g. BETA:collecte=150,GAMMA:transfer=100+25",
+                parse_fees,
+            )?;
+        }
         Ok(c)
+    }
+
+    /// The fee schedule: the live service's defaults with the configured overrides.
+    pub fn fee_schedule(&self) -> FeeSchedule {
+        let mut schedule = FeeSchedule::default();
+        for (operator, kind, rule) in &self.fee_overrides {
+            schedule.set(*operator, *kind, *rule);
+        }
+        schedule
     }
 
     /// Whether configuration turned off `operator` for `kind`.
@@ -308,7 +330,7 @@ impl Config {
 }
 
 /// Every setting's name, as written in the TOML file; the variable is `MOMO_` + upper case.
-const SETTINGS: [&str; 20] = [
+const SETTINGS: [&str; 21] = [
     "database_url",
     "listen",
     "public_url",
@@ -329,6 +351,7 @@ const SETTINGS: [&str; 20] = [
     "log_format",
     "v2_successfull_spelling",
     "disabled_operators",
+    "fees",
 ];
 
 fn read_file(path: &Path, raw: &mut BTreeMap<&'static str, Raw>) -> Result<(), ConfigError> {
@@ -402,6 +425,28 @@ fn parse_disabled_operators(value: &str) -> Option<Vec<(OperatorCode, Option<Kin
             };
             let operator = OperatorCode::from_name(name).or_else(|| OperatorCode::parse(name).ok())?;
             Some((operator, kind))
+        })
+        .collect()
+}
+
+/// `BETA:collecte=150,GAMMA:transfer=100+25`: basis points up to 10,000, fixed part in francs.
+fn parse_fees(value: &str) -> Option<Vec<(OperatorCode, Kind, FeeRule)>> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            let (target, rule) = item.split_once('=')?;
+            let (name, kind) = target.trim().split_once(':')?;
+            let operator = OperatorCode::from_name(name).or_else(|| OperatorCode::parse(name).ok())?;
+            let kind = Kind::parse(kind)?;
+            let (bp, fixed) = match rule.trim().split_once('+') {
+                Some((bp, fixed)) => (bp, fixed),
+                None => (rule.trim(), "0"),
+            };
+            let basis_points = bp.trim().parse::<u32>().ok().filter(|b| *b <= 10_000)?;
+            let fixed = fixed.trim().parse::<i64>().ok().filter(|f| (0..=100_000).contains(f))?;
+            Some((operator, kind, FeeRule { basis_points, fixed }))
         })
         .collect()
 }
@@ -481,6 +526,44 @@ mod tests {
         assert!(c.operator_disabled(OperatorCode::Beta, Kind::Transfer));
         assert!(!c.operator_disabled(OperatorCode::Beta, Kind::Collection));
         assert!(from_env(&[("MOMO_DISABLED_OPERATORS", "OMEGA")]).is_err());
+    }
+
+    #[test]
+    fn fees_are_configured_per_operator_and_direction() {
+        let c = from_env(&[("MOMO_FEES", "BETA:collecte=175, GAMMA_MONEY:transfer=50+25")]).unwrap();
+        let fees = c.fee_schedule();
+        assert_eq!(
+            fees.rule(OperatorCode::Beta, Kind::Collection),
+            FeeRule {
+                basis_points: 175,
+                fixed: 0
+            }
+        );
+        assert_eq!(
+            fees.rule(OperatorCode::Gamma, Kind::Transfer),
+            FeeRule {
+                basis_points: 50,
+                fixed: 25
+            }
+        );
+        assert_eq!(
+            fees.rule(OperatorCode::Alpha, Kind::Collection),
+            FeeRule {
+                basis_points: 200,
+                fixed: 0
+            },
+            "defaults stay"
+        );
+        for bad in [
+            "BETA=150",
+            "BETA:refund=1",
+            "OMEGA:collecte=1",
+            "BETA:collecte=10001",
+            "BETA:collecte=1+-5",
+            "BETA:collecte=x",
+        ] {
+            assert!(from_env(&[("MOMO_FEES", bad)]).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -51,7 +51,7 @@ impl Gateway {
             store,
             keys: Arc::new(keys),
             operator,
-            fees: Arc::new(FeeSchedule::default()),
+            fees: Arc::new(config.fee_schedule()),
             metrics: Arc::new(Metrics::default()),
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
             config: Arc::new(config),

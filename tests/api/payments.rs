@@ -711,3 +711,48 @@ async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(backend: Bac
     );
     app.assert_ledger().await;
 }
+
+both_backends!(configured_fees_replace_the_defaults);
+
+async fn configured_fees_replace_the_defaults(backend: Backend) {
+    use momo_gateway::domain::fees::FeeRule;
+    use momo_gateway::domain::{Kind, OperatorCode};
+    let Some(app) = TestApp::spawn_with(backend, |c| {
+        c.fee_overrides = vec![(
+            OperatorCode::Alpha,
+            Kind::Collection,
+            FeeRule {
+                basis_points: 300,
+                fixed: 10,
+            },
+        )]
+    })
+    .await
+    else {
+        return;
+    };
+    let token = app.sandbox_token().await;
+    let a = post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("fee", "0701020301", "ALPHA_MONEY_CI", "1000"),
+    )
+    .await;
+    assert_eq!(
+        (
+            a.body["data"]["fees"].as_str(),
+            a.body["data"]["amountReceive"].as_str()
+        ),
+        (Some("40"), Some("960"))
+    );
+    let a = post(
+        &app,
+        &token,
+        "/v1/transfer/mobile-money",
+        &transfer_v1("fee-t", "0701020301", "ALPHA_MONEY_CI", "1000"),
+    )
+    .await;
+    assert_eq!(a.body["data"]["fees"], "10", "other rules keep their defaults");
+    app.assert_ledger().await;
+}
