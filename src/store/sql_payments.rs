@@ -307,6 +307,8 @@ macro_rules! impl_payment_store {
 
             async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError> {
                 let mut tx = self.writer().begin().await?;
+                // A credit cannot overdraw, so a balance update that matches no row means the
+                // tenant has no balance at all: it does not exist.
                 apply_entry(&mut tx, tenant, None, &crate::domain::ledger::credit(amount), at).await.map_err(|e| match e {
                     StoreError::InsufficientFunds => StoreError::NotFound,
                     other => other,
