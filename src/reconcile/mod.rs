@@ -19,7 +19,7 @@ use crate::service::{Gateway, ServiceError};
 use crate::store::TransactionRecord;
 
 /// How many pending transactions a worker reads at a time.
-const BATCH: u32 = 200;
+pub(crate) const BATCH: u32 = 200;
 
 /// What one step did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

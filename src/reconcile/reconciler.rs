@@ -1,26 +1,100 @@
 //! The reconciler: asks the operator about transactions pending longer than
 //! `MOMO_RECONCILE_AFTER_MS`, for the payments whose callback never came (or a crash lost).
+//! Checks back off as a payment ages (the next one after half its age, at least the reconcile
+//! delay and at most an hour), so a backlog does not hammer an operator's status API.
 
-use super::{for_each_pending, Report};
-use crate::domain::{Cause, Outcome, Status, Timestamp};
+use super::Report;
+use crate::domain::{Cause, Cursor, Outcome, Status, Timestamp};
 use crate::operator::OperatorAnswer;
 use crate::service::{Gateway, ServiceError};
 
+/// The longest wait between two checks of one transaction.
+const MAX_CHECK_INTERVAL_MS: i64 = 3_600_000;
+
+/// When to ask again about a transaction still pending at `now`.
+pub fn next_check(created_at: Timestamp, now: Timestamp, reconcile_after_ms: i64) -> Timestamp {
+    let age = (now.millis() - created_at.millis()).max(0);
+    Timestamp(now.millis() + (age / 2).clamp(reconcile_after_ms.max(1), MAX_CHECK_INTERVAL_MS))
+}
+
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let created_before = Timestamp(now.millis() - gateway.config.reconcile_after_ms as i64);
-    for_each_pending(gateway, created_before, None, |record| async move {
-        let outcome = match gateway.operator.status(&record.transaction, now).await {
-            Ok(OperatorAnswer::Succeeded) => Outcome { status: Status::Successful, cause: Cause::Reconciled, code: None, reason: None },
-            Ok(OperatorAnswer::Failed { code, reason }) => {
-                Outcome { status: Status::Failed, cause: Cause::Reconciled, code: Some(code), reason: Some(reason) }
+    let reconcile_after = gateway.config.reconcile_after_ms as i64;
+    let created_before = Timestamp(now.millis() - reconcile_after);
+    let mut report = Report::default();
+    let mut after: Option<Cursor> = None;
+    loop {
+        let batch = gateway
+            .store
+            .due_for_check(now, created_before, after.as_ref(), super::BATCH)
+            .await?;
+        let full = batch.len() == super::BATCH as usize;
+        after = batch.last().map(|r| Cursor {
+            created_at: r.transaction.created_at,
+            id: r.transaction.id.clone(),
+        });
+        for record in batch {
+            report.examined += 1;
+            let t = &record.transaction;
+            let outcome = match gateway.operator.status(t, now).await {
+                Ok(OperatorAnswer::Succeeded) => Outcome {
+                    status: Status::Successful,
+                    cause: Cause::Reconciled,
+                    code: None,
+                    reason: None,
+                },
+                Ok(OperatorAnswer::Failed { code, reason }) => Outcome {
+                    status: Status::Failed,
+                    cause: Cause::Reconciled,
+                    code: Some(code),
+                    reason: Some(reason),
+                },
+                Ok(OperatorAnswer::Pending) => {
+                    gateway
+                        .store
+                        .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
+                        .await?;
+                    continue;
+                }
+                Err(e) => {
+                    tracing::warn!(reference = %t.reference, error = %e, "status check failed; will ask again");
+                    gateway
+                        .store
+                        .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
+                        .await?;
+                    continue;
+                }
+            };
+            if gateway.settle_later(&record, outcome, now, None).await?.is_some() {
+                report.settled += 1;
             }
-            Ok(OperatorAnswer::Pending) => return Ok(false),
-            Err(e) => {
-                tracing::warn!(reference = %record.transaction.reference, error = %e, "status check failed; will ask again");
-                return Ok(false);
-            }
-        };
-        Ok(gateway.settle_later(&record, outcome, now, None).await?.is_some())
-    })
-    .await
+        }
+        if !full {
+            return Ok(report);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_back_off_with_age_between_the_reconcile_delay_and_an_hour() {
+        let created = Timestamp(0);
+        assert_eq!(
+            next_check(created, Timestamp(40_000), 30_000),
+            Timestamp(70_000),
+            "young: the reconcile delay"
+        );
+        assert_eq!(
+            next_check(created, Timestamp(600_000), 30_000),
+            Timestamp(900_000),
+            "ten minutes old: five more"
+        );
+        assert_eq!(
+            next_check(created, Timestamp(86_400_000), 30_000),
+            Timestamp(86_400_000 + 3_600_000),
+            "at most an hour"
+        );
+    }
 }

@@ -20,7 +20,12 @@ pub fn sqlite() -> Migrator {
     Migrator {
         migrations: Cow::Owned(embedded!(
             "sqlite",
-            [(1, "0001_foundation"), (2, "0002_payments"), (3, "0003_webhooks")]
+            [
+                (1, "0001_foundation"),
+                (2, "0002_payments"),
+                (3, "0003_webhooks"),
+                (4, "0004_reconcile_backoff")
+            ]
         )),
         ..Migrator::DEFAULT
     }
@@ -30,7 +35,12 @@ pub fn postgres() -> Migrator {
     Migrator {
         migrations: Cow::Owned(embedded!(
             "postgres",
-            [(1, "0001_foundation"), (2, "0002_payments"), (3, "0003_webhooks")]
+            [
+                (1, "0001_foundation"),
+                (2, "0002_payments"),
+                (3, "0003_webhooks"),
+                (4, "0004_reconcile_backoff")
+            ]
         )),
         ..Migrator::DEFAULT
     }

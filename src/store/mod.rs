@@ -222,6 +222,19 @@ pub trait PaymentStore: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 
+    /// Pending transactions the reconciler may ask about at `now`: created at or before
+    /// `created_before` and not checked again before `now`. Oldest first, after `after`.
+    async fn due_for_check(
+        &self,
+        now: Timestamp,
+        created_before: Timestamp,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// Sets when the reconciler may next ask about a pending transaction.
+    async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), StoreError>;
+
     async fn balance(&self, tenant: &Tenant) -> Result<Balance, StoreError>;
 
     /// Credits the tenant's available balance from outside (a Production top-up).

@@ -295,6 +295,37 @@ macro_rules! impl_payment_store {
                 rows.iter().map(rows::transaction_record).collect()
             }
 
+            async fn due_for_check(
+                &self,
+                now: Timestamp,
+                created_before: Timestamp,
+                after: Option<&Cursor>,
+                limit: u32,
+            ) -> Result<Vec<TransactionRecord>, StoreError> {
+                let sql = format!(
+                    "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND (t.created_at, t.id) > ($3, $4) \
+                     AND (t.next_check_at IS NULL OR t.next_check_at <= $2) ORDER BY t.created_at, t.id LIMIT {limit}",
+                    sql_payments::TRANSACTION_SELECT
+                );
+                let rows = sqlx::query(&sql)
+                    .bind(created_before.millis())
+                    .bind(now.millis())
+                    .bind(after.map(|c| c.created_at.millis()).unwrap_or(i64::MIN))
+                    .bind(after.map(|c| c.id.as_str()).unwrap_or(""))
+                    .fetch_all(self.reader())
+                    .await?;
+                rows.iter().map(rows::transaction_record).collect()
+            }
+
+            async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), StoreError> {
+                sqlx::query("UPDATE transactions SET next_check_at = $1 WHERE id = $2 AND status = 'PENDING'")
+                    .bind(at.millis())
+                    .bind(transaction_id)
+                    .execute(self.writer())
+                    .await?;
+                Ok(())
+            }
+
             async fn balance(&self, tenant: &Tenant) -> Result<Balance, StoreError> {
                 let row = sqlx::query("SELECT available, reserved FROM balances WHERE merchant_id = $1 AND environment = $2")
                     .bind(&tenant.merchant_id.0)

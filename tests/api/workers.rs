@@ -16,7 +16,48 @@ both_backends!(
     final_states_never_change,
     the_beta_page_lets_the_payer_approve_or_decline,
     stuck_transfers_are_listed_and_resolved_by_hand_with_an_audit,
+    the_reconciler_backs_off_instead_of_asking_every_pass,
 );
+
+async fn the_reconciler_backs_off_instead_of_asking_every_pass(backend: Backend) {
+    let Some(app) = TestApp::spawn(backend).await else {
+        return;
+    };
+    let token = app.sandbox_token().await;
+    post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("slow06", "0701020306", "GAMMA_MONEY_CI", "1000"),
+    )
+    .await;
+    let g = &app.gateway;
+    let start = Timestamp::now().millis();
+    let at = |ms: i64| Timestamp(start + ms);
+    assert_eq!(
+        reconciler::run_once(g, at(31_000)).await.unwrap().examined,
+        1,
+        "old enough: asked once"
+    );
+    assert_eq!(
+        reconciler::run_once(g, at(36_000)).await.unwrap().examined,
+        0,
+        "not again at the next pass"
+    );
+    assert_eq!(
+        reconciler::run_once(g, at(61_500)).await.unwrap().examined,
+        1,
+        "again after the reconcile delay"
+    );
+    assert_eq!(reconciler::run_once(g, at(601_000)).await.unwrap().examined, 1);
+    assert_eq!(
+        reconciler::run_once(g, at(700_000)).await.unwrap().examined,
+        0,
+        "ten minutes old: every five minutes"
+    );
+    assert_eq!(status_of(&app, &token, "slow06").await["status"], "PENDING");
+    app.assert_ledger().await;
+}
 
 async fn status_of(app: &TestApp, token: &str, id: &str) -> Value {
     let a = answer(app.get(&format!("/v2/get-status-payment/{id}")).bearer_auth(token)).await;
