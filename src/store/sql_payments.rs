@@ -107,23 +107,29 @@ macro_rules! apply_entry_fn {
                     return Err(StoreError::InsufficientFunds);
                 }
             }
+            // One statement for the whole entry: each statement is a round trip to the database
+            // thread, and an entry has two or three postings.
             let entry_id = uuid::Uuid::new_v4().to_string();
-            for posting in entry {
-                sqlx::query(
-                    "INSERT INTO ledger_postings (id, entry_id, merchant_id, environment, transaction_id, account, amount, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                )
-                .bind(uuid::Uuid::new_v4().to_string())
+            let rows: Vec<String> = (0..entry.len())
+                .map(|i| {
+                    let n = 6 + i * 3;
+                    format!("($1, $2, $3, $4, $5, ${}, ${}, ${})", n, n + 1, n + 2)
+                })
+                .collect();
+            let sql = format!(
+                "INSERT INTO ledger_postings (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
+                rows.join(", ")
+            );
+            let mut query = sqlx::query(&sql)
                 .bind(&entry_id)
                 .bind(&tenant.merchant_id.0)
                 .bind(tenant.environment.as_str())
                 .bind(transaction_id)
-                .bind(posting.account.as_str())
-                .bind(posting.amount)
-                .bind(at.millis())
-                .execute(&mut **tx)
-                .await?;
+                .bind(at.millis());
+            for posting in entry {
+                query = query.bind(uuid::Uuid::new_v4().to_string()).bind(posting.account.as_str()).bind(posting.amount);
             }
+            query.execute(&mut **tx).await?;
             Ok(())
         }
     };
