@@ -91,6 +91,11 @@ pub fn set(mut body: Value, pointer: &str, value: Value) -> Value {
     body
 }
 
+/// `ms` milliseconds from now: tests drive workers with explicit times instead of sleeping.
+pub fn later(ms: i64) -> Timestamp {
+    Timestamp(Timestamp::now().millis() + ms)
+}
+
 pub async fn answer(request: RequestBuilder) -> Answer {
     let (client, request) = request.build_split();
     let request = request.expect("a well-formed request");

@@ -681,10 +681,7 @@ async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(backend: Bac
     v2_body["name"] = json!("Awa Koné");
     let v2 = post(&app, &token, "/v2/transfers/mobile-money", &v2_body).await;
     assert_eq!((v1.status, v2.status), (StatusCode::ACCEPTED, StatusCode::ACCEPTED));
-    let tenant = momo_gateway::domain::Tenant {
-        merchant_id: momo_gateway::domain::MerchantId(app.merchant.id.clone()),
-        environment: momo_gateway::domain::Environment::Sandbox,
-    };
+    let tenant = app.sandbox_tenant();
     let a = app.gateway.transaction(&tenant, "p1").await.unwrap();
     let b = app.gateway.transaction(&tenant, "p2").await.unwrap();
     let (a, b) = (a.transaction, b.transaction);

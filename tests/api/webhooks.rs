@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, TestApp};
+use crate::helpers::{answer, later, TestApp};
 use crate::payments::{collect_v1, post};
 use crate::receiver::{Receiver, Reply};
 
@@ -48,10 +48,6 @@ async fn setup(
     Some((app, receiver, token))
 }
 
-fn at(offset_ms: i64) -> Timestamp {
-    Timestamp(Timestamp::now().millis() + offset_ms)
-}
-
 fn dispatcher(app: &TestApp) -> Dispatcher {
     Dispatcher::new(app.gateway.clone()).unwrap()
 }
@@ -82,14 +78,14 @@ async fn each_final_transition_is_delivered_once_signed_with_the_exact_v1_body(b
     .await;
     let d = dispatcher(&app);
     assert_eq!(
-        d.run_once(at(0)).await.unwrap().delivered,
+        d.run_once(later(0)).await.unwrap().delivered,
         1,
         "only w01 is final so far"
     );
-    callbacks::run_once(&app.gateway, at(2_500)).await.unwrap();
-    assert_eq!(d.run_once(at(3_000)).await.unwrap().delivered, 1, "w02 became final");
+    callbacks::run_once(&app.gateway, later(2_500)).await.unwrap();
+    assert_eq!(d.run_once(later(3_000)).await.unwrap().delivered, 1, "w02 became final");
     assert_eq!(
-        d.run_once(at(10_000_000)).await.unwrap(),
+        d.run_once(later(10_000_000)).await.unwrap(),
         Report::default(),
         "nothing is sent twice"
     );
@@ -140,7 +136,7 @@ async fn a_failing_receiver_gets_the_same_id_and_body_on_schedule_and_every_atte
     )
     .await;
     let d = dispatcher(&app);
-    let first = at(0);
+    let first = later(0);
     assert_eq!(d.run_once(first).await.unwrap().retrying, 1);
     let event_id = receiver.received()[0].id.clone();
     let event = event_of(&app, &token, &event_id).await;
@@ -197,7 +193,7 @@ async fn a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_d
     )
     .await;
     let d = dispatcher(&app);
-    let mut now = at(0);
+    let mut now = later(0);
     let mut attempts = 0;
     loop {
         let report = d.run_once(now).await.unwrap();
@@ -230,7 +226,7 @@ async fn a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_d
     .await;
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     assert_eq!(a.body["data"]["redelivered"], 1);
-    assert_eq!(d.run_once(at(0)).await.unwrap().delivered, 1);
+    assert_eq!(d.run_once(later(0)).await.unwrap().delivered, 1);
     assert_eq!(recovered.received()[0].id, id, "redelivery keeps the webhook-id");
     assert_eq!(event_of(&app, &token, &id).await["status"], "delivered");
 }
@@ -247,7 +243,7 @@ async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(backend: 
     )
     .await;
     let d = dispatcher(&app);
-    assert_eq!(d.run_once(at(0)).await.unwrap().failed, 1);
+    assert_eq!(d.run_once(later(0)).await.unwrap().failed, 1);
     post(
         &app,
         &token,
@@ -256,7 +252,7 @@ async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(backend: 
     )
     .await;
     assert_eq!(
-        d.run_once(at(0)).await.unwrap().failed,
+        d.run_once(later(0)).await.unwrap().failed,
         1,
         "events raised meanwhile fail at once"
     );
@@ -289,7 +285,7 @@ async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(backend: 
             StatusCode::ACCEPTED
         );
     }
-    assert_eq!(d.run_once(at(0)).await.unwrap().delivered, 2);
+    assert_eq!(d.run_once(later(0)).await.unwrap().delivered, 2);
 }
 
 async fn too_many_requests_waits_at_least_retry_after(backend: Backend) {
@@ -309,7 +305,7 @@ async fn too_many_requests_waits_at_least_retry_after(backend: Backend) {
     )
     .await;
     let d = dispatcher(&app);
-    let first = at(0);
+    let first = later(0);
     assert_eq!(d.run_once(first).await.unwrap().retrying, 1);
     let id = receiver.received()[0].id.clone();
     let next = Timestamp::parse_iso8601(event_of(&app, &token, &id).await["nextAttemptAt"].as_str().unwrap()).unwrap();
@@ -339,7 +335,7 @@ async fn a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id(backen
     )
     .await;
     // A dispatcher claims the event, then dies in the middle of sending it.
-    let now = at(0);
+    let now = later(0);
     let claimed = app
         .gateway
         .store
@@ -402,7 +398,7 @@ async fn two_dispatchers_deliver_a_thousand_events_exactly_once(backend: Backend
         done.unwrap();
     }
     let (a, b) = (dispatcher(&app), dispatcher(&app));
-    let now = at(0);
+    let now = later(0);
     let mut delivered = 0;
     for _ in 0..50 {
         let (ra, rb) = tokio::join!(a.run_once(now), b.run_once(now));
@@ -450,7 +446,7 @@ async fn private_targets_are_refused_unless_allowed(backend: Backend) {
     config.webhook_allow_private = false;
     gateway.config = std::sync::Arc::new(config);
     let strict_dispatcher = Dispatcher::new(gateway).unwrap();
-    assert_eq!(strict_dispatcher.run_once(at(0)).await.unwrap().retrying, 1);
+    assert_eq!(strict_dispatcher.run_once(later(0)).await.unwrap().retrying, 1);
     assert!(receiver.received().is_empty(), "nothing reached the private target");
     let events = answer(app.get("/v1/webhooks/events").bearer_auth(&token)).await;
     assert!(events.body["data"][0]["lastError"]
@@ -458,7 +454,7 @@ async fn private_targets_are_refused_unless_allowed(backend: Backend) {
         .unwrap()
         .contains("private or loopback"));
     // Allowed by configuration, it goes through.
-    assert_eq!(dispatcher(&app).run_once(at(10_000)).await.unwrap().delivered, 1);
+    assert_eq!(dispatcher(&app).run_once(later(10_000)).await.unwrap().delivered, 1);
 }
 
 async fn the_merchant_api_lists_shows_and_redelivers_events(backend: Backend) {
@@ -503,7 +499,7 @@ async fn the_merchant_api_lists_shows_and_redelivers_events(backend: Backend) {
     assert_eq!(events[0]["payload"]["transactionId"], "e2");
     let first_page = answer(app.get("/v1/webhooks/events?limit=1").bearer_auth(&token)).await;
     assert!(first_page.header("x-next-cursor").is_some(), "a second page follows");
-    dispatcher(&app).run_once(at(0)).await.unwrap();
+    dispatcher(&app).run_once(later(0)).await.unwrap();
     let delivered = answer(app.get("/v1/webhooks/events?status=delivered").bearer_auth(&token)).await;
     assert_eq!(delivered.body["data"].as_array().unwrap().len(), 2);
     for bad in ["status=sent", "limit=0"] {
@@ -580,7 +576,7 @@ async fn a_slow_receiver_times_out_and_a_redirect_is_not_followed(backend: Backe
     )
     .await;
     let d = dispatcher(&app);
-    let start = at(0);
+    let start = later(0);
     assert_eq!(
         d.run_once(start).await.unwrap().retrying,
         1,

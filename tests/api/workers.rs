@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, TestApp};
+use crate::helpers::{answer, later, TestApp};
 use crate::payments::{collect_v1, collect_v2, post, transfer_v1};
 
 both_backends!(
@@ -63,10 +63,6 @@ async fn status_of(app: &TestApp, token: &str, id: &str) -> Value {
     let a = answer(app.get(&format!("/v2/get-status-payment/{id}")).bearer_auth(token)).await;
     assert_eq!(a.status, StatusCode::OK, "{id}: {}", a.body);
     a.body["data"].clone()
-}
-
-fn later(ms: i64) -> Timestamp {
-    Timestamp(Timestamp::now().millis() + ms)
 }
 
 async fn pending_payments_resolve_as_the_simulator_table_says(backend: Backend) {
@@ -153,10 +149,7 @@ async fn pending_payments_resolve_as_the_simulator_table_says(backend: Backend) 
     assert_eq!(expiry::run_once(g, later(901_000)).await.unwrap().settled, 1);
     assert_eq!(status_of(&app, &token, "c06").await["status"], "FAILED");
     assert_eq!(status_of(&app, &token, "t06").await["status"], "PENDING");
-    let tenant = momo_gateway::domain::Tenant {
-        merchant_id: momo_gateway::domain::MerchantId(app.merchant.id.clone()),
-        environment: momo_gateway::domain::Environment::Sandbox,
-    };
+    let tenant = app.sandbox_tenant();
     let expired = app.gateway.transaction(&tenant, "c06").await.unwrap();
     assert_eq!(expired.transaction.failure_code.as_deref(), Some("EXPIRED"));
     app.assert_ledger().await;
