@@ -1,5 +1,8 @@
 //! Webhook events: one per transition to a final state, delivered at least once.
 
+use super::environment::Tenant;
+use super::time::Timestamp;
+
 /// Where an event's delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EventState {
@@ -28,4 +31,42 @@ impl EventState {
             _ => None,
         }
     }
+}
+
+/// One delivery attempt, as logged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    pub attempt: u32,
+    pub at: Timestamp,
+    pub url: String,
+    pub status_code: Option<u16>,
+    pub latency_ms: i64,
+    pub error: Option<String>,
+    /// The first bytes of the answer's body.
+    pub response: Option<String>,
+}
+
+/// An event as merchants and administrators see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSummary {
+    pub id: String,
+    pub tenant: Tenant,
+    pub transaction_ref: String,
+    pub transaction_id: String,
+    pub transaction_status: String,
+    pub state: EventState,
+    pub attempts: u32,
+    pub next_attempt_at: Option<Timestamp>,
+    pub last_error: Option<String>,
+    pub created_at: Timestamp,
+    pub delivered_at: Option<Timestamp>,
+    pub payload: String,
+}
+
+/// Filters of event lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    /// The merchant's transaction id (or the service reference).
+    pub transaction_id: Option<String>,
+    pub state: Option<EventState>,
 }

@@ -154,3 +154,10 @@ mod tests {
         }
     }
 }
+
+/// A merchant environment's balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Balance {
+    pub available: i64,
+    pub reserved: i64,
+}

@@ -16,10 +16,12 @@ use async_trait::async_trait;
 
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Credential, Cursor, Customer, Environment, EventState, Kind, MerchantId, MerchantSummary, Msisdn, OperatorCode,
-    Outcome, PageRequest, Status, Tenant, Timestamp, Transaction,
+    Credential, Cursor, Customer, Environment, Kind, MerchantId, MerchantSummary, Outcome, PageRequest, Tenant,
+    Timestamp, Transaction,
 };
 
+// Re-exported: the domain owns these types, and the backends name them through `super::`.
+pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, TransactionFilter, TransactionRecord};
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
@@ -122,13 +124,6 @@ pub trait MerchantStore: Send + Sync + 'static {
     async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, StoreError>;
 }
 
-/// A transaction together with its customer record, as every answer shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TransactionRecord {
-    pub transaction: Transaction,
-    pub customer: Customer,
-}
-
 /// A transaction reaching its final state, with everything that must be written with it.
 #[derive(Debug, Clone)]
 pub struct Settlement {
@@ -144,26 +139,6 @@ pub struct Settlement {
     pub event_payload: String,
     /// A manual resolution's audit text.
     pub audit: Option<String>,
-}
-
-/// Filters of transaction lists. Every field narrows the list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TransactionFilter {
-    pub status: Option<Status>,
-    pub kind: Option<Kind>,
-    pub operator: Option<OperatorCode>,
-    pub phone: Option<Msisdn>,
-    /// Created at or after.
-    pub from: Option<Timestamp>,
-    /// Created before.
-    pub to: Option<Timestamp>,
-}
-
-/// A merchant environment's balance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Balance {
-    pub available: i64,
-    pub reserved: i64,
 }
 
 /// Whole-ledger invariants, for checks after tests and benchmarks.
@@ -275,19 +250,6 @@ pub struct DueEvent {
     pub lease_token: String,
 }
 
-/// One delivery attempt, as logged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attempt {
-    pub attempt: u32,
-    pub at: Timestamp,
-    pub url: String,
-    pub status_code: Option<u16>,
-    pub latency_ms: i64,
-    pub error: Option<String>,
-    /// The first bytes of the answer's body.
-    pub response: Option<String>,
-}
-
 /// What an attempt (or the lack of an endpoint) does to its event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EventUpdate {
@@ -311,31 +273,6 @@ pub struct Finished {
     pub event: DueEvent,
     pub attempt: Option<Attempt>,
     pub update: EventUpdate,
-}
-
-/// An event as merchants and administrators see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventSummary {
-    pub id: String,
-    pub tenant: Tenant,
-    pub transaction_ref: String,
-    pub transaction_id: String,
-    pub transaction_status: String,
-    pub state: EventState,
-    pub attempts: u32,
-    pub next_attempt_at: Option<Timestamp>,
-    pub last_error: Option<String>,
-    pub created_at: Timestamp,
-    pub delivered_at: Option<Timestamp>,
-    pub payload: String,
-}
-
-/// Filters of event lists.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EventFilter {
-    /// The merchant's transaction id (or the service reference).
-    pub transaction_id: Option<String>,
-    pub state: Option<EventState>,
 }
 
 /// The webhook outbox: claiming due events with a lease, recording attempts, redelivery.

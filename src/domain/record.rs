@@ -1,0 +1,28 @@
+//! What the gateway reads back about transactions: a transaction with its customer, and the
+//! filters of transaction lists.
+
+use super::customer::Customer;
+use super::msisdn::Msisdn;
+use super::operator::OperatorCode;
+use super::time::Timestamp;
+use super::transaction::{Kind, Status, Transaction};
+
+/// A transaction together with its customer record, as every answer shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransactionRecord {
+    pub transaction: Transaction,
+    pub customer: Customer,
+}
+
+/// Filters of transaction lists. Every field narrows the list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TransactionFilter {
+    pub status: Option<Status>,
+    pub kind: Option<Kind>,
+    pub operator: Option<OperatorCode>,
+    pub phone: Option<Msisdn>,
+    /// Created at or after.
+    pub from: Option<Timestamp>,
+    /// Created before.
+    pub to: Option<Timestamp>,
+}
