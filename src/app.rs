@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Context;
 use tokio::net::TcpListener;
@@ -10,15 +11,32 @@ use tokio::task::JoinHandle;
 
 use crate::config::{redact_url, Config};
 use crate::domain::{Environment, Timestamp};
+use crate::operator::simulator::Simulator;
+use crate::operator::Operators;
 use crate::service::{CreatedMerchant, Gateway};
 use crate::store;
 
-/// Opens the configured database (migrating it) and assembles the use cases.
+/// Opens the configured database (migrating it) and assembles the use cases with the
+/// operator connectors that configuration names.
 pub async fn open(config: Config) -> anyhow::Result<Gateway> {
+    let operators = operators(&config);
+    open_with(config, operators).await
+}
+
+/// Opens the configured database (migrating it) and assembles the use cases with `operators`.
+pub async fn open_with(config: Config, operators: Operators) -> anyhow::Result<Gateway> {
     let store = store::connect(&config.database_url)
         .await
         .with_context(|| format!("cannot open the database {}", redact_url(&config.database_url)))?;
-    Ok(Gateway::new(store, config).await?)
+    Ok(Gateway::new(store, config, operators).await?)
+}
+
+/// The operator registry of `config`. No real connector exists yet: every operator in every
+/// environment is served by the built-in simulator (DECISIONS §1).
+pub fn operators(config: &Config) -> Operators {
+    Operators::new(Arc::new(Simulator {
+        delay: std::time::Duration::from_millis(config.simulator_delay_ms),
+    }))
 }
 
 /// A running HTTP server, for `serve` and for tests.
@@ -32,7 +50,7 @@ pub struct Server {
 impl Server {
     /// Binds `config.listen` (port 0 picks a free port) and starts serving.
     pub async fn start(gateway: Gateway) -> anyhow::Result<Server> {
-        let listen = gateway.config.listen;
+        let listen = gateway.config().listen;
         let listener = TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
@@ -73,7 +91,7 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 /// `momo-gateway serve`: runs until SIGINT or SIGTERM.
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let gateway = open(config).await?;
-    let config = gateway.config.clone();
+    let config = gateway.config().clone();
     tracing::info!(database = %redact_url(&config.database_url), "database ready");
     tracing::warn!("no operator connector is configured: Production uses the built-in simulator, like Sandbox");
     if config.listen.ip().is_loopback() {
@@ -85,7 +103,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let mut workers = crate::reconcile::spawn_loops(gateway.clone(), workers_stopped.clone());
     // Two loops per process: one sends while the other records and claims. Leases keep them
     // (and other processes) from sending the same attempt twice.
-    let dispatcher = crate::webhook::dispatcher::Dispatcher::new(gateway.clone())?;
+    let dispatcher = gateway.webhook_dispatcher(&config.webhook_settings())?;
     for _ in 0..DISPATCHER_LOOPS {
         workers.push(crate::webhook::dispatcher::spawn_loop(
             dispatcher.clone(),
@@ -96,7 +114,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
     shutdown_signal().await;
     tracing::info!("shutting down: finishing in-flight requests and the workers' current step");
-    let store = server.gateway.store.clone();
+    let gateway = server.gateway.clone();
     match tokio::time::timeout(SHUTDOWN_GRACE, server.stop()).await {
         Ok(stopped) => stopped?,
         Err(_) => tracing::warn!(
@@ -108,24 +126,15 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     for worker in workers {
         let _ = worker.await;
     }
-    store.close().await;
+    gateway.close().await;
     tracing::info!("stopped");
     Ok(())
 }
 
-/// On the first start on an empty database, creates a demo merchant. The settings table's key
-/// makes this happen once even when several processes start together.
+/// On the first start on an empty database, creates a demo merchant (once, even when several
+/// processes start together).
 pub async fn create_demo_merchant(gateway: &Gateway) -> anyhow::Result<Option<CreatedMerchant>> {
-    if gateway.store.has_merchants().await? {
-        return Ok(None);
-    }
-    let claim = uuid::Uuid::new_v4().to_string();
-    if gateway.store.setting_or_insert("demo_merchant_claim", &claim).await? != claim {
-        return Ok(None);
-    }
-    Ok(Some(
-        gateway.create_merchant("Demo merchant", None, Timestamp::now()).await?,
-    ))
+    Ok(gateway.create_demo_merchant(Timestamp::now()).await?)
 }
 
 /// Shows the demo's Sandbox credentials once, on the terminal (never in the logs), and saves

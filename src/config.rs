@@ -18,6 +18,19 @@ pub enum LogFormat {
     Json,
 }
 
+/// What the webhook dispatcher needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookSettings {
+    /// How long one attempt may take, connection to last byte.
+    pub timeout: std::time::Duration,
+    /// Waits between attempts; its length is the number of retries.
+    pub retry_schedule: Vec<std::time::Duration>,
+    /// Send to private and loopback addresses (tests, local receivers).
+    pub allow_private: bool,
+    /// How long a claimed event is reserved for its dispatcher.
+    pub lease: std::time::Duration,
+}
+
 /// The gateway's settings. `Debug` redacts secrets.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Config {
@@ -302,6 +315,20 @@ impl Config {
             )?;
         }
         Ok(c)
+    }
+
+    /// The webhook dispatcher's settings.
+    pub fn webhook_settings(&self) -> WebhookSettings {
+        WebhookSettings {
+            timeout: std::time::Duration::from_millis(self.webhook_timeout_ms),
+            retry_schedule: self
+                .webhook_retry_schedule
+                .iter()
+                .map(|s| std::time::Duration::from_secs(*s))
+                .collect(),
+            allow_private: self.webhook_allow_private,
+            lease: std::time::Duration::from_secs(self.webhook_lease_s),
+        }
     }
 
     /// The fee schedule: the live service's defaults with the configured overrides.

@@ -20,7 +20,7 @@ impl FromRequestParts<Gateway> for Authenticated {
     async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
         let dialect = Dialect::of_path(parts.uri.path());
         let token = bearer_token(&parts.headers).ok_or_else(|| {
-            gateway.metrics.auth_failure("bearer");
+            gateway.metrics().auth_failure("bearer");
             Rejection(
                 dialect,
                 ApiError::new(
@@ -35,14 +35,14 @@ impl FromRequestParts<Gateway> for Authenticated {
             .map(|v| v.to_str().unwrap_or("(not text)"));
         let principal = gateway.authenticate(token, environment).await.map_err(|e| {
             if let crate::service::ServiceError::Unauthorized(_) = e {
-                gateway.metrics.auth_failure("bearer");
+                gateway.metrics().auth_failure("bearer");
             }
             Rejection(dialect, e.into())
         })?;
-        if let Some(limit) = &gateway.limits.api {
+        if let Some(limit) = &gateway.limits().api {
             let key = format!("{}/{}", principal.tenant.merchant_id, principal.tenant.environment);
             if let Err(wait) = limit.take(&key, std::time::Instant::now()) {
-                gateway.metrics.rate_limited("api");
+                gateway.metrics().rate_limited("api");
                 return Err(Rejection(dialect, ApiError::too_many_requests(wait)));
             }
         }

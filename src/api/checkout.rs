@@ -10,9 +10,8 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
 use super::error::{ApiError, Dialect, ErrorKind};
-use crate::domain::{Cause, Kind, OperatorCode, Outcome, Status, Timestamp};
-use crate::service::Gateway;
-use crate::store::TransactionRecord;
+use crate::domain::{Kind, OperatorCode, Status, Timestamp, TransactionRecord};
+use crate::service::{CheckoutPayment, Gateway, PayerDecision, ServiceError};
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -22,15 +21,22 @@ fn escape(text: &str) -> String {
         .replace('\'', "&#39;")
 }
 
+/// The BETA launch page of a transaction, for the collections that have one. Both dialects
+/// show it: v1 as `betaLaunchUrl`, v2 as `redirectUrl`.
+pub fn launch_url(gateway: &Gateway, record: &TransactionRecord) -> Option<String> {
+    let t = &record.transaction;
+    (t.kind == Kind::Collection && t.operator == OperatorCode::Beta)
+        .then(|| format!("{}/checkout/{}", gateway.config().public_url, t.reference))
+}
+
 fn not_found() -> Response {
     ApiError::new(ErrorKind::NotFound, "no payment waits for approval at this address").render(Dialect::V1)
 }
 
-async fn beta_collection(gateway: &Gateway, reference: &str) -> Result<TransactionRecord, Response> {
-    match gateway.store.transaction_by_ref(reference).await {
-        Ok(Some(r)) if r.transaction.kind == Kind::Collection && r.transaction.operator == OperatorCode::Beta => Ok(r),
-        Ok(_) => Err(not_found()),
-        Err(e) => Err(ApiError::internal(&e).render(Dialect::V1)),
+fn failure(e: ServiceError) -> Response {
+    match e {
+        ServiceError::NotFound(_) => not_found(),
+        other => ApiError::from(other).render(Dialect::V1),
     }
 }
 
@@ -53,20 +59,16 @@ fn result_page(record: &TransactionRecord) -> Response {
 }
 
 pub async fn show(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
-    let record = match beta_collection(&gateway, &reference).await {
-        Ok(r) => r,
-        Err(response) => return response,
+    let CheckoutPayment {
+        record,
+        merchant_name: merchant,
+    } = match gateway.checkout_payment(&reference).await {
+        Ok(payment) => payment,
+        Err(e) => return failure(e),
     };
     if record.transaction.status != Status::Pending {
         return result_page(&record);
     }
-    let merchant = gateway
-        .store
-        .merchant_name(&record.transaction.tenant.merchant_id)
-        .await
-        .ok()
-        .flatten()
-        .unwrap_or_default();
     let t = &record.transaction;
     let reference = escape(&t.reference);
     page(
@@ -84,32 +86,17 @@ pub async fn show(State(gateway): State<Gateway>, Path(reference): Path<String>)
 }
 
 pub async fn approve(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
-    decide(gateway, reference, Status::Successful).await
+    decide(gateway, reference, PayerDecision::Approve).await
 }
 
 pub async fn decline(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
-    decide(gateway, reference, Status::Failed).await
+    decide(gateway, reference, PayerDecision::Decline).await
 }
 
-async fn decide(gateway: Gateway, reference: String, status: Status) -> Response {
-    let record = match beta_collection(&gateway, &reference).await {
-        Ok(r) => r,
-        Err(response) => return response,
-    };
-    let outcome = Outcome {
-        status,
-        cause: Cause::Payer,
-        code: (status == Status::Failed).then(|| "PAYER_DECLINED".to_owned()),
-        reason: (status == Status::Failed).then(|| "the payer declined on the BETA page".to_owned()),
-    };
-    let settled = match gateway.settle_later(&record, outcome, Timestamp::now(), None).await {
-        Ok(Some(settled)) => settled,
-        // Already final (expired, or a second click): show what is stored.
-        Ok(None) => match gateway.store.transaction_by_ref(&reference).await {
-            Ok(Some(current)) => current,
-            _ => record,
-        },
-        Err(e) => return ApiError::from(e).render(Dialect::V1),
+async fn decide(gateway: Gateway, reference: String, decision: PayerDecision) -> Response {
+    let settled = match gateway.decide_checkout(&reference, decision, Timestamp::now()).await {
+        Ok(settled) => settled,
+        Err(e) => return failure(e),
     };
     let target = match settled.transaction.status {
         Status::Successful => settled.transaction.success_url.clone(),

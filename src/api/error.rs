@@ -1,4 +1,5 @@
-//! One error type for the HTTP layer, rendered in the envelope of either generation.
+//! One error type for the HTTP layer. Each generation renders it in its own envelope
+//! (`v1::envelope`, `v2::envelope`); `dialect.rs` picks the envelope of a path.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -6,9 +7,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::request_id;
-use super::{v1, v2};
 use crate::service::ServiceError;
-use crate::store::StoreError;
 
 /// The API generation whose envelope an answer uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,13 +141,9 @@ impl ApiError {
         e
     }
 
-    pub fn render(self, dialect: Dialect) -> Response {
-        let retry_after = self.retry_after;
-        let mut response = match dialect {
-            Dialect::V1 => v1::envelope::error(self),
-            Dialect::V2 => v2::envelope::error(self),
-        };
-        if let Some(seconds) = retry_after {
+    /// Adds what every envelope's answer carries besides its body (`Retry-After` on a 429).
+    pub fn finish(&self, mut response: Response) -> Response {
+        if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()
                 .insert(axum::http::header::RETRY_AFTER, seconds.into());
@@ -163,12 +158,12 @@ impl From<ServiceError> for ApiError {
             ServiceError::Invalid(reason) => ApiError::bad_request(reason),
             ServiceError::Unauthorized(reason) => ApiError::new(ErrorKind::Unauthorized, reason),
             ServiceError::NotFound(what) => ApiError::new(ErrorKind::NotFound, format!("{what} not found")),
-            ServiceError::Store(StoreError::Unavailable(cause)) => {
+            ServiceError::Unavailable(cause) => {
                 let mut e = ApiError::internal(&cause);
                 e.reason = format!("the database is unavailable; retry later ({})", e.reason);
                 e
             }
-            ServiceError::Store(other) => ApiError::internal(&other),
+            ServiceError::Internal(cause) => ApiError::internal(&cause),
         }
     }
 }

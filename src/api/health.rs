@@ -18,7 +18,7 @@ pub async fn alive() -> Response {
 pub async fn metrics(State(gateway): State<Gateway>) -> Response {
     match gateway.gauges(crate::domain::Timestamp::now()).await {
         Ok(gauges) => {
-            let text = gateway.metrics.render(&gauges);
+            let text = gateway.metrics().render(&gauges);
             (
                 [(
                     axum::http::header::CONTENT_TYPE,
@@ -34,7 +34,7 @@ pub async fn metrics(State(gateway): State<Gateway>) -> Response {
 
 /// The database answers, so requests can be served.
 pub async fn ready(State(gateway): State<Gateway>) -> Response {
-    match gateway.store.ping().await {
+    match gateway.ping().await {
         Ok(()) => envelope::success(StatusCode::OK, json!({ "status": "ready" })),
         Err(e) => {
             tracing::warn!(cause = %e, "readiness check failed");

@@ -5,6 +5,8 @@
 
 pub mod auth;
 pub mod checkout;
+pub mod dialect;
+pub mod either;
 pub mod error;
 pub mod extract;
 pub mod fields;
@@ -29,7 +31,7 @@ use crate::service::Gateway;
 
 /// The whole HTTP surface of the gateway.
 pub fn router(gateway: Gateway) -> Router {
-    let max_body = gateway.config.max_body_bytes;
+    let max_body = gateway.config().max_body_bytes;
     Router::new()
         .route("/health", get(health::alive))
         .route("/ready", get(health::ready))
@@ -38,6 +40,9 @@ pub fn router(gateway: Gateway) -> Router {
         .route("/checkout/{reference}", get(checkout::show))
         .route("/checkout/{reference}/approve", axum::routing::post(checkout::approve))
         .route("/checkout/{reference}/decline", axum::routing::post(checkout::decline))
+        .route("/v1/transfers/mobile-money", axum::routing::post(either::transfer))
+        .route("/v1/get-status-payment/{id}", get(either::status))
+        .route("/v1/transaction/{id}", get(either::status))
         .merge(v1::routes())
         .merge(v2::routes())
         .fallback(unknown_route)

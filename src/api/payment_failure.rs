@@ -3,8 +3,8 @@
 
 use super::error::{ApiError, ErrorKind};
 use crate::domain::OperatorCode;
+use crate::domain::TransactionRecord;
 use crate::service::PaymentError;
-use crate::store::TransactionRecord;
 
 /// The error of a refused creation, and the transaction it concerns when one exists.
 /// `operator_code` spells an operator in the caller's generation.

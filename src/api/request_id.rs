@@ -52,7 +52,7 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert("x-request-id", value);
     }
-    gateway.metrics.observe_request(
+    gateway.metrics().observe_request(
         route.as_deref().unwrap_or("unmatched"),
         &method,
         response.status().as_u16(),

@@ -2,9 +2,12 @@
 //! one interface. The built-in [`simulator::Simulator`] implements it for the Sandbox (and for
 //! Production while no real connector is configured).
 
+pub mod registry;
 pub mod simulator;
 
 use async_trait::async_trait;
+
+pub use registry::Operators;
 
 use crate::domain::{Kind, Msisdn, OperatorCode, Timestamp, Transaction};
 

@@ -14,9 +14,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::domain::TransactionRecord;
 use crate::domain::{Cursor, Kind, Timestamp};
 use crate::service::{Gateway, ServiceError};
-use crate::store::TransactionRecord;
 
 /// How many pending transactions a worker reads at a time.
 pub(crate) const BATCH: u32 = 200;
@@ -45,7 +45,6 @@ where
     let mut after: Option<Cursor> = None;
     loop {
         let batch = gateway
-            .store
             .pending_transactions(created_before, kind, after.as_ref(), BATCH)
             .await?;
         let full = batch.len() == BATCH as usize;
@@ -67,8 +66,8 @@ where
 
 /// Runs the workers until `stop` turns true; each finishes its current step first.
 pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
-    let reconcile_every = Duration::from_millis(gateway.config.reconcile_interval_ms);
-    let callback_every = Duration::from_millis((gateway.config.simulator_delay_ms / 4).clamp(50, 1_000));
+    let reconcile_every = Duration::from_millis(gateway.config().reconcile_interval_ms);
+    let callback_every = Duration::from_millis((gateway.config().simulator_delay_ms / 4).clamp(50, 1_000));
     vec![
         spawn_loop(
             "simulated operator callbacks",
@@ -118,7 +117,7 @@ where
             }
             let result = step(gateway.clone(), Timestamp::now()).await;
             if let Ok(report) = &result {
-                gateway.metrics.worker_run(name, report.settled);
+                gateway.metrics().worker_run(name, report.settled);
             }
             match result {
                 Ok(report) if report.settled > 0 => tracing::info!(

@@ -18,13 +18,12 @@ pub fn next_check(created_at: Timestamp, now: Timestamp, reconcile_after_ms: i64
 }
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let reconcile_after = gateway.config.reconcile_after_ms as i64;
+    let reconcile_after = gateway.config().reconcile_after_ms as i64;
     let created_before = Timestamp(now.millis() - reconcile_after);
     let mut report = Report::default();
     let mut after: Option<Cursor> = None;
     loop {
         let batch = gateway
-            .store
             .due_for_check(now, created_before, after.as_ref(), super::BATCH)
             .await?;
         let full = batch.len() == super::BATCH as usize;
@@ -35,7 +34,7 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
         for record in batch {
             report.examined += 1;
             let t = &record.transaction;
-            let outcome = match gateway.operator.status(t, now).await {
+            let outcome = match gateway.operator_status(&record, now).await {
                 Ok(OperatorAnswer::Succeeded) => Outcome {
                     status: Status::Successful,
                     cause: Cause::Reconciled,
@@ -50,7 +49,6 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
                 },
                 Ok(OperatorAnswer::Pending) => {
                     gateway
-                        .store
                         .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
                         .await?;
                     continue;
@@ -58,7 +56,6 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
                 Err(e) => {
                     tracing::warn!(reference = %t.reference, error = %e, "status check failed; will ask again");
                     gateway
-                        .store
                         .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
                         .await?;
                     continue;

@@ -2,18 +2,16 @@
 //! operator never settled. `momo-gateway transactions stuck` lists them and
 //! `momo-gateway transactions resolve` settles one, keeping an audit record.
 
-use crate::domain::{Cause, Cursor, Kind, Outcome, Status, Timestamp};
+use crate::domain::{Cause, Cursor, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::service::{Gateway, ServiceError};
-use crate::store::TransactionRecord;
 
 /// Pending transfers older than the collection TTL, oldest first.
 pub async fn stuck_transfers(gateway: &Gateway, now: Timestamp) -> Result<Vec<TransactionRecord>, ServiceError> {
-    let created_before = Timestamp(now.millis() - gateway.config.collection_ttl_s as i64 * 1000);
+    let created_before = Timestamp(now.millis() - gateway.config().collection_ttl_s as i64 * 1000);
     let mut all = Vec::new();
     let mut after: Option<Cursor> = None;
     loop {
         let batch = gateway
-            .store
             .pending_transactions(created_before, Some(Kind::Transfer), after.as_ref(), 500)
             .await?;
         let full = batch.len() == 500;
@@ -41,11 +39,7 @@ pub async fn resolve(
     }
     let reason =
         crate::domain::text::checked_text(reason, 500).map_err(|e| ServiceError::Invalid(format!("the reason {e}")))?;
-    let record = gateway
-        .store
-        .transaction_by_ref(reference)
-        .await?
-        .ok_or(ServiceError::NotFound("transaction"))?;
+    let record = gateway.transaction_by_ref(reference).await?;
     let outcome = Outcome {
         status,
         cause: Cause::Admin,

@@ -105,7 +105,7 @@ impl Gateway {
         let mut header = Header::new(Algorithm::HS256);
         header.kid = Some(self.keys.kid.clone());
         let token = jsonwebtoken::encode(&header, &claims, &self.keys.jwt_encoding)
-            .map_err(|e| ServiceError::Store(StoreError::Unavailable(format!("token signing failed: {e}"))))?;
+            .map_err(|e| ServiceError::Internal(format!("token signing failed: {e}")))?;
         Ok(IssuedToken { token, exp: claims.exp })
     }
 

@@ -43,6 +43,19 @@ impl Gateway {
             .map_err(ServiceError::Invalid)
     }
 
+    /// On an empty database, creates the demo merchant. The settings table's key makes this
+    /// happen once even when several processes start together.
+    pub async fn create_demo_merchant(&self, now: Timestamp) -> Result<Option<CreatedMerchant>, ServiceError> {
+        if self.store.has_merchants().await? {
+            return Ok(None);
+        }
+        let claim = uuid::Uuid::new_v4().to_string();
+        if self.store.setting_or_insert("demo_merchant_claim", &claim).await? != claim {
+            return Ok(None);
+        }
+        Ok(Some(self.create_merchant("Demo merchant", None, now).await?))
+    }
+
     pub async fn create_merchant(
         &self,
         name: &str,

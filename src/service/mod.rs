@@ -4,58 +4,94 @@
 //! family of use cases.
 
 pub mod auth;
+pub mod checkout;
 pub mod credentials;
 pub mod customers;
 pub mod merchants;
-pub mod metrics;
 pub mod payments;
+pub mod pending;
 pub mod rate_limit;
 pub mod webhooks;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::config::Config;
+use crate::config::{Config, WebhookSettings};
 use crate::domain::FeeSchedule;
-use crate::operator::simulator::Simulator;
-use crate::operator::Operator;
-use crate::service::metrics::Metrics;
+use crate::operator::Operators;
 use crate::service::rate_limit::RateLimits;
 use crate::store::{Store, StoreError};
+use crate::telemetry::metrics::Metrics;
+use crate::webhook::dispatcher::Dispatcher;
 
 pub use auth::{IssuedToken, Keys, Principal};
+pub use checkout::{CheckoutPayment, PayerDecision};
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets};
 pub use payments::{Party, PaymentError, PaymentRequest};
 
-/// The gateway's use cases over one store. Cheap to clone.
+/// The gateway's use cases over one store. Cheap to clone. Its parts are private: handlers,
+/// workers and the command line go through its methods, never straight to the store.
 #[derive(Clone)]
 pub struct Gateway {
-    pub store: Arc<dyn Store>,
-    pub config: Arc<Config>,
-    pub keys: Arc<Keys>,
-    pub operator: Arc<dyn Operator>,
-    pub fees: Arc<FeeSchedule>,
-    pub metrics: Arc<Metrics>,
-    pub limits: Arc<RateLimits>,
+    store: Arc<dyn Store>,
+    config: Arc<Config>,
+    keys: Arc<Keys>,
+    operators: Operators,
+    fees: Arc<FeeSchedule>,
+    metrics: Arc<Metrics>,
+    limits: Arc<RateLimits>,
 }
 
 impl Gateway {
-    /// Loads (or creates, on a first start) the server's keys and assembles the gateway.
-    pub async fn new(store: Arc<dyn Store>, config: Config) -> Result<Gateway, StoreError> {
+    /// Loads (or creates, on a first start) the server's keys and assembles the gateway with
+    /// the given operator connectors.
+    pub async fn new(store: Arc<dyn Store>, config: Config, operators: Operators) -> Result<Gateway, StoreError> {
         let keys = Keys::load(store.as_ref(), &config).await?;
-        // No real connector exists yet: every environment uses the simulator (DECISIONS §1).
-        let operator = Arc::new(Simulator {
-            delay: Duration::from_millis(config.simulator_delay_ms),
-        });
         Ok(Gateway {
             store,
             keys: Arc::new(keys),
-            operator,
+            operators,
             fees: Arc::new(config.fee_schedule()),
             metrics: Arc::new(Metrics::default()),
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
             config: Arc::new(config),
         })
+    }
+
+    /// The same gateway (store, keys, metrics) with other operator connectors.
+    pub fn with_operators(&self, operators: Operators) -> Gateway {
+        Gateway {
+            operators,
+            ..self.clone()
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    pub fn limits(&self) -> &RateLimits {
+        &self.limits
+    }
+
+    /// A webhook dispatcher over this gateway's outbox, with `settings` (usually
+    /// `config().webhook_settings()`).
+    pub fn webhook_dispatcher(&self, settings: &WebhookSettings) -> Result<Dispatcher, ServiceError> {
+        Dispatcher::new(self.store.clone(), settings, self.metrics.clone())
+            .map_err(|e| ServiceError::Invalid(format!("cannot build the webhook client: {e}")))
+    }
+
+    /// Answers when the database answers (readiness).
+    pub async fn ping(&self) -> Result<(), ServiceError> {
+        Ok(self.store.ping().await?)
+    }
+
+    /// Closes the database's connections, waiting for those in use (graceful shutdown).
+    pub async fn close(&self) {
+        self.store.close().await
     }
 }
 
@@ -71,7 +107,22 @@ pub enum ServiceError {
     /// The record does not exist for this tenant.
     #[error("{0} not found")]
     NotFound(&'static str),
-    /// The database failed; the cause is logged, never sent.
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    /// The database cannot be reached or refused to work; retrying later may succeed.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// A fault of ours (stored data that does not parse, a broken invariant); logged, never sent.
+    #[error("internal fault: {0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(cause) => ServiceError::Unavailable(cause),
+            StoreError::NotFound
+            | StoreError::Conflict { .. }
+            | StoreError::Corrupt(_)
+            | StoreError::InsufficientFunds => ServiceError::Internal(e.to_string()),
+        }
+    }
 }

@@ -14,8 +14,9 @@ use crate::domain::{
     Address, Amount, Cause, Customer, Kind, Msisdn, OperatorCode, Outcome, PageRequest, Status, Tenant, Timestamp,
     Transaction,
 };
+use crate::domain::{Balance, TransactionFilter, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
-use crate::store::{Balance, Settlement, StoreError, TransactionFilter, TransactionRecord};
+use crate::store::{Settlement, StoreError};
 
 /// The person paying or being paid, as the request names them.
 #[derive(Debug, Clone)]
@@ -165,7 +166,8 @@ impl Gateway {
             operator = %record.transaction.operator, phone = %record.transaction.phone, "payment recorded as PENDING");
 
         let answer = self
-            .operator
+            .operators
+            .connector(request.operator, tenant.environment)
             .initiate(&OperatorRequest {
                 reference: &record.transaction.reference,
                 kind: request.kind,
@@ -306,14 +308,14 @@ impl Gateway {
     }
 
     /// The database-wide gauges of `/metrics`.
-    pub async fn gauges(&self, now: Timestamp) -> Result<crate::service::metrics::Gauges, ServiceError> {
+    pub async fn gauges(&self, now: Timestamp) -> Result<crate::telemetry::metrics::Gauges, ServiceError> {
         let review_before = Timestamp(now.millis() - self.config.collection_ttl_s as i64 * 1000);
         let s = self.store.stats(review_before).await?;
         let age = |t: Option<Timestamp>| {
             t.map(|t| (now.millis() - t.millis()).max(0) as f64 / 1000.0)
                 .unwrap_or(0.0)
         };
-        Ok(crate::service::metrics::Gauges {
+        Ok(crate::telemetry::metrics::Gauges {
             pending_transactions: s.pending_transactions,
             oldest_pending_age_s: age(s.oldest_pending),
             pending_transfers_needing_review: s.transfers_needing_review,

@@ -2,8 +2,9 @@
 //! attempts, and redelivery.
 
 use super::{Gateway, ServiceError};
+use crate::domain::{Attempt, EventFilter, EventSummary};
 use crate::domain::{PageRequest, Tenant, Timestamp};
-use crate::store::{Attempt, EventFilter, EventSummary, StoreError};
+use crate::store::StoreError;
 
 impl Gateway {
     /// Events newest first; every tenant's when `tenant` is `None`.

@@ -2,6 +2,7 @@
 //! attempt and decides what follows (delivered, retry later, failed, endpoint disabled).
 //! `run_once(now)` is one step, which tests drive; [`spawn_loop`] repeats it in the server.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rand::Rng;
@@ -11,9 +12,10 @@ use tokio::task::{JoinHandle, JoinSet};
 use super::client::{Delivery, WebhookClient};
 use super::retry::RetrySchedule;
 use super::signing;
+use crate::config::WebhookSettings;
 use crate::domain::Timestamp;
-use crate::service::{Gateway, ServiceError};
-use crate::store::{Attempt, DueEvent, EventUpdate, Finished};
+use crate::store::{Attempt, DueEvent, EventUpdate, Finished, Store, StoreError};
+use crate::telemetry::metrics::Metrics;
 
 /// How many events one step claims.
 const BATCH: u32 = 256;
@@ -31,33 +33,35 @@ pub struct Report {
 
 #[derive(Clone)]
 pub struct Dispatcher {
-    gateway: Gateway,
+    store: Arc<dyn Store>,
+    metrics: Arc<Metrics>,
     client: WebhookClient,
     schedule: RetrySchedule,
     lease: Duration,
 }
 
 impl Dispatcher {
-    pub fn new(gateway: Gateway) -> Result<Dispatcher, ServiceError> {
-        let config = &gateway.config;
-        let client = WebhookClient::new(
-            Duration::from_millis(config.webhook_timeout_ms),
-            config.webhook_allow_private,
-        )
-        .map_err(|e| ServiceError::Invalid(format!("cannot build the webhook client: {e}")))?;
+    /// A dispatcher over `store`'s outbox. Fails only when the HTTP client cannot be built.
+    pub fn new(
+        store: Arc<dyn Store>,
+        settings: &WebhookSettings,
+        metrics: Arc<Metrics>,
+    ) -> Result<Dispatcher, reqwest::Error> {
+        let client = WebhookClient::new(settings.timeout, settings.allow_private)?;
         Ok(Dispatcher {
-            schedule: RetrySchedule::from_seconds(&config.webhook_retry_schedule),
-            lease: Duration::from_secs(config.webhook_lease_s),
+            schedule: RetrySchedule::new(settings.retry_schedule.clone()),
+            lease: settings.lease,
             client,
-            gateway,
+            store,
+            metrics,
         })
     }
 
     /// Claims the events due at `now`, attempts each once (concurrently), and records every
     /// result in one database transaction.
-    pub async fn run_once(&self, now: Timestamp) -> Result<Report, ServiceError> {
+    pub async fn run_once(&self, now: Timestamp) -> Result<Report, StoreError> {
         let lease_until = Timestamp(now.millis() + self.lease.as_millis() as i64);
-        let due = self.gateway.store.claim_due_events(now, lease_until, BATCH).await?;
+        let due = self.store.claim_due_events(now, lease_until, BATCH).await?;
         let mut report = Report {
             claimed: due.len(),
             ..Report::default()
@@ -76,8 +80,8 @@ impl Dispatcher {
                 batch.push(finished);
             }
         }
-        let recorded = self.gateway.store.finish_attempts(&batch, now).await?;
-        let metrics = &self.gateway.metrics;
+        let recorded = self.store.finish_attempts(&batch, now).await?;
+        let metrics = &self.metrics;
         for (finished, recorded) in batch.iter().zip(recorded) {
             if !recorded {
                 report.lease_lost += 1;

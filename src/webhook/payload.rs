@@ -1,10 +1,153 @@
-//! The webhook body: the v1 transaction shape with its customer, nothing else.
+//! The webhook body: a wire type of its own, rendered from the domain. It has the shape of a v1
+//! transaction with its customer (what merchants' receivers already parse), but it does not
+//! borrow the API's types, so the API can change without changing what receivers get.
 
-use crate::api::v1::transactions::TransactionOut;
-use crate::store::TransactionRecord;
+use serde::Serialize;
+
+use crate::domain::{Customer, TransactionRecord};
+
+/// A transaction as the webhook body shows it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WebhookTransaction<'a> {
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    transaction_id: &'a str,
+    currency: &'static str,
+    amount: String,
+    fees: String,
+    amount_receive: String,
+    amount_total: String,
+    phone: &'a str,
+    status: &'static str,
+    type_transaction: &'static str,
+    operator: &'static str,
+    created_at: String,
+    customer: WebhookCustomer<'a>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WebhookCustomer<'a> {
+    id: &'a str,
+    last_name: &'a str,
+    first_name: &'a str,
+    email: Option<&'a str>,
+    phone_number: &'a str,
+    address: WebhookAddress<'a>,
+    created_at: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WebhookAddress<'a> {
+    country_code: &'a str,
+    city: Option<&'a str>,
+    street_address: Option<&'a str>,
+}
+
+impl<'a> From<&'a Customer> for WebhookCustomer<'a> {
+    fn from(c: &'a Customer) -> Self {
+        WebhookCustomer {
+            id: &c.id,
+            last_name: &c.last_name,
+            first_name: &c.first_name,
+            email: c.email.as_deref(),
+            phone_number: c.phone.as_str(),
+            address: WebhookAddress {
+                country_code: &c.address.country_code,
+                city: c.address.city.as_deref(),
+                street_address: c.address.street_address.as_deref(),
+            },
+            created_at: c.created_at.iso8601_millis(),
+        }
+    }
+}
+
+impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
+    fn from(r: &'a TransactionRecord) -> Self {
+        let t = &r.transaction;
+        WebhookTransaction {
+            reference: &t.reference,
+            transaction_id: &t.transaction_id,
+            currency: "XOF",
+            amount: t.amounts.amount.to_string(),
+            fees: t.amounts.fees.to_string(),
+            amount_receive: t.amounts.amount_receive.to_string(),
+            amount_total: t.amounts.amount_total.to_string(),
+            phone: t.phone.as_str(),
+            status: t.status.as_str(),
+            type_transaction: t.kind.as_str(),
+            operator: t.operator.v1_code(),
+            created_at: t.created_at.iso8601_millis(),
+            customer: WebhookCustomer::from(&r.customer),
+        }
+    }
+}
 
 /// The JSON body delivered for a transaction, frozen when its event is written so every
 /// attempt sends the same bytes.
 pub fn body(record: &TransactionRecord) -> String {
-    serde_json::to_string(&TransactionOut::from(record)).unwrap_or_else(|_| "{}".to_owned())
+    serde_json::to_string(&WebhookTransaction::from(record)).unwrap_or_else(|_| "{}".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{
+        Address, Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
+    };
+
+    /// Receivers parse these bytes: any change to them is a breaking change for merchants.
+    #[test]
+    fn the_body_is_pinned_byte_for_byte() {
+        let tenant = Tenant {
+            merchant_id: MerchantId("m-1".into()),
+            environment: Environment::Sandbox,
+        };
+        let phone = Msisdn::parse("0701020302").unwrap();
+        let customer = Customer {
+            id: "c-1".into(),
+            tenant: tenant.clone(),
+            first_name: "Awa".into(),
+            last_name: "Koné".into(),
+            email: Some("awa@example.ci".into()),
+            phone: phone.clone(),
+            address: Address::parse("CI", Some("Abidjan"), None).unwrap(),
+            created_at: Timestamp(1_700_000_000_000),
+        };
+        let record = TransactionRecord {
+            transaction: Transaction {
+                id: "t-1".into(),
+                reference: "ABCDEFGHIJ".into(),
+                tenant,
+                transaction_id: "order-1001".into(),
+                kind: Kind::Collection,
+                operator: OperatorCode::Alpha,
+                phone,
+                phone_as_sent: "0701020302".into(),
+                amounts: Amounts {
+                    amount: 1500,
+                    fees: 30,
+                    amount_receive: 1470,
+                    amount_total: 1500,
+                },
+                status: Status::Successful,
+                customer_id: "c-1".into(),
+                name: "Awa Koné".into(),
+                email: Some("awa@example.ci".into()),
+                failure_code: None,
+                failure_reason: None,
+                success_url: None,
+                error_url: None,
+                created_at: Timestamp(1_700_000_001_000),
+                updated_at: Some(Timestamp(1_700_000_003_000)),
+            },
+            customer,
+        };
+        assert_eq!(
+            body(&record),
+            r#"{"ref":"ABCDEFGHIJ","transactionId":"order-1001","currency":"XOF","amount":"1500","fees":"30","amountReceive":"1470","amountTotal":"1500","phone":"0701020302","status":"SUCCESSFUL","typeTransaction":"collecte","operator":"ALPHA_MONEY_CI","createdAt":"2023-11-14T22:13:21.000Z","customer":{"id":"c-1","lastName":"Koné","firstName":"Awa","email":"awa@example.ci","phoneNumber":"0701020302","address":{"countryCode":"CI","city":"Abidjan","streetAddress":null},"createdAt":"2023-11-14T22:13:20.000Z"}}"#
+        );
+    }
 }

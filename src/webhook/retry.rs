@@ -10,9 +10,11 @@ pub struct RetrySchedule {
 
 impl RetrySchedule {
     pub fn from_seconds(delays: &[u64]) -> RetrySchedule {
-        RetrySchedule {
-            delays: delays.iter().map(|s| Duration::from_secs(*s)).collect(),
-        }
+        RetrySchedule::new(delays.iter().map(|s| Duration::from_secs(*s)).collect())
+    }
+
+    pub fn new(delays: Vec<Duration>) -> RetrySchedule {
+        RetrySchedule { delays }
     }
 
     /// The most attempts an event gets.

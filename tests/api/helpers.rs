@@ -162,7 +162,9 @@ impl TestApp {
         if let Some(server) = self.server.take() {
             server.stop().await.expect("graceful stop");
         }
-        self.gateway.operator = operator;
+        self.gateway = self
+            .gateway
+            .with_operators(momo_gateway::operator::Operators::new(operator));
         let server = Server::start(self.gateway.clone()).await.expect("server restarts");
         self.base = format!("http://{}", server.addr);
         self.server = Some(server);
@@ -201,7 +203,7 @@ impl TestApp {
     /// Asserts the money invariants: postings sum to zero, balances agree with them and are
     /// never negative, and every final transaction has exactly one webhook event.
     pub async fn assert_ledger(&self) {
-        let check = self.gateway.store.check_ledger().await.expect("ledger check");
+        let check = self.gateway.check_ledger().await.expect("ledger check");
         assert_eq!(check.postings_sum, 0, "postings sum to zero");
         assert_eq!(
             check.inconsistent_balances, 0,

@@ -257,7 +257,7 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
         stored, confirmed,
         "no request was cut off between its transaction and its answer"
     );
-    let check = gateway.store.check_ledger().await.unwrap();
+    let check = gateway.check_ledger().await.unwrap();
     assert_eq!(
         (
             check.postings_sum,
@@ -358,7 +358,7 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
     .await
     .unwrap();
     assert_eq!(twice, 0, "no transaction was settled twice");
-    let check = admin.store.check_ledger().await.unwrap();
+    let check = admin.check_ledger().await.unwrap();
     assert_eq!(
         (
             check.postings_sum,

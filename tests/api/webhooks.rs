@@ -49,7 +49,9 @@ async fn setup(
 }
 
 fn dispatcher(app: &TestApp) -> Dispatcher {
-    Dispatcher::new(app.gateway.clone()).unwrap()
+    app.gateway
+        .webhook_dispatcher(&app.gateway.config().webhook_settings())
+        .unwrap()
 }
 
 async fn event_of(app: &TestApp, token: &str, id: &str) -> Value {
@@ -334,11 +336,11 @@ async fn a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id(backen
         &collect_v1("l1", "0701020301", "ALPHA_MONEY_CI", "1500"),
     )
     .await;
-    // A dispatcher claims the event, then dies in the middle of sending it.
+    // A dispatcher (of another process, on its own connections) claims the event, then dies
+    // in the middle of sending it.
+    let store = momo_gateway::store::connect(&app.database_url).await.unwrap();
     let now = later(0);
-    let claimed = app
-        .gateway
-        .store
+    let claimed = store
         .claim_due_events(now, Timestamp(now.millis() + 30_000), 10)
         .await
         .unwrap();
@@ -356,9 +358,7 @@ async fn a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id(backen
     );
     assert_eq!(receiver.received()[0].id, claimed[0].id, "the same webhook-id");
     // The dead dispatcher's late result cannot overwrite anything.
-    let late = app
-        .gateway
-        .store
+    let late = store
         .finish_attempt(
             &claimed[0],
             None,
@@ -441,11 +441,9 @@ async fn private_targets_are_refused_unless_allowed(backend: Backend) {
         &collect_v1("p1", "0701020301", "ALPHA_MONEY_CI", "1500"),
     )
     .await;
-    let mut gateway = app.gateway.clone();
-    let mut config = (*gateway.config).clone();
-    config.webhook_allow_private = false;
-    gateway.config = std::sync::Arc::new(config);
-    let strict_dispatcher = Dispatcher::new(gateway).unwrap();
+    let mut strict = app.gateway.config().webhook_settings();
+    strict.allow_private = false;
+    let strict_dispatcher = app.gateway.webhook_dispatcher(&strict).unwrap();
     assert_eq!(strict_dispatcher.run_once(later(0)).await.unwrap().retrying, 1);
     assert!(receiver.received().is_empty(), "nothing reached the private target");
     let events = answer(app.get("/v1/webhooks/events").bearer_auth(&token)).await;

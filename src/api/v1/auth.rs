@@ -36,15 +36,15 @@ struct TokenAnswer<'a> {
 /// Slows guessing: token requests are limited per client address, then per API key.
 fn check_limits(gateway: &Gateway, address: Option<IpAddr>, api_key: &str) -> Result<(), ApiError> {
     let now = Instant::now();
-    if let (Some(limit), Some(ip)) = (&gateway.limits.auth_per_address, address) {
+    if let (Some(limit), Some(ip)) = (&gateway.limits().auth_per_address, address) {
         limit.take(&ip.to_string(), now).map_err(|wait| {
-            gateway.metrics.rate_limited("auth_address");
+            gateway.metrics().rate_limited("auth_address");
             ApiError::too_many_requests(wait)
         })?;
     }
-    if let Some(limit) = &gateway.limits.auth_per_key {
+    if let Some(limit) = &gateway.limits().auth_per_key {
         limit.take(api_key, now).map_err(|wait| {
-            gateway.metrics.rate_limited("auth_key");
+            gateway.metrics().rate_limited("auth_key");
             ApiError::too_many_requests(wait)
         })?;
     }

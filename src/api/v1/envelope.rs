@@ -63,5 +63,6 @@ pub fn error(err: ApiError) -> Response {
         reason: &err.reason,
         data: err.data.as_deref(),
     };
-    (status, Json(body)).into_response()
+    let response = (status, Json(body)).into_response();
+    err.finish(response)
 }

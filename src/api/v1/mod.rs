@@ -11,10 +11,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use super::error::{ApiError, Dialect, Rejection};
+use super::error::{ApiError, Rejection};
 use crate::service::{Gateway, ServiceError};
 
-/// Every v1 route, with its path variants.
+/// Every v1 route, with its path variants, but for those answered in either generation
+/// (`super::either`).
 pub fn routes() -> Router<Gateway> {
     Router::new()
         .route("/v1/auth", post(auth::create_token))
@@ -25,25 +26,13 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/customers", get(customers::list))
         .route("/v1/collecte/mobile-money", post(payments::collect))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
-        .route("/v1/transfers/mobile-money", post(payments::transfer_either))
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))
-        .route("/v1/get-status-payment/{id}", get(status))
-        .route("/v1/transaction/{id}", get(status))
         .route("/v1/balance", get(transactions::balance))
         .route("/v1/webhooks/events", get(webhooks::list))
         .route("/v1/webhooks/events/{id}", get(webhooks::show))
         .route("/v1/webhooks/events/{id}/redeliver", post(webhooks::redeliver))
         .route("/v1/webhooks/redeliver", post(webhooks::redeliver_range))
-}
-
-/// The v1 status paths answer success in v2 (as the live service does) and errors in v1.
-async fn status(
-    axum::extract::State(gateway): axum::extract::State<Gateway>,
-    caller: crate::api::auth::Authenticated,
-    id: Result<crate::api::extract::PathId, Rejection>,
-) -> Result<Response, Rejection> {
-    super::v2::transactions::find_for_status(&gateway, &caller, id, Dialect::V1).await
 }
 
 /// An error answered in the v1 envelope.
@@ -52,7 +41,7 @@ pub struct Error(pub ApiError);
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
-        self.0.render(Dialect::V1)
+        envelope::error(self.0)
     }
 }
 

@@ -1,7 +1,7 @@
 //! v1 creations: `POST /v1/collecte/mobile-money`, `POST /v1/transfer/mobile-money`, and
 //! `POST /v1/transfers/mobile-money`, where the body's keys decide the generation.
 
-use axum::extract::{Request, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
@@ -11,12 +11,13 @@ use super::customers::AddressIn;
 use super::transactions::TransactionOut;
 use super::{envelope, Error};
 use crate::api::auth::Authenticated;
-use crate::api::error::{ApiError, ErrorKind, Rejection};
-use crate::api::extract::{json_bytes, parse_json, JsonBody};
-use crate::api::{fields, payment_failure, v2};
+use crate::api::checkout::launch_url;
+use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
+use crate::api::extract::{parse_json, JsonBody};
+use crate::api::{fields, payment_failure};
+use crate::domain::TransactionRecord;
 use crate::domain::{Kind, OperatorCode, PersonName, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
-use crate::store::TransactionRecord;
 
 /// The longest merchant transaction id v1 accepts.
 const MAX_TRANSACTION_ID: usize = 64;
@@ -154,7 +155,7 @@ impl TransferV1 {
 
 fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord) -> TransactionOut<'a> {
     let mut out = TransactionOut::from(record);
-    out.beta_launch_url = v2::transactions::launch_url(gateway, record);
+    out.beta_launch_url = launch_url(gateway, record);
     out
 }
 
@@ -202,29 +203,17 @@ pub async fn transfer(
     )
 }
 
-/// Whether a body sent to `/v1/transfers/mobile-money` is the v2 transfer body.
-fn is_v2_body(body: &Value) -> bool {
-    ["transaction_id", "code_country", "customer_id"]
-        .iter()
-        .any(|k| body.get(k).is_some())
-}
-
-/// `POST /v1/transfers/mobile-money`: the v2 body gets the v2 answer, any other the v1 one.
-pub async fn transfer_either(
-    State(gateway): State<Gateway>,
-    caller: Authenticated,
-    request: Request,
+/// A v1 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
+pub async fn transfer_from_bytes(
+    gateway: &Gateway,
+    caller: &Authenticated,
+    bytes: &[u8],
 ) -> Result<Response, Rejection> {
-    let v1 = |e: ApiError| Rejection(crate::api::error::Dialect::V1, e);
-    let bytes = json_bytes(request, &()).await.map_err(v1)?;
-    let probe: Value = parse_json(&bytes).map_err(v1)?;
-    if is_v2_body(&probe) {
-        return v2::payments::transfer_from_bytes(&gateway, &caller, &bytes).await;
-    }
-    let body: TransferV1 = parse_json(&bytes).map_err(v1)?;
+    let v1 = |e: ApiError| Rejection(Dialect::V1, e);
+    let body: TransferV1 = parse_json(bytes).map_err(v1)?;
     let request = body.parse().map_err(v1)?;
     let result = gateway
         .create_payment(&caller.0.tenant, request, Timestamp::now())
         .await;
-    Ok(answer(&gateway, result).unwrap_or_else(axum::response::IntoResponse::into_response))
+    Ok(answer(gateway, result).unwrap_or_else(axum::response::IntoResponse::into_response))
 }

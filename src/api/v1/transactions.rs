@@ -13,8 +13,8 @@ use crate::api::error::ApiError;
 use crate::api::extract::QueryParams;
 use crate::api::pagination::{split_page, with_next_cursor, PageParams};
 use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, Status, Timestamp};
+use crate::domain::{TransactionFilter, TransactionRecord};
 use crate::service::Gateway;
-use crate::store::{TransactionFilter, TransactionRecord};
 
 /// A transaction as v1 shows it.
 #[derive(Debug, Serialize)]

@@ -13,9 +13,9 @@ use crate::api::auth::Authenticated;
 use crate::api::error::ApiError;
 use crate::api::extract::{PathId, QueryParams};
 use crate::api::pagination::{split_page, with_next_cursor, PageParams};
+use crate::domain::{Attempt, EventFilter, EventSummary};
 use crate::domain::{Cursor, EventState, Timestamp};
 use crate::service::Gateway;
-use crate::store::{Attempt, EventFilter, EventSummary};
 
 /// An event as the API shows it.
 #[derive(Debug, Serialize)]

@@ -61,5 +61,6 @@ pub fn error(err: ApiError) -> Response {
         reason: Some(&err.reason),
         data: err.data.as_deref(),
     };
-    (status, Json(body)).into_response()
+    let response = (status, Json(body)).into_response();
+    err.finish(response)
 }

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use super::error::{ApiError, Dialect};
+use super::error::ApiError;
 use crate::service::{Gateway, ServiceError};
 
 /// Every v2 route.
@@ -25,7 +25,7 @@ pub struct Error(pub ApiError);
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
-        self.0.render(Dialect::V2)
+        envelope::error(self.0)
     }
 }
 

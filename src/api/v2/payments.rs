@@ -7,15 +7,16 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::transactions::{launch_url, TransactionV2};
+use super::transactions::TransactionV2;
 use super::{envelope, Error};
 use crate::api::auth::Authenticated;
+use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
 use crate::api::{fields, payment_failure};
+use crate::domain::TransactionRecord;
 use crate::domain::{Address, Kind, OperatorCode, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
-use crate::store::TransactionRecord;
 
 /// The longest merchant transaction id v2 accepts.
 const MAX_TRANSACTION_ID: usize = 20;
@@ -216,7 +217,7 @@ fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spell_successfull:
 fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
-            let quirk = gateway.config.v2_successfull_spelling && record.transaction.kind == Kind::Collection;
+            let quirk = gateway.config().v2_successfull_spelling && record.transaction.kind == Kind::Collection;
             let (status, message) = match (record.transaction.status, quirk) {
                 (Status::Successful, true) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFULL"),
                 (Status::Successful, false) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFUL"),
@@ -260,7 +261,7 @@ pub async fn transfer(
     )
 }
 
-/// A v2 transfer whose bytes were already read (by `/v1/transfers/mobile-money`).
+/// A v2 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
 pub async fn transfer_from_bytes(
     gateway: &Gateway,
     caller: &Authenticated,

@@ -7,11 +7,12 @@ use serde::Serialize;
 
 use super::envelope;
 use crate::api::auth::Authenticated;
+use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
-use crate::domain::{Kind, OperatorCode, Status};
+use crate::domain::TransactionRecord;
+use crate::domain::{Kind, Status};
 use crate::service::{Gateway, ServiceError};
-use crate::store::TransactionRecord;
 
 /// A transaction as v2 shows it.
 #[derive(Debug, Serialize)]
@@ -41,13 +42,6 @@ pub struct TransactionV2<'a> {
     pub redirect_url: Option<Option<String>>,
     pub date: String,
     pub date_update: Option<String>,
-}
-
-/// The BETA launch page of a transaction, for the collections that have one.
-pub fn launch_url(gateway: &Gateway, record: &TransactionRecord) -> Option<String> {
-    let t = &record.transaction;
-    (t.kind == Kind::Collection && t.operator == OperatorCode::Beta)
-        .then(|| format!("{}/checkout/{}", gateway.config.public_url, t.reference))
 }
 
 impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {

@@ -1,5 +1,8 @@
-//! Logging with `tracing`: human-readable by default, JSON with `MOMO_LOG_FORMAT=json`, to
+//! Telemetry: Prometheus metrics (`metrics.rs`) and logging with `tracing`, human-readable by
+//! default, JSON with `MOMO_LOG_FORMAT=json`, to
 //! stderr so that stdout stays for command output. `RUST_LOG` filters as usual.
+
+pub mod metrics;
 
 use std::io::IsTerminal;
 

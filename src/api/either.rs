@@ -1,0 +1,46 @@
+//! Paths that the live service answers in either generation, routed here so that neither
+//! dialect calls the other: `/v1/transfers/mobile-money` takes both bodies (the dialect is
+//! picked from the body's keys), and the v1 status paths answer success in the v2 envelope.
+
+use axum::extract::{Request, State};
+use axum::response::Response;
+use serde_json::Value;
+
+use super::auth::Authenticated;
+use super::error::{ApiError, Dialect, Rejection};
+use super::extract::{json_bytes, parse_json, PathId};
+use super::{v1, v2};
+use crate::service::Gateway;
+
+/// Whether a body sent to `/v1/transfers/mobile-money` is the v2 transfer body.
+fn is_v2_body(body: &Value) -> bool {
+    ["transaction_id", "code_country", "customer_id"]
+        .iter()
+        .any(|k| body.get(k).is_some())
+}
+
+/// `POST /v1/transfers/mobile-money`: the v2 body gets the v2 answer, any other the v1 one.
+pub async fn transfer(
+    State(gateway): State<Gateway>,
+    caller: Authenticated,
+    request: Request,
+) -> Result<Response, Rejection> {
+    let v1 = |e: ApiError| Rejection(Dialect::V1, e);
+    let bytes = json_bytes(request, &()).await.map_err(v1)?;
+    let probe: Value = parse_json(&bytes).map_err(v1)?;
+    if is_v2_body(&probe) {
+        v2::payments::transfer_from_bytes(&gateway, &caller, &bytes).await
+    } else {
+        v1::payments::transfer_from_bytes(&gateway, &caller, &bytes).await
+    }
+}
+
+/// `GET /v1/get-status-payment/{id}` and `/v1/transaction/{id}`: success in v2 (as the live
+/// service answers), errors in v1.
+pub async fn status(
+    State(gateway): State<Gateway>,
+    caller: Authenticated,
+    id: Result<PathId, Rejection>,
+) -> Result<Response, Rejection> {
+    v2::transactions::find_for_status(&gateway, &caller, id, Dialect::V1).await
+}

@@ -1,0 +1,74 @@
+//! What the settlement workers and the administrator need: pending transactions in batches,
+//! the operator's view of one, when to ask again, and the whole-ledger check.
+
+use super::{Gateway, ServiceError};
+use crate::domain::{Cursor, Kind, Timestamp, TransactionRecord};
+use crate::operator::{OperatorAnswer, OperatorError};
+use crate::store::LedgerCheck;
+
+impl Gateway {
+    /// `PENDING` transactions of every tenant created at or before `created_before`, oldest
+    /// first, after `after` (the last of the previous batch).
+    pub async fn pending_transactions(
+        &self,
+        created_before: Timestamp,
+        kind: Option<Kind>,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self
+            .store
+            .pending_transactions(created_before, kind, after, limit)
+            .await?)
+    }
+
+    /// Pending transactions whose next status check is due at `now`, oldest first.
+    pub async fn due_for_check(
+        &self,
+        now: Timestamp,
+        created_before: Timestamp,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self.store.due_for_check(now, created_before, after, limit).await?)
+    }
+
+    /// Sets when the reconciler may next ask about a pending transaction.
+    pub async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), ServiceError> {
+        Ok(self.store.schedule_check(transaction_id, at).await?)
+    }
+
+    /// Asks the transaction's operator where it stands.
+    pub async fn operator_status(
+        &self,
+        record: &TransactionRecord,
+        now: Timestamp,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        let t = &record.transaction;
+        self.operators
+            .connector(t.operator, t.tenant.environment)
+            .status(t, now)
+            .await
+    }
+
+    /// The callback the transaction's operator has made by `now`, if any.
+    pub fn operator_callback(&self, record: &TransactionRecord, now: Timestamp) -> Option<OperatorAnswer> {
+        let t = &record.transaction;
+        self.operators
+            .connector(t.operator, t.tenant.environment)
+            .callback(t, now)
+    }
+
+    /// A transaction by its service reference alone, whatever its tenant.
+    pub async fn transaction_by_ref(&self, reference: &str) -> Result<TransactionRecord, ServiceError> {
+        self.store
+            .transaction_by_ref(reference)
+            .await?
+            .ok_or(ServiceError::NotFound("transaction"))
+    }
+
+    /// The whole-ledger invariants, for checks after tests and benchmarks.
+    pub async fn check_ledger(&self) -> Result<LedgerCheck, ServiceError> {
+        Ok(self.store.check_ledger().await?)
+    }
+}
