@@ -71,6 +71,7 @@ impl ErrorKind {
 
     /// The closest kind for a bare status, for answers produced outside our handlers.
     pub fn from_status(status: StatusCode) -> ErrorKind {
+        // Ranges cover every u16, so a status we never named still lands somewhere on purpose.
         match status.as_u16() {
             401 => ErrorKind::Unauthorized,
             403 => ErrorKind::AmountOutOfRange,
@@ -83,8 +84,8 @@ impl ErrorKind {
             429 => ErrorKind::TooManyRequests,
             503 => ErrorKind::OperatorUnavailable,
             504 => ErrorKind::PaymentFailed,
-            400..=499 => ErrorKind::BadRequest,
-            _ => ErrorKind::Internal,
+            400 | 402 | 406..=408 | 410 | 411 | 414 | 416..=428 | 430..=499 => ErrorKind::BadRequest,
+            0..=399 | 500..=502 | 505..=u16::MAX => ErrorKind::Internal,
         }
     }
 }

@@ -45,7 +45,20 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
         let reason = match kind {
             ErrorKind::Internal => format!("internal error; quote request id {id} when reporting it"),
             ErrorKind::MethodNotAllowed => "this path does not accept that method".to_owned(),
-            _ => response.status().canonical_reason().unwrap_or("error").to_owned(),
+            ErrorKind::BadRequest
+            | ErrorKind::UnsupportedOperator
+            | ErrorKind::TransactionIdTooLong
+            | ErrorKind::Unauthorized
+            | ErrorKind::AmountOutOfRange
+            | ErrorKind::NotFound
+            | ErrorKind::TransactionNotFound
+            | ErrorKind::Duplicate
+            | ErrorKind::InsufficientBalance
+            | ErrorKind::PayloadTooLarge
+            | ErrorKind::UnsupportedMediaType
+            | ErrorKind::TooManyRequests
+            | ErrorKind::OperatorUnavailable
+            | ErrorKind::PaymentFailed => response.status().canonical_reason().unwrap_or("error").to_owned(),
         };
         response = ApiError::new(kind, reason).render(dialect);
     }

@@ -178,7 +178,8 @@ impl Dispatcher {
         match delivery.status_code {
             Some(code) if (200..300).contains(&code) => EventUpdate::Delivered,
             Some(410) => EventUpdate::FailedAndDisableEndpoint { error },
-            _ => {
+            // Any other answer, or none (timeout, refused connection): try again later.
+            Some(_) | None => {
                 let jitter = rand::thread_rng().gen::<f64>();
                 match self.schedule.delay_after(attempt, jitter, delivery.retry_after) {
                     Some(delay) => EventUpdate::RetryAt {

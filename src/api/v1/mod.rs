@@ -6,6 +6,7 @@ pub mod envelope;
 pub mod payments;
 pub mod transactions;
 pub mod webhooks;
+pub mod wire;
 
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};

@@ -7,6 +7,7 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 
 use super::customers::CustomerOut;
+use super::wire::{KindV1, StatusV1};
 use super::{envelope, Error};
 use crate::api::auth::Authenticated;
 use crate::api::error::ApiError;
@@ -29,8 +30,8 @@ pub struct TransactionOut<'a> {
     pub amount_receive: String,
     pub amount_total: String,
     pub phone: &'a str,
-    pub status: &'static str,
-    pub type_transaction: &'static str,
+    pub status: StatusV1,
+    pub type_transaction: KindV1,
     pub operator: &'static str,
     pub created_at: String,
     pub customer: CustomerOut<'a>,
@@ -51,8 +52,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             amount_receive: t.amounts.amount_receive.to_string(),
             amount_total: t.amounts.amount_total.to_string(),
             phone: t.phone.as_str(),
-            status: t.status.as_str(),
-            type_transaction: t.kind.as_str(),
+            status: t.status.into(),
+            type_transaction: t.kind.into(),
             operator: t.operator.v1_code(),
             created_at: t.created_at.iso8601_millis(),
             customer: CustomerOut::from(&r.customer),

@@ -3,6 +3,7 @@
 pub mod envelope;
 pub mod payments;
 pub mod transactions;
+pub mod wire;
 
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};

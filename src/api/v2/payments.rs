@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::transactions::TransactionV2;
+use super::wire::{Spelling, StatusV2};
 use super::{envelope, Error};
 use crate::api::auth::Authenticated;
 use crate::api::checkout::launch_url;
@@ -202,14 +203,12 @@ impl TransferV2 {
     }
 }
 
-fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spell_successfull: bool) -> TransactionV2<'a> {
+fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spelling: Spelling) -> TransactionV2<'a> {
     let mut out = TransactionV2::from(record);
     if let Some(url) = launch_url(gateway, record) {
         out.redirect_url = Some(Some(url));
     }
-    if spell_successfull && record.transaction.status == Status::Successful {
-        out.status = "SUCCESSFULL";
-    }
+    out.status = StatusV2::spelled(record.transaction.status, spelling);
     out
 }
 
@@ -217,19 +216,22 @@ fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spell_successfull:
 fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
-            let quirk = gateway.config().v2_successfull_spelling && record.transaction.kind == Kind::Collection;
-            let (status, message) = match (record.transaction.status, quirk) {
-                (Status::Successful, true) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFULL"),
-                (Status::Successful, false) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFUL"),
+            let spelling = match record.transaction.kind {
+                Kind::Collection if gateway.config().v2_successfull_spelling => Spelling::Live,
+                Kind::Collection | Kind::Transfer => Spelling::Standard,
+            };
+            let (status, message) = match (record.transaction.status, spelling) {
+                (Status::Successful, Spelling::Live) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFULL"),
+                (Status::Successful, Spelling::Standard) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFUL"),
                 (Status::Pending, _) => (StatusCode::ACCEPTED, "PAYMENT_IS_PENDING"),
                 (Status::Failed, _) => (StatusCode::ACCEPTED, "PAYMENT_FAILED"),
             };
-            Ok(envelope::success(status, message, data(gateway, &record, quirk)))
+            Ok(envelope::success(status, message, data(gateway, &record, spelling)))
         }
         Err(e) => {
             let (error, record) = payment_failure::describe(e, OperatorCode::v2_code);
             Err(Error(match record {
-                Some(record) => error.with_data(&data(gateway, &record, false)),
+                Some(record) => error.with_data(&data(gateway, &record, Spelling::Standard)),
                 None => error,
             }))
         }

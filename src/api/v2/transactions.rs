@@ -6,12 +6,13 @@ use axum::response::Response;
 use serde::Serialize;
 
 use super::envelope;
+use super::wire::{KindV2, StatusV2};
 use crate::api::auth::Authenticated;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
+use crate::domain::Status;
 use crate::domain::TransactionRecord;
-use crate::domain::{Kind, Status};
 use crate::service::{Gateway, ServiceError};
 
 /// A transaction as v2 shows it.
@@ -34,8 +35,8 @@ pub struct TransactionV2<'a> {
     pub fees: String,
     pub amount_receive: String,
     pub amount_total: String,
-    pub status: &'static str,
-    pub type_transaction: &'static str,
+    pub status: StatusV2,
+    pub type_transaction: KindV2,
     pub type_payment: &'static str,
     /// Present (possibly null) in the status lookup and in BETA collections' creation.
     #[serde(rename = "redirectUrl", skip_serializing_if = "Option::is_none")]
@@ -62,11 +63,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             fees: t.amounts.fees.to_string(),
             amount_receive: t.amounts.amount_receive.to_string(),
             amount_total: t.amounts.amount_total.to_string(),
-            status: t.status.as_str(),
-            type_transaction: match t.kind {
-                Kind::Collection => "collecte",
-                Kind::Transfer => "transfert",
-            },
+            status: t.status.into(),
+            type_transaction: t.kind.into(),
             type_payment: t.operator.v2_code(),
             redirect_url: None,
             date: t.created_at.v2_date(),
