@@ -30,4 +30,4 @@ pub use operator::OperatorCode;
 pub use page::{Cursor, PageRequest};
 pub use record::{TransactionFilter, TransactionRecord};
 pub use time::Timestamp;
-pub use transaction::{Cause, Kind, Outcome, Status, Transaction};
+pub use transaction::{Cause, FailureCode, Kind, Outcome, Status, Transaction};

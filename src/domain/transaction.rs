@@ -129,13 +129,37 @@ pub fn check_transition(from: Status, to: Status) -> Result<(), InvalidTransitio
     }
 }
 
+/// Why a payment failed, in the gateway's own words. Connectors translate their operator's
+/// codes into these; the human detail travels beside it as the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureCode {
+    /// The payer declined, or could not pay (no funds, no approval).
+    PayerDeclined,
+    /// The operator refused the payment (a transfer's recipient, limits, rules).
+    OperatorRefused,
+    /// ALPHA's one-time code was wrong.
+    WrongOtp,
+    /// The operator could not be reached, so nothing was sent.
+    OperatorUnavailable,
+    /// A collection the payer never approved in time.
+    Expired,
+    /// An administrator failed it by hand after review.
+    ResolvedByAdmin,
+}
+
+impl fmt::Display for FailureCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
 /// A final outcome and its detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub status: Status,
     pub cause: Cause,
-    /// The operator's or our code for a failure (e.g. `PAYER_DECLINED`, `EXPIRED`).
-    pub code: Option<String>,
+    /// Why it failed; `None` for a success.
+    pub code: Option<FailureCode>,
     pub reason: Option<String>,
 }
 
@@ -161,7 +185,7 @@ pub struct Transaction {
     /// The payer's or recipient's name and email as given with this payment.
     pub name: String,
     pub email: Option<String>,
-    pub failure_code: Option<String>,
+    pub failure_code: Option<FailureCode>,
     pub failure_reason: Option<String>,
     pub success_url: Option<String>,
     pub error_url: Option<String>,

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 
 pub use registry::Operators;
 
-use crate::domain::{Kind, Msisdn, OperatorCode, Timestamp, Transaction};
+use crate::domain::{FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transaction};
 
 /// What we ask an operator to do.
 #[derive(Debug, Clone)]
@@ -29,7 +29,7 @@ pub struct OperatorRequest<'a> {
 pub enum OperatorAnswer {
     Succeeded,
     Failed {
-        code: String,
+        code: FailureCode,
         reason: String,
     },
     /// Not settled yet: a callback or a later status check will tell.
@@ -41,7 +41,7 @@ pub enum OperatorAnswer {
 pub enum OperatorError {
     /// The operator refused the request outright: nothing will happen.
     #[error("operator rejected the request: {code}: {reason}")]
-    Rejected { code: String, reason: String },
+    Rejected { code: FailureCode, reason: String },
     /// The request never reached the operator (connection refused, DNS): nothing happened.
     #[error("operator unreachable: {0}")]
     Transient(String),

@@ -19,7 +19,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
-use crate::domain::{Kind, OperatorCode, Timestamp, Transaction};
+use crate::domain::{FailureCode, Kind, OperatorCode, Timestamp, Transaction};
 
 /// The simulator, with the delay after which pending payments resolve.
 #[derive(Debug, Clone)]
@@ -54,11 +54,11 @@ fn script(last_two: &str) -> Script {
 fn refused(kind: Kind) -> OperatorAnswer {
     match kind {
         Kind::Collection => OperatorAnswer::Failed {
-            code: "PAYER_DECLINED".into(),
+            code: FailureCode::PayerDeclined,
             reason: "the payer declined or could not pay".into(),
         },
         Kind::Transfer => OperatorAnswer::Failed {
-            code: "OPERATOR_REFUSED".into(),
+            code: FailureCode::OperatorRefused,
             reason: "the operator refused the transfer".into(),
         },
     }
@@ -79,7 +79,7 @@ impl Operator for Simulator {
     async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
         if r.operator == OperatorCode::Alpha && r.otp_code == Some("0000") {
             return Ok(OperatorAnswer::Failed {
-                code: "WRONG_OTP".into(),
+                code: FailureCode::WrongOtp,
                 reason: "the one-time code is wrong".into(),
             });
         }

@@ -3,7 +3,7 @@
 //! wait for review instead (see `review`).
 
 use super::{for_each_pending, Report};
-use crate::domain::{Cause, Kind, Outcome, Status, Timestamp};
+use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp};
 use crate::service::{Gateway, ServiceError};
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
@@ -12,7 +12,7 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
         let outcome = Outcome {
             status: Status::Failed,
             cause: Cause::Expired,
-            code: Some("EXPIRED".into()),
+            code: Some(FailureCode::Expired),
             reason: Some("the payer did not approve in time".into()),
         };
         Ok(gateway.settle_later(&record, outcome, now, None).await?.is_some())

@@ -2,7 +2,7 @@
 //! operator never settled. `momo-gateway transactions stuck` lists them and
 //! `momo-gateway transactions resolve` settles one, keeping an audit record.
 
-use crate::domain::{Cause, Cursor, Kind, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, Cursor, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::service::{Gateway, ServiceError};
 
 /// Pending transfers older than the collection TTL, oldest first.
@@ -43,7 +43,7 @@ pub async fn resolve(
     let outcome = Outcome {
         status,
         cause: Cause::Admin,
-        code: (status == Status::Failed).then(|| "RESOLVED_BY_ADMIN".to_owned()),
+        code: (status == Status::Failed).then_some(FailureCode::ResolvedByAdmin),
         reason: Some(reason.clone()),
     };
     let audit = format!(

@@ -2,7 +2,7 @@
 //! decision, which settles it.
 
 use super::{Gateway, ServiceError};
-use crate::domain::{Cause, Kind, OperatorCode, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, FailureCode, Kind, OperatorCode, Outcome, Status, Timestamp, TransactionRecord};
 
 /// What the payer chose on the launch page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl Gateway {
             PayerDecision::Decline => Outcome {
                 status: Status::Failed,
                 cause: Cause::Payer,
-                code: Some("PAYER_DECLINED".to_owned()),
+                code: Some(FailureCode::PayerDeclined),
                 reason: Some("the payer declined on the BETA page".to_owned()),
             },
         };

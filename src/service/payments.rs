@@ -11,8 +11,8 @@ use super::{Gateway, ServiceError};
 use crate::domain::ledger;
 use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{
-    Address, Amount, Cause, Customer, Kind, Msisdn, OperatorCode, Outcome, PageRequest, Status, Tenant, Timestamp,
-    Transaction,
+    Address, Amount, Cause, Customer, FailureCode, Kind, Msisdn, OperatorCode, Outcome, PageRequest, Status, Tenant,
+    Timestamp, Transaction,
 };
 use crate::domain::{Balance, TransactionFilter, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
@@ -160,7 +160,7 @@ impl Gateway {
         self.metrics.transaction(
             record.transaction.operator.name(),
             record.transaction.kind.as_str(),
-            "PENDING",
+            Status::Pending.as_str(),
         );
         tracing::info!(reference = %record.transaction.reference, kind = record.transaction.kind.as_str(),
             operator = %record.transaction.operator, phone = %record.transaction.phone, "payment recorded as PENDING");
@@ -177,7 +177,7 @@ impl Gateway {
                 otp_code: request.otp_code.as_deref(),
             })
             .await;
-        let outcome = |status, code: Option<String>, reason: Option<String>, cause| Outcome {
+        let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {
             status,
             cause,
             code,
@@ -202,7 +202,7 @@ impl Gateway {
             Err(OperatorError::Transient(why)) => {
                 let done = outcome(
                     Status::Failed,
-                    Some("OPERATOR_UNAVAILABLE".into()),
+                    Some(FailureCode::OperatorUnavailable),
                     Some(format!("the operator could not be reached: {why}")),
                     Cause::OperatorUnavailable,
                 );

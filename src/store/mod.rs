@@ -5,6 +5,7 @@
 //! conditional updates), never by a read-then-write in Rust.
 
 mod migrations;
+mod names;
 mod postgres;
 mod rows;
 mod sql_merchants;

@@ -107,7 +107,9 @@ where
         customer_id: customer_id.clone(),
         name: get(row, "name")?,
         email: get(row, "email")?,
-        failure_code: get(row, "failure_code")?,
+        failure_code: get::<R, Option<String>>(row, "failure_code")?
+            .map(|code| super::names::parse_failure_code(&code))
+            .transpose()?,
         failure_reason: get(row, "failure_reason")?,
         success_url: get(row, "success_url")?,
         error_url: get(row, "error_url")?,

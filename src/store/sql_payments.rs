@@ -189,7 +189,7 @@ macro_rules! impl_payment_store {
                 )
                 .bind(s.outcome.status.as_str())
                 .bind(s.updated_at.map(|t| t.millis()))
-                .bind(s.outcome.code.as_deref())
+                .bind(s.outcome.code.map(super::names::failure_code))
                 .bind(s.outcome.reason.as_deref())
                 .bind(&t.id)
                 .execute(&mut *tx)
@@ -197,7 +197,7 @@ macro_rules! impl_payment_store {
                 if changed.rows_affected() == 0 {
                     return Ok(false);
                 }
-                let detail = s.outcome.code.as_deref().or(s.outcome.reason.as_deref());
+                let detail = s.outcome.code.map(super::names::failure_code).or(s.outcome.reason.as_deref());
                 insert_transition(&mut tx, &t.id, Some(Status::Pending), s.outcome.status, s.outcome.cause, detail, s.at)
                     .await?;
                 apply_entry(&mut tx, &t.tenant, Some(&t.id), &s.entry, s.at).await?;

@@ -25,7 +25,7 @@ impl Operator for FailingOperator {
             "11" => Err(OperatorError::Ambiguous("timed out after sending".into())),
             "12" => Err(OperatorError::Transient("connection refused".into())),
             _ => Err(OperatorError::Rejected {
-                code: "LIMIT".into(),
+                code: momo_gateway::domain::FailureCode::OperatorRefused,
                 reason: "payer over their limit".into(),
             }),
         }

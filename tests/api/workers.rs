@@ -151,7 +151,10 @@ async fn pending_payments_resolve_as_the_simulator_table_says(backend: Backend) 
     assert_eq!(status_of(&app, &token, "t06").await["status"], "PENDING");
     let tenant = app.sandbox_tenant();
     let expired = app.gateway.transaction(&tenant, "c06").await.unwrap();
-    assert_eq!(expired.transaction.failure_code.as_deref(), Some("EXPIRED"));
+    assert_eq!(
+        expired.transaction.failure_code,
+        Some(momo_gateway::domain::FailureCode::Expired)
+    );
     app.assert_ledger().await;
 }
 
