@@ -245,7 +245,7 @@ impl Gateway {
         let mut settled = record.clone();
         let t = &mut settled.transaction;
         t.status = outcome.status;
-        t.failure_code = outcome.code.clone().filter(|_| outcome.status == Status::Failed);
+        t.failure_code = outcome.code.filter(|_| outcome.status == Status::Failed);
         t.failure_reason = outcome.reason.clone().filter(|_| outcome.status == Status::Failed);
         t.updated_at = updated_at;
         let entry = ledger::settle(t.kind, &t.amounts, outcome.status);
