@@ -88,6 +88,8 @@ pub enum Cause {
     OperatorUnavailable,
     /// An administrator settled it by hand.
     Admin,
+    /// The operator never received the initiation (a crash before or during the call).
+    NotSent,
 }
 
 impl Cause {
@@ -101,6 +103,7 @@ impl Cause {
             Cause::Expired => "EXPIRED",
             Cause::OperatorUnavailable => "OPERATOR_UNAVAILABLE",
             Cause::Admin => "ADMIN",
+            Cause::NotSent => "NOT_SENT",
         }
     }
 }
@@ -145,6 +148,8 @@ pub enum FailureCode {
     Expired,
     /// An administrator failed it by hand after review.
     ResolvedByAdmin,
+    /// The operator never received the payment, so nothing moved.
+    NotSent,
 }
 
 impl fmt::Display for FailureCode {

@@ -34,6 +34,9 @@ pub enum OperatorAnswer {
     },
     /// Not settled yet: a callback or a later status check will tell.
     Pending,
+    /// The operator has no payment with this reference: the initiation never reached it (a
+    /// crash between our `PENDING` commit and the call). Only a status check answers this.
+    NotReceived,
 }
 
 /// Why an operator call did not produce an answer.
@@ -56,6 +59,13 @@ pub enum OperatorError {
 pub trait Operator: Send + Sync + 'static {
     /// Starts a collection or a transfer.
     async fn initiate(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError>;
+
+    /// Cancels a payment still pending at the operator, where the protocol allows it (a
+    /// checkout session can be expired; a push request cannot). Called before a collection
+    /// expires; the default does nothing.
+    async fn cancel(&self, _transaction: &Transaction) -> Result<(), OperatorError> {
+        Ok(())
+    }
 
     /// Asks where a payment we started stands.
     async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError>;

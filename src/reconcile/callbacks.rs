@@ -1,28 +1,18 @@
 //! Operator callbacks. Real connectors receive them over HTTP; the simulator's are made up
 //! here, once its delay has passed, and settle like a real callback would.
 
-use super::{for_each_pending, Report};
-use crate::domain::{Cause, Outcome, Status, Timestamp};
-use crate::operator::OperatorAnswer;
+use super::{for_each_pending, outcome_of, Report};
+use crate::domain::{Cause, Timestamp};
 use crate::service::{Gateway, ServiceError};
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
     let created_before = Timestamp(now.millis() - gateway.config().simulator_delay_ms as i64);
     for_each_pending(gateway, created_before, None, |record| async move {
-        let outcome = match gateway.operator_callback(&record, now) {
-            Some(OperatorAnswer::Succeeded) => Outcome {
-                status: Status::Successful,
-                cause: Cause::OperatorCallback,
-                code: None,
-                reason: None,
-            },
-            Some(OperatorAnswer::Failed { code, reason }) => Outcome {
-                status: Status::Failed,
-                cause: Cause::OperatorCallback,
-                code: Some(code),
-                reason: Some(reason),
-            },
-            Some(OperatorAnswer::Pending) | None => return Ok(false),
+        let Some(outcome) = gateway
+            .operator_callback(&record, now)
+            .and_then(|answer| outcome_of(answer, Cause::OperatorCallback))
+        else {
+            return Ok(false);
         };
         Ok(gateway.settle_later(&record, outcome, now, None).await?.is_some())
     })

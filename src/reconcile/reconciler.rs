@@ -3,8 +3,8 @@
 //! Checks back off as a payment ages (the next one after half its age, at least the reconcile
 //! delay and at most an hour), so a backlog does not hammer an operator's status API.
 
-use super::Report;
-use crate::domain::{Cause, Cursor, Outcome, Status, Timestamp};
+use super::{outcome_of, Report};
+use crate::domain::{Cause, Cursor, FailureCode, Outcome, Status, Timestamp};
 use crate::operator::OperatorAnswer;
 use crate::service::{Gateway, ServiceError};
 
@@ -34,25 +34,8 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
         for record in batch {
             report.examined += 1;
             let t = &record.transaction;
-            let outcome = match gateway.operator_status(&record, now).await {
-                Ok(OperatorAnswer::Succeeded) => Outcome {
-                    status: Status::Successful,
-                    cause: Cause::Reconciled,
-                    code: None,
-                    reason: None,
-                },
-                Ok(OperatorAnswer::Failed { code, reason }) => Outcome {
-                    status: Status::Failed,
-                    cause: Cause::Reconciled,
-                    code: Some(code),
-                    reason: Some(reason),
-                },
-                Ok(OperatorAnswer::Pending) => {
-                    gateway
-                        .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
-                        .await?;
-                    continue;
-                }
+            let answer = match gateway.operator_status(&record, now).await {
+                Ok(answer) => answer,
                 Err(e) => {
                     tracing::warn!(reference = %t.reference, error = %e, "status check failed; will ask again");
                     gateway
@@ -60,6 +43,25 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
                         .await?;
                     continue;
                 }
+            };
+            let outcome = match answer {
+                // Asked after the reconcile delay, the operator has no such payment: our
+                // initiation never reached it, so nothing moved and the payment fails.
+                OperatorAnswer::NotReceived => Outcome {
+                    status: Status::Failed,
+                    cause: Cause::NotSent,
+                    code: Some(FailureCode::NotSent),
+                    reason: Some("the operator never received the payment; nothing was debited".into()),
+                },
+                other => match outcome_of(other, Cause::Reconciled) {
+                    Some(outcome) => outcome,
+                    None => {
+                        gateway
+                            .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
+                            .await?;
+                        continue;
+                    }
+                },
             };
             if gateway.settle_later(&record, outcome, now, None).await?.is_some() {
                 report.settled += 1;

@@ -185,6 +185,12 @@ impl Gateway {
         };
         match answer {
             Ok(OperatorAnswer::Pending) => Ok(record),
+            // An initiation cannot be "not received" by the one receiving it: a connector's
+            // bug, so leave it to the reconciler's status check rather than guess.
+            Ok(OperatorAnswer::NotReceived) => {
+                tracing::warn!(reference = %record.transaction.reference, "operator answered an initiation with not-received: left PENDING for the reconciler");
+                Ok(record)
+            }
             Err(OperatorError::Ambiguous(why)) => {
                 tracing::warn!(reference = %record.transaction.reference, %why, "operator outcome unknown: left PENDING for the reconciler");
                 Ok(record)

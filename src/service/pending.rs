@@ -51,6 +51,15 @@ impl Gateway {
             .await
     }
 
+    /// Cancels a payment still pending at its operator, where the protocol allows it.
+    pub async fn cancel_at_operator(&self, record: &TransactionRecord) -> Result<(), OperatorError> {
+        let t = &record.transaction;
+        self.operators
+            .connector(t.operator, t.tenant.environment)
+            .cancel(t)
+            .await
+    }
+
     /// The callback the transaction's operator has made by `now`, if any.
     pub fn operator_callback(&self, record: &TransactionRecord, now: Timestamp) -> Option<OperatorAnswer> {
         let t = &record.transaction;

@@ -12,17 +12,19 @@ pub(super) fn failure_code(code: FailureCode) -> &'static str {
         FailureCode::OperatorUnavailable => "OPERATOR_UNAVAILABLE",
         FailureCode::Expired => "EXPIRED",
         FailureCode::ResolvedByAdmin => "RESOLVED_BY_ADMIN",
+        FailureCode::NotSent => "NOT_SENT",
     }
 }
 
 pub(super) fn parse_failure_code(stored: &str) -> Result<FailureCode, StoreError> {
-    const ALL: [FailureCode; 6] = [
+    const ALL: [FailureCode; 7] = [
         FailureCode::PayerDeclined,
         FailureCode::OperatorRefused,
         FailureCode::WrongOtp,
         FailureCode::OperatorUnavailable,
         FailureCode::Expired,
         FailureCode::ResolvedByAdmin,
+        FailureCode::NotSent,
     ];
     ALL.into_iter()
         .find(|code| failure_code(*code) == stored)
@@ -42,6 +44,7 @@ mod tests {
             FailureCode::OperatorUnavailable,
             FailureCode::Expired,
             FailureCode::ResolvedByAdmin,
+            FailureCode::NotSent,
         ] {
             assert_eq!(parse_failure_code(failure_code(code)).unwrap(), code);
         }
