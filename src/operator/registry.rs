@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::breaker::{BreakerSettings, Guarded};
 use super::Operator;
 use crate::domain::{Environment, OperatorCode};
+use crate::telemetry::metrics::Metrics;
 
 /// The connectors, by operator code and environment, with one serving everything unnamed.
 #[derive(Clone)]
@@ -32,6 +34,22 @@ impl Operators {
     ) -> Operators {
         self.routes.insert((operator, environment), connector);
         self
+    }
+
+    /// The same registry with every connector behind a circuit breaker per operator, which
+    /// reports to `metrics`.
+    pub fn guarded(self, settings: BreakerSettings, metrics: Arc<Metrics>) -> Operators {
+        let guard = |inner: Arc<dyn Operator>| -> Arc<dyn Operator> {
+            Arc::new(Guarded::new(inner, settings, metrics.clone()))
+        };
+        Operators {
+            fallback: guard(self.fallback),
+            routes: self
+                .routes
+                .into_iter()
+                .map(|(key, connector)| (key, guard(connector)))
+                .collect(),
+        }
     }
 
     /// The connector of `operator` in `environment`.

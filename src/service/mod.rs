@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use crate::config::{Config, WebhookSettings};
 use crate::domain::FeeSchedule;
+use crate::operator::breaker::BreakerSettings;
 use crate::operator::Operators;
 use crate::service::rate_limit::RateLimits;
 use crate::store::{Store, StoreError};
@@ -46,12 +47,13 @@ impl Gateway {
     /// the given operator connectors.
     pub async fn new(store: Arc<dyn Store>, config: Config, operators: Operators) -> Result<Gateway, StoreError> {
         let keys = Keys::load(store.as_ref(), &config).await?;
+        let metrics = Arc::new(Metrics::default());
         Ok(Gateway {
             store,
             keys: Arc::new(keys),
-            operators,
+            operators: operators.guarded(BreakerSettings::default(), metrics.clone()),
             fees: Arc::new(config.fee_schedule()),
-            metrics: Arc::new(Metrics::default()),
+            metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
             config: Arc::new(config),
         })
@@ -60,7 +62,7 @@ impl Gateway {
     /// The same gateway (store, keys, metrics) with other operator connectors.
     pub fn with_operators(&self, operators: Operators) -> Gateway {
         Gateway {
-            operators,
+            operators: operators.guarded(BreakerSettings::default(), self.metrics.clone()),
             ..self.clone()
         }
     }

@@ -17,8 +17,52 @@ struct Histogram {
     count: u64,
 }
 
+impl Histogram {
+    fn observe(&mut self, latency: Duration) {
+        let seconds = latency.as_secs_f64();
+        for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
+            if seconds <= *bound {
+                self.counts[i] += 1;
+            }
+        }
+        self.sum += seconds;
+        self.count += 1;
+    }
+
+    fn render(&self, out: &mut String, name: &str, labels: &str) {
+        for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
+            let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{bound}\"}} {}", self.counts[i]);
+        }
+        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", self.count);
+        let _ = writeln!(out, "{name}_sum{{{labels}}} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{{{labels}}} {}", self.count);
+    }
+}
+
+/// An operator's circuit breaker, as the metrics show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakerState {
+    Closed,
+    HalfOpen,
+    Open,
+}
+
+impl BreakerState {
+    /// The gauge's value: 0 closed, 1 half-open (probing), 2 open.
+    fn value(self) -> u8 {
+        match self {
+            BreakerState::Closed => 0,
+            BreakerState::HalfOpen => 1,
+            BreakerState::Open => 2,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Series {
+    operator_calls: BTreeMap<(&'static str, &'static str, &'static str), u64>,
+    operator_latency: BTreeMap<(&'static str, &'static str), Histogram>,
+    operator_breakers: BTreeMap<&'static str, BreakerState>,
     requests: BTreeMap<(String, String, u16), u64>,
     latency: BTreeMap<(String, String), Histogram>,
     transactions: BTreeMap<(&'static str, &'static str, &'static str), u64>,
@@ -60,16 +104,23 @@ impl Metrics {
             *s.requests
                 .entry((route.to_owned(), method.to_owned(), status))
                 .or_default() += 1;
-            let h = s.latency.entry((route.to_owned(), method.to_owned())).or_default();
-            let seconds = latency.as_secs_f64();
-            for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
-                if seconds <= *bound {
-                    h.counts[i] += 1;
-                }
-            }
-            h.sum += seconds;
-            h.count += 1;
+            s.latency
+                .entry((route.to_owned(), method.to_owned()))
+                .or_default()
+                .observe(latency);
         })
+    }
+
+    /// One call to an operator (`initiate`, `status`, `cancel`) and how it ended.
+    pub fn operator_call(&self, operator: &'static str, call: &'static str, outcome: &'static str, latency: Duration) {
+        self.with(|s| {
+            *s.operator_calls.entry((operator, call, outcome)).or_default() += 1;
+            s.operator_latency.entry((operator, call)).or_default().observe(latency);
+        })
+    }
+
+    pub fn operator_breaker(&self, operator: &'static str, state: BreakerState) {
+        self.with(|s| s.operator_breakers.insert(operator, state));
     }
 
     /// A transaction created (`PENDING`) or settled (`SUCCESSFUL`, `FAILED`).
@@ -110,12 +161,22 @@ impl Metrics {
             let _ = writeln!(out, "# TYPE momo_http_request_duration_seconds histogram");
             for ((route, method), h) in &s.latency {
                 let labels = format!("route=\"{}\",method=\"{method}\"", escape(route));
-                for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
-                    let _ = writeln!(out, "momo_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {}", h.counts[i]);
-                }
-                let _ = writeln!(out, "momo_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}", h.count);
-                let _ = writeln!(out, "momo_http_request_duration_seconds_sum{{{labels}}} {}", h.sum);
-                let _ = writeln!(out, "momo_http_request_duration_seconds_count{{{labels}}} {}", h.count);
+                h.render(&mut out, "momo_http_request_duration_seconds", &labels);
+            }
+            let _ = writeln!(out, "# HELP momo_operator_calls_total Calls to operators by operator, call and outcome (circuit_open: refused by the breaker).");
+            let _ = writeln!(out, "# TYPE momo_operator_calls_total counter");
+            for ((operator, call, outcome), n) in &s.operator_calls {
+                let _ = writeln!(out, "momo_operator_calls_total{{operator=\"{operator}\",call=\"{call}\",outcome=\"{outcome}\"}} {n}");
+            }
+            let _ = writeln!(out, "# HELP momo_operator_call_duration_seconds Operator call latency by operator and call.");
+            let _ = writeln!(out, "# TYPE momo_operator_call_duration_seconds histogram");
+            for ((operator, call), h) in &s.operator_latency {
+                h.render(&mut out, "momo_operator_call_duration_seconds", &format!("operator=\"{operator}\",call=\"{call}\""));
+            }
+            let _ = writeln!(out, "# HELP momo_operator_breaker_state Each operator's circuit breaker: 0 closed, 1 half-open, 2 open.");
+            let _ = writeln!(out, "# TYPE momo_operator_breaker_state gauge");
+            for (operator, state) in &s.operator_breakers {
+                let _ = writeln!(out, "momo_operator_breaker_state{{operator=\"{operator}\"}} {}", state.value());
             }
             let _ = writeln!(out, "# HELP momo_transactions_total Transactions created (PENDING) and settled, by operator, type and outcome.");
             let _ = writeln!(out, "# TYPE momo_transactions_total counter");
