@@ -8,6 +8,7 @@ mod auth;
 mod customers;
 mod envelopes;
 mod helpers;
+mod lifecycle;
 mod lookups;
 mod openapi;
 mod operations;
