@@ -3,6 +3,7 @@
 //! Production while no real connector is configured).
 
 pub mod breaker;
+pub mod momo;
 pub mod registry;
 pub mod simulator;
 
@@ -15,8 +16,11 @@ use crate::domain::{FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transact
 /// What we ask an operator to do.
 #[derive(Debug, Clone)]
 pub struct OperatorRequest<'a> {
-    /// Our reference for this payment, which the operator echoes in callbacks.
+    /// Our reference for this payment (`ref`), which the operator echoes in callbacks.
     pub reference: &'a str,
+    /// The operator-side idempotency key: the transaction's internal id (a UUID v4), stored
+    /// with the `PENDING` row before any call, so a resend after a crash is the same payment.
+    pub operator_reference: &'a str,
     pub kind: Kind,
     pub operator: OperatorCode,
     pub phone: &'a Msisdn,

@@ -170,6 +170,7 @@ impl Gateway {
             .connector(request.operator, tenant.environment)
             .initiate(&OperatorRequest {
                 reference: &record.transaction.reference,
+                operator_reference: &record.transaction.id,
                 kind: request.kind,
                 operator: request.operator,
                 phone: &request.phone,

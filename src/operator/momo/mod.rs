@@ -1,0 +1,369 @@
+//! `momo-openapi`: the request-to-pay and transfer protocol that MTN publishes on its MoMo
+//! developer platform, as a connector behind the [`Operator`] trait.
+//!
+//! - The gateway's internal transaction id (a UUID v4, stored with the `PENDING` row before
+//!   any call) is the `X-Reference-Id`: the operator's idempotency key. Sent twice, the same
+//!   payment is refused as a duplicate (409) and never executed twice, so a resend after a
+//!   crash is safe. Our `ref` travels as `externalId`.
+//! - A token per product (`collection`, `disbursement`) is cached until shortly before it
+//!   expires; a 401 drops it and the call is tried once more with a fresh one.
+//! - Outcomes: 202 is `PENDING`; a 4xx refusal is a rejection (nothing happened); a 5xx or a
+//!   timeout after sending is ambiguous (the payment stays `PENDING` for the reconciler); a
+//!   refused connection is unreachable (nothing was sent). A status lookup's 404 means the
+//!   operator never received the payment.
+//! - Anything the operator answers that does not add up (unknown status, another amount or
+//!   currency than we sent, malformed JSON) is logged and never settles anything.
+
+pub mod callback;
+pub mod wire;
+
+mod token;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::StatusCode;
+
+use self::token::TokenCache;
+use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, Transfer};
+use super::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use crate::domain::{FailureCode, Kind, Timestamp, Transaction};
+
+/// Where and how to reach one MoMo Open API deployment. `Debug` hides the secrets.
+#[derive(Clone)]
+pub struct MomoSettings {
+    /// e.g. `https://sandbox.momodeveloper.mtn.com`, or the emulator's address.
+    pub base_url: String,
+    pub api_user: String,
+    pub api_key: String,
+    pub collection_subscription_key: String,
+    pub disbursement_subscription_key: String,
+    /// `X-Target-Environment`: `sandbox`, or the production name (`mtnivorycoast`).
+    pub target_environment: String,
+    /// Where the operator should send its callback; none means polling only.
+    pub callback_url: Option<String>,
+    /// For each call, connection to last byte.
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for MomoSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MomoSettings")
+            .field("base_url", &self.base_url)
+            .field("api_user", &self.api_user)
+            .field("api_key", &"[redacted]")
+            .field("subscription_keys", &"[redacted]")
+            .field("target_environment", &self.target_environment)
+            .field("callback_url", &self.callback_url)
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// The connector.
+pub struct MomoConnector {
+    settings: MomoSettings,
+    http: reqwest::Client,
+    tokens: TokenCache,
+}
+
+/// The two products and their paths.
+#[derive(Debug, Clone, Copy)]
+enum Product {
+    Collection,
+    Disbursement,
+}
+
+impl Product {
+    fn of(kind: Kind) -> Product {
+        match kind {
+            Kind::Collection => Product::Collection,
+            Kind::Transfer => Product::Disbursement,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Product::Collection => "collection",
+            Product::Disbursement => "disbursement",
+        }
+    }
+
+    fn payments_path(self) -> &'static str {
+        match self {
+            Product::Collection => "/collection/v1_0/requesttopay",
+            Product::Disbursement => "/disbursement/v1_0/transfer",
+        }
+    }
+}
+
+impl MomoConnector {
+    pub fn new(settings: MomoSettings) -> Result<MomoConnector, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .timeout(settings.timeout)
+            .connect_timeout(settings.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            // A proxy from the environment would route money around our own checks.
+            .no_proxy()
+            .user_agent(concat!("momo-gateway/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(MomoConnector {
+            settings,
+            http,
+            tokens: TokenCache::default(),
+        })
+    }
+
+    fn subscription_key(&self, product: Product) -> &str {
+        match product {
+            Product::Collection => &self.settings.collection_subscription_key,
+            Product::Disbursement => &self.settings.disbursement_subscription_key,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.settings.base_url.trim_end_matches('/'))
+    }
+
+    async fn token(&self, product: Product) -> Result<String, OperatorError> {
+        self.tokens
+            .get(product.name(), || async {
+                let answer = self
+                    .http
+                    .post(self.url(&format!("/{}/token/", product.name())))
+                    .basic_auth(&self.settings.api_user, Some(&self.settings.api_key))
+                    .header("Ocp-Apim-Subscription-Key", self.subscription_key(product))
+                    .send()
+                    .await
+                    // No payment was sent yet, whatever happened to the token request.
+                    .map_err(|e| OperatorError::Transient(format!("token request failed: {e}")))?;
+                if !answer.status().is_success() {
+                    return Err(OperatorError::Transient(format!(
+                        "the operator refused our credentials for {} ({}); check the api user, key and subscription key",
+                        product.name(),
+                        answer.status()
+                    )));
+                }
+                let token: TokenAnswer = answer
+                    .json()
+                    .await
+                    .map_err(|e| OperatorError::Transient(format!("malformed token answer: {e}")))?;
+                Ok((token.access_token, Duration::from_secs(token.expires_in)))
+            })
+            .await
+    }
+
+    /// Sends `request` (built with a token) once, and once more with a fresh token after a 401.
+    async fn send(
+        &self,
+        product: Product,
+        build: impl Fn(&str) -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, OperatorError> {
+        for _ in 0..2 {
+            let token = self.token(product).await?;
+            let answer = build(&token).send().await.map_err(transport_error)?;
+            if answer.status() == StatusCode::UNAUTHORIZED {
+                self.tokens.forget(product.name()).await;
+                continue;
+            }
+            return Ok(answer);
+        }
+        Err(OperatorError::Transient(format!(
+            "the operator refused a fresh {} token (401)",
+            product.name()
+        )))
+    }
+}
+
+/// A transport error: a refused connection never reached the operator; anything later (a
+/// timeout, a reset) may have.
+fn transport_error(e: reqwest::Error) -> OperatorError {
+    if e.is_connect() {
+        OperatorError::Transient(format!("cannot connect: {e}"))
+    } else {
+        OperatorError::Ambiguous(format!("no answer after sending: {e}"))
+    }
+}
+
+/// Our failure code for an operator's reason.
+pub fn failure_code(kind: Kind, reason: Option<&str>) -> FailureCode {
+    match (reason, kind) {
+        (Some("EXPIRED"), _) => FailureCode::Expired,
+        // APPROVAL_REJECTED, NOT_ENOUGH_FUNDS, PAYER_NOT_FOUND, PAYER_LIMIT_REACHED, ...
+        (_, Kind::Collection) => FailureCode::PayerDeclined,
+        (_, Kind::Transfer) => FailureCode::OperatorRefused,
+    }
+}
+
+/// A whole number of francs, as the operator spells it (`"1500"`, `1500`, `"1500.00"`).
+fn francs(text: &str) -> Option<i64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || !fraction.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    whole.parse().ok()
+}
+
+/// What a status object says about `transaction`, checked against what we sent.
+pub fn answer_of(result: &PaymentResult, transaction: &Transaction) -> Result<OperatorAnswer, OperatorError> {
+    let mismatch = |what: String| {
+        Err(OperatorError::Ambiguous(format!(
+            "the operator's answer does not match: {what}"
+        )))
+    };
+    match result.status.as_str() {
+        "PENDING" => Ok(OperatorAnswer::Pending),
+        "SUCCESSFUL" => {
+            let amount = result.amount.as_deref().and_then(francs);
+            if amount != Some(transaction.amounts.amount) {
+                return mismatch(format!(
+                    "amount {:?}, sent {}",
+                    result.amount, transaction.amounts.amount
+                ));
+            }
+            if result.currency.as_deref() != Some("XOF") {
+                return mismatch(format!("currency {:?}, sent XOF", result.currency));
+            }
+            Ok(OperatorAnswer::Succeeded)
+        }
+        "FAILED" => {
+            let reason = result.reason_code();
+            Ok(OperatorAnswer::Failed {
+                code: failure_code(transaction.kind, reason.as_deref()),
+                reason: format!(
+                    "the operator failed it: {}",
+                    reason.as_deref().unwrap_or("no reason given")
+                ),
+            })
+        }
+        other => mismatch(format!("unknown status {other:?}")),
+    }
+}
+
+#[async_trait]
+impl Operator for MomoConnector {
+    async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        let product = Product::of(r.kind);
+        let amount = r.amount.to_string();
+        let party = Party::msisdn(r.phone.as_str());
+        // ALPHA's one-time code travels as the payer's message: the protocol has no field
+        // of its own for it (docs/operators.md).
+        let message = r.otp_code.unwrap_or("");
+        let body = match r.kind {
+            Kind::Collection => serde_json::to_vec(&RequestToPay {
+                amount,
+                currency: "XOF",
+                external_id: r.reference,
+                payer: party,
+                payer_message: message,
+                payee_note: r.reference,
+            }),
+            Kind::Transfer => serde_json::to_vec(&Transfer {
+                amount,
+                currency: "XOF",
+                external_id: r.reference,
+                payee: party,
+                payer_message: r.reference,
+                payee_note: r.reference,
+            }),
+        }
+        .map_err(|e| OperatorError::Transient(format!("cannot encode the request: {e}")))?;
+        let answer = self
+            .send(product, |token| {
+                let mut request = self
+                    .http
+                    .post(self.url(product.payments_path()))
+                    .bearer_auth(token)
+                    .header("X-Reference-Id", r.operator_reference)
+                    .header("X-Target-Environment", &self.settings.target_environment)
+                    .header("Ocp-Apim-Subscription-Key", self.subscription_key(product))
+                    .header("Content-Type", "application/json")
+                    .body(body.clone());
+                if let Some(callback) = &self.settings.callback_url {
+                    request = request.header("X-Callback-Url", callback);
+                }
+                request
+            })
+            .await?;
+        let status = answer.status();
+        if status.is_success() || status == StatusCode::CONFLICT {
+            // 409: this reference was received before (a resend): the payment exists once.
+            return Ok(OperatorAnswer::Pending);
+        }
+        if status.is_server_error() {
+            return Err(OperatorError::Ambiguous(format!(
+                "the operator answered {status} after receiving the payment"
+            )));
+        }
+        let error: Option<ErrorAnswer> = answer.json().await.ok();
+        let code = error.as_ref().and_then(|e| e.code.clone());
+        Err(OperatorError::Rejected {
+            code: failure_code(r.kind, code.as_deref()),
+            reason: format!(
+                "the operator refused it ({status}): {}",
+                error
+                    .and_then(|e| e.message.or(e.code))
+                    .unwrap_or_else(|| "no reason given".to_owned())
+            ),
+        })
+    }
+
+    async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        let product = Product::of(t.kind);
+        let path = format!("{}/{}", product.payments_path(), t.id);
+        let answer = self
+            .send(product, |token| {
+                self.http
+                    .get(self.url(&path))
+                    .bearer_auth(token)
+                    .header("X-Target-Environment", &self.settings.target_environment)
+                    .header("Ocp-Apim-Subscription-Key", self.subscription_key(product))
+            })
+            .await?;
+        match answer.status() {
+            StatusCode::NOT_FOUND => Ok(OperatorAnswer::NotReceived),
+            status if status.is_success() => {
+                let result: PaymentResult = answer
+                    .json()
+                    .await
+                    .map_err(|e| OperatorError::Ambiguous(format!("malformed status answer: {e}")))?;
+                answer_of(&result, t)
+            }
+            status => Err(OperatorError::Ambiguous(format!("status lookup answered {status}"))),
+        }
+    }
+
+    fn callback(&self, _: &Transaction, _: Timestamp) -> Option<OperatorAnswer> {
+        // Callbacks arrive over HTTP (see `callback`), never made up here.
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_are_read_exactly() {
+        assert_eq!(francs("1500"), Some(1500));
+        assert_eq!(francs("1500.00"), Some(1500));
+        assert_eq!(francs("1500.5"), None);
+        assert_eq!(francs("1e3"), None);
+        assert_eq!(francs("-5"), None);
+        assert_eq!(francs(""), None);
+    }
+
+    #[test]
+    fn reasons_map_to_our_codes() {
+        assert_eq!(
+            failure_code(Kind::Collection, Some("APPROVAL_REJECTED")),
+            FailureCode::PayerDeclined
+        );
+        assert_eq!(failure_code(Kind::Collection, Some("EXPIRED")), FailureCode::Expired);
+        assert_eq!(
+            failure_code(Kind::Transfer, Some("PAYEE_NOT_FOUND")),
+            FailureCode::OperatorRefused
+        );
+        assert_eq!(failure_code(Kind::Transfer, None), FailureCode::OperatorRefused);
+    }
+}

@@ -1,0 +1,100 @@
+//! The MoMo Open API's wire types, as MTN's developer platform documents them: the token
+//! answer, a request-to-pay and a transfer, and the status object that both the status
+//! lookup and the callback carry.
+
+use serde::{Deserialize, Serialize};
+
+/// `POST /{product}/token/`.
+#[derive(Debug, Deserialize)]
+pub struct TokenAnswer {
+    pub access_token: String,
+    /// Seconds the token is valid.
+    pub expires_in: u64,
+}
+
+/// Who pays (request-to-pay) or is paid (transfer).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Party {
+    pub party_id_type: String,
+    pub party_id: String,
+}
+
+impl Party {
+    /// An Ivorian number in the international form the API takes (`2250701020304`).
+    pub fn msisdn(national: &str) -> Party {
+        Party {
+            party_id_type: "MSISDN".to_owned(),
+            party_id: format!("225{national}"),
+        }
+    }
+}
+
+/// `POST /collection/v1_0/requesttopay`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestToPay<'a> {
+    pub amount: String,
+    pub currency: &'a str,
+    pub external_id: &'a str,
+    pub payer: Party,
+    pub payer_message: &'a str,
+    pub payee_note: &'a str,
+}
+
+/// `POST /disbursement/v1_0/transfer`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transfer<'a> {
+    pub amount: String,
+    pub currency: &'a str,
+    pub external_id: &'a str,
+    pub payee: Party,
+    pub payer_message: &'a str,
+    pub payee_note: &'a str,
+}
+
+/// `GET …/requesttopay/{referenceId}` or `…/transfer/{referenceId}`, and the callback body.
+/// Amounts arrive as strings in the documentation and as numbers in some examples: both are
+/// read as text and parsed exactly.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentResult {
+    #[serde(default, deserialize_with = "text_or_number")]
+    pub amount: Option<String>,
+    pub currency: Option<String>,
+    #[serde(default, deserialize_with = "text_or_number")]
+    pub external_id: Option<String>,
+    pub status: String,
+    /// Why it failed: a code (`APPROVAL_REJECTED`), or an object with `code` and `message`.
+    pub reason: Option<serde_json::Value>,
+}
+
+impl PaymentResult {
+    /// The failure reason's code, whichever shape it came in.
+    pub fn reason_code(&self) -> Option<String> {
+        match &self.reason {
+            Some(serde_json::Value::String(code)) => Some(code.clone()),
+            Some(serde_json::Value::Object(o)) => o.get("code").and_then(|c| c.as_str()).map(str::to_owned),
+            Some(_) | None => None,
+        }
+    }
+}
+
+fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s)),
+        Some(serde_json::Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(other) => Err(serde::de::Error::custom(format!(
+            "expected text or a number, got {other}"
+        ))),
+    }
+}
+
+/// An error answer: `{"code": "...", "message": "..."}`.
+#[derive(Debug, Deserialize)]
+pub struct ErrorAnswer {
+    pub code: Option<String>,
+    pub message: Option<String>,
+}
