@@ -11,6 +11,7 @@ pub mod error;
 pub mod extract;
 pub mod fields;
 pub mod health;
+pub mod operator_callbacks;
 pub mod pagination;
 pub mod payment_failure;
 pub mod request_id;
@@ -37,6 +38,10 @@ pub fn router(gateway: Gateway) -> Router {
         .route("/ready", get(health::ready))
         .route("/metrics", get(health::metrics))
         .route("/openapi.yaml", get(openapi))
+        .route(
+            "/operator-callbacks/{operator}/{environment}",
+            axum::routing::post(operator_callbacks::receive).put(operator_callbacks::receive),
+        )
         .route("/checkout/{reference}", get(checkout::show))
         .route("/checkout/{reference}/approve", axum::routing::post(checkout::approve))
         .route("/checkout/{reference}/decline", axum::routing::post(checkout::decline))

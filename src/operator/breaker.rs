@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 
-use super::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use super::{CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use crate::domain::{OperatorCode, Timestamp, Transaction};
 use crate::telemetry::metrics::{BreakerState, Metrics};
 
@@ -158,6 +158,10 @@ impl Operator for Guarded {
     async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
         self.guard(transaction.operator, "status", self.inner.status(transaction, now))
             .await
+    }
+
+    fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
+        self.inner.verify_callback(request)
     }
 
     fn callback(&self, transaction: &Transaction, now: Timestamp) -> Option<OperatorAnswer> {

@@ -4,6 +4,7 @@
 //! family of use cases.
 
 pub mod auth;
+pub mod callbacks;
 pub mod checkout;
 pub mod credentials;
 pub mod customers;
@@ -25,6 +26,7 @@ use crate::telemetry::metrics::Metrics;
 use crate::webhook::dispatcher::Dispatcher;
 
 pub use auth::{IssuedToken, Keys, Principal};
+pub use callbacks::{CallbackError, CallbackReceipt};
 pub use checkout::{CheckoutPayment, PayerDecision};
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets};
 pub use payments::{Party, PaymentError, PaymentRequest};

@@ -63,6 +63,7 @@ struct Series {
     operator_calls: BTreeMap<(&'static str, &'static str, &'static str), u64>,
     operator_latency: BTreeMap<(&'static str, &'static str), Histogram>,
     operator_breakers: BTreeMap<&'static str, BreakerState>,
+    operator_callbacks: BTreeMap<(&'static str, &'static str), u64>,
     requests: BTreeMap<(String, String, u16), u64>,
     latency: BTreeMap<(String, String), Histogram>,
     transactions: BTreeMap<(&'static str, &'static str, &'static str), u64>,
@@ -119,6 +120,12 @@ impl Metrics {
         })
     }
 
+    /// An operator's callback and what became of it (`accepted`, `already_final`,
+    /// `unknown_reference`, `rejected`).
+    pub fn operator_callback(&self, operator: &'static str, outcome: &'static str) {
+        self.with(|s| *s.operator_callbacks.entry((operator, outcome)).or_default() += 1)
+    }
+
     pub fn operator_breaker(&self, operator: &'static str, state: BreakerState) {
         self.with(|s| s.operator_breakers.insert(operator, state));
     }
@@ -172,6 +179,11 @@ impl Metrics {
             let _ = writeln!(out, "# TYPE momo_operator_call_duration_seconds histogram");
             for ((operator, call), h) in &s.operator_latency {
                 h.render(&mut out, "momo_operator_call_duration_seconds", &format!("operator=\"{operator}\",call=\"{call}\""));
+            }
+            let _ = writeln!(out, "# HELP momo_operator_callbacks_total Operator callbacks by operator and what became of them.");
+            let _ = writeln!(out, "# TYPE momo_operator_callbacks_total counter");
+            for ((operator, outcome), n) in &s.operator_callbacks {
+                let _ = writeln!(out, "momo_operator_callbacks_total{{operator=\"{operator}\",outcome=\"{outcome}\"}} {n}");
             }
             let _ = writeln!(out, "# HELP momo_operator_breaker_state Each operator's circuit breaker: 0 closed, 1 half-open, 2 open.");
             let _ = writeln!(out, "# TYPE momo_operator_breaker_state gauge");

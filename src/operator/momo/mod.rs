@@ -26,7 +26,7 @@ use reqwest::StatusCode;
 
 use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, Transfer};
-use super::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use super::{same_secret, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use crate::domain::{FailureCode, Kind, Timestamp, Transaction};
 
 /// Where and how to reach one MoMo Open API deployment. `Debug` hides the secrets.
@@ -40,8 +40,12 @@ pub struct MomoSettings {
     pub disbursement_subscription_key: String,
     /// `X-Target-Environment`: `sandbox`, or the production name (`mtnivorycoast`).
     pub target_environment: String,
-    /// Where the operator should send its callback; none means polling only.
+    /// Where the operator should send its callback (`{public_url}/operator-callbacks/{OPERATOR}/
+    /// {Environment}?token=…`); none means polling only.
     pub callback_url: Option<String>,
+    /// The `token` the callback URL carries: MoMo callbacks have no signature, so this secret
+    /// is what tells them from forgeries.
+    pub callback_token: Option<String>,
     /// For each call, connection to last byte.
     pub timeout: Duration,
 }
@@ -54,7 +58,10 @@ impl std::fmt::Debug for MomoSettings {
             .field("api_key", &"[redacted]")
             .field("subscription_keys", &"[redacted]")
             .field("target_environment", &self.target_environment)
-            .field("callback_url", &self.callback_url)
+            .field(
+                "callback_url",
+                &self.callback_url.as_ref().map(|_| "[redacted: carries the token]"),
+            )
             .field("timeout", &self.timeout)
             .finish()
     }
@@ -333,8 +340,21 @@ impl Operator for MomoConnector {
         }
     }
 
+    fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
+        let Some(expected) = &self.settings.callback_token else {
+            return Err(CallbackRejected::Unsupported);
+        };
+        match request.token {
+            Some(token) if same_secret(token, expected) => {}
+            Some(_) | None => return Err(CallbackRejected::Unauthenticated("wrong or missing token".into())),
+        }
+        callback::parse(request.body)
+            .map(|c| c.reference)
+            .map_err(CallbackRejected::Malformed)
+    }
+
     fn callback(&self, _: &Transaction, _: Timestamp) -> Option<OperatorAnswer> {
-        // Callbacks arrive over HTTP (see `callback`), never made up here.
+        // Callbacks arrive over HTTP (`verify_callback`), never made up here.
         None
     }
 }

@@ -1,0 +1,103 @@
+//! Operator callbacks over HTTP. A callback is authenticated by its connector, matched to a
+//! pending payment of the same operator and environment, and then treated as a hint: the
+//! gateway asks the operator for the payment's status and settles on that answer, through the
+//! same one-transaction path as everything else. A forged, replayed, duplicated or
+//! out-of-order callback therefore cannot settle anything the operator does not confirm.
+
+use super::{Gateway, ServiceError};
+use crate::domain::{Cause, Environment, OperatorCode, Outcome, Status, Timestamp};
+use crate::operator::{CallbackRejected, CallbackRequest, OperatorAnswer};
+
+/// What became of a callback that was authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallbackReceipt {
+    /// The payment is pending: its status is being asked, and settles it if final.
+    Checking,
+    /// The payment is already final: nothing changes (a duplicate or a late callback).
+    AlreadyFinal,
+    /// Not a payment of this operator and environment: logged and counted, never settled.
+    Ignored,
+}
+
+/// Why a callback was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CallbackError {
+    #[error(transparent)]
+    Rejected(#[from] CallbackRejected),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+impl Gateway {
+    /// Receives a callback from `operator` in `environment`.
+    pub async fn receive_operator_callback(
+        &self,
+        operator: OperatorCode,
+        environment: Environment,
+        request: CallbackRequest<'_>,
+    ) -> Result<CallbackReceipt, CallbackError> {
+        let connector = self.operators.connector(operator, environment);
+        let reference = match connector.verify_callback(&request) {
+            Ok(reference) => reference,
+            Err(rejected) => {
+                self.metrics.operator_callback(operator.name(), "rejected");
+                tracing::warn!(operator = operator.name(), %environment, error = %rejected, "operator callback refused");
+                return Err(rejected.into());
+            }
+        };
+        let record = self
+            .store
+            .transaction_by_ref(&reference)
+            .await
+            .map_err(ServiceError::from)?;
+        let Some(record) =
+            record.filter(|r| r.transaction.operator == operator && r.transaction.tenant.environment == environment)
+        else {
+            self.metrics.operator_callback(operator.name(), "unknown_reference");
+            tracing::warn!(operator = operator.name(), %environment, %reference,
+                "operator callback for a reference of no payment of this operator and environment; ignored");
+            return Ok(CallbackReceipt::Ignored);
+        };
+        if record.transaction.status.is_final() {
+            self.metrics.operator_callback(operator.name(), "already_final");
+            return Ok(CallbackReceipt::AlreadyFinal);
+        }
+        self.metrics.operator_callback(operator.name(), "accepted");
+        // Answered at once; the status lookup runs on its own so a slow operator API cannot
+        // hold the operator's callback request open.
+        let gateway = self.clone();
+        tokio::spawn(async move {
+            let now = Timestamp::now();
+            let answer = match gateway.operator_status(&record, now).await {
+                Ok(answer) => answer,
+                Err(e) => {
+                    tracing::warn!(reference = %record.transaction.reference, error = %e,
+                        "status check after a callback failed; the reconciler will ask again");
+                    return;
+                }
+            };
+            let outcome = match answer {
+                OperatorAnswer::Succeeded => Outcome {
+                    status: Status::Successful,
+                    cause: Cause::OperatorCallback,
+                    code: None,
+                    reason: None,
+                },
+                OperatorAnswer::Failed { code, reason } => Outcome {
+                    status: Status::Failed,
+                    cause: Cause::OperatorCallback,
+                    code: Some(code),
+                    reason: Some(reason),
+                },
+                // A callback for a payment the operator calls pending or unknown: the
+                // reconciler keeps asking; nothing is settled on the callback's word.
+                OperatorAnswer::Pending | OperatorAnswer::NotReceived => return,
+            };
+            if let Err(e) = gateway.settle_later(&record, outcome, now, None).await {
+                tracing::warn!(reference = %record.transaction.reference, error = %e,
+                    "settling after a callback failed; the reconciler will ask again");
+            }
+        });
+        Ok(CallbackReceipt::Checking)
+    }
+}
