@@ -4,11 +4,11 @@
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::parse_environment;
+use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
-use crate::domain::{Environment, MerchantId, Tenant, Timestamp};
-use crate::service::CreatedMerchant;
+use crate::domain::{Environment, MerchantId, MerchantSummary, Tenant, Timestamp};
+use crate::service::{CreatedMerchant, Gateway};
 
 #[derive(Debug, Subcommand)]
 pub enum MerchantCommand {
@@ -80,116 +80,189 @@ impl Target {
     }
 }
 
+/// What a merchant command did: the data it prints.
+#[derive(Debug)]
+enum Done {
+    Created(CreatedMerchant),
+    Listed(Vec<MerchantSummary>),
+    /// The URL as given (`None`: cleared).
+    WebhookSet {
+        environment: Environment,
+        url: Option<String>,
+    },
+    ToppedUp {
+        environment: Environment,
+        amount: i64,
+        available: i64,
+    },
+    Rotated {
+        environment: Environment,
+        api_key: String,
+        api_secret: String,
+    },
+}
+
 pub(super) async fn run(command: MerchantCommand, config: Config) -> anyhow::Result<()> {
+    let format = command.format();
     let gateway = app::open(config).await?;
-    let now = Timestamp::now();
-    match command {
-        MerchantCommand::Create {
-            name,
-            webhook_url,
-            json,
-        } => {
-            let created = gateway.create_merchant(&name, webhook_url.as_deref(), now).await?;
-            print_created(&created, json);
-        }
-        MerchantCommand::List { json } => {
-            let merchants = gateway.merchants().await?;
-            if json {
-                let list: Vec<_> = merchants
-                    .iter()
-                    .map(|m| {
-                        json!({
-                            "id": m.id.0,
-                            "name": m.name,
-                            "createdAt": m.created_at.iso8601_millis(),
-                            "environments": m.environments.iter().map(|e| json!({
-                                "environment": e.environment.as_str(),
-                                "apiKey": e.api_key,
-                                "webhookUrl": e.webhook_url,
-                            })).collect::<Vec<_>>(),
-                        })
-                    })
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
-            } else if merchants.is_empty() {
-                println!("no merchants yet: create one with `momo-gateway merchant create --name NAME`");
-            } else {
-                for m in &merchants {
-                    println!("{}  {}  (created {})", m.id, m.name, m.created_at.iso8601_millis());
-                    for e in &m.environments {
-                        let url = e.webhook_url.as_deref().unwrap_or("no webhook URL");
-                        println!("    {:<10} {}  {}", e.environment.as_str(), e.api_key, url);
-                    }
-                }
-            }
-        }
-        MerchantCommand::SetWebhook { target, url, clear } => {
-            let url = if clear { None } else { url };
-            gateway.set_webhook_url(&target.tenant(), url.as_deref()).await?;
-            match url {
-                Some(url) => println!("{} webhook URL set to {url}", target.env),
-                None => println!("{} webhook URL cleared", target.env),
-            }
-        }
-        MerchantCommand::TopUp { target, amount } => {
-            let balance = gateway.top_up(&target.tenant(), amount, now).await?;
-            println!(
-                "{} credited with {amount} XOF; available balance {} XOF",
-                target.env, balance.available
-            );
-        }
-        MerchantCommand::RotateSecret { target, json } => {
-            let (api_key, api_secret) = gateway.rotate_secret(&target.tenant(), now).await?;
-            if json {
-                println!(
-                    "{}",
-                    json!({ "environment": target.env.as_str(), "apiKey": api_key, "apiSecret": api_secret })
-                );
-            } else {
-                println!(
-                    "New {} credentials (the old pair no longer works; the secret is shown only once):",
-                    target.env
-                );
-                println!("  API key:    {api_key}");
-                println!("  API secret: {api_secret}");
-            }
-        }
-    }
+    let done = command.execute(&gateway, Timestamp::now()).await?;
+    print_lines(&render(&done, format)?);
     Ok(())
 }
 
-fn print_created(created: &CreatedMerchant, as_json: bool) {
-    if as_json {
-        let environments: serde_json::Map<String, serde_json::Value> = created
-            .environments
-            .iter()
-            .map(|e| {
-                (
-                    e.environment.as_str().to_owned(),
-                    json!({
-                        "apiKey": e.api_key,
-                        "apiSecret": e.api_secret,
-                        "webhookSecret": e.webhook_secret,
-                        "webhookUrl": e.webhook_url,
-                    }),
-                )
-            })
-            .collect();
-        println!(
-            "{}",
-            json!({ "id": created.id.0, "name": created.name, "environments": environments })
-        );
-        return;
-    }
-    println!("Merchant {} created: {}", created.name, created.id);
-    println!("Secrets are shown only this once; store them now.");
-    for e in &created.environments {
-        println!("  {}:", e.environment);
-        println!("    API key:                {}", e.api_key);
-        println!("    API secret:             {}", e.api_secret);
-        println!("    Webhook signing secret: {}", e.webhook_secret);
-        if let Some(url) = &e.webhook_url {
-            println!("    Webhook URL:            {url}");
+impl MerchantCommand {
+    fn format(&self) -> Format {
+        match self {
+            MerchantCommand::Create { json, .. }
+            | MerchantCommand::List { json }
+            | MerchantCommand::RotateSecret { json, .. } => Format::json_if(*json),
+            MerchantCommand::SetWebhook { .. } | MerchantCommand::TopUp { .. } => Format::Text,
         }
     }
+
+    /// Runs the command's use case.
+    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+        Ok(match self {
+            MerchantCommand::Create { name, webhook_url, .. } => {
+                Done::Created(gateway.create_merchant(&name, webhook_url.as_deref(), now).await?)
+            }
+            MerchantCommand::List { .. } => Done::Listed(gateway.merchants().await?),
+            MerchantCommand::SetWebhook { target, url, clear } => {
+                let url = if clear { None } else { url };
+                gateway.set_webhook_url(&target.tenant(), url.as_deref()).await?;
+                Done::WebhookSet {
+                    environment: target.env,
+                    url,
+                }
+            }
+            MerchantCommand::TopUp { target, amount } => {
+                let balance = gateway.top_up(&target.tenant(), amount, now).await?;
+                Done::ToppedUp {
+                    environment: target.env,
+                    amount,
+                    available: balance.available,
+                }
+            }
+            MerchantCommand::RotateSecret { target, .. } => {
+                let (api_key, api_secret) = gateway.rotate_secret(&target.tenant(), now).await?;
+                Done::Rotated {
+                    environment: target.env,
+                    api_key,
+                    api_secret,
+                }
+            }
+        })
+    }
+}
+
+/// The lines a merchant command prints.
+fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
+    Ok(match done {
+        Done::Created(created) => match format {
+            Format::Json => vec![created_json(created).to_string()],
+            Format::Text => created_text(created),
+        },
+        Done::Listed(merchants) => match format {
+            Format::Json => {
+                let list: Vec<_> = merchants.iter().map(summary_json).collect();
+                vec![serde_json::to_string_pretty(&list)?]
+            }
+            Format::Text if merchants.is_empty() => {
+                vec!["no merchants yet: create one with `momo-gateway merchant create --name NAME`".to_owned()]
+            }
+            Format::Text => merchants.iter().flat_map(summary_text).collect(),
+        },
+        Done::WebhookSet { environment, url } => vec![match url {
+            Some(url) => format!("{environment} webhook URL set to {url}"),
+            None => format!("{environment} webhook URL cleared"),
+        }],
+        Done::ToppedUp {
+            environment,
+            amount,
+            available,
+        } => vec![format!(
+            "{environment} credited with {amount} XOF; available balance {available} XOF"
+        )],
+        Done::Rotated {
+            environment,
+            api_key,
+            api_secret,
+        } => match format {
+            Format::Json => {
+                vec![
+                    json!({ "environment": environment.as_str(), "apiKey": api_key, "apiSecret": api_secret })
+                        .to_string(),
+                ]
+            }
+            Format::Text => vec![
+                format!("New {environment} credentials (the old pair no longer works; the secret is shown only once):"),
+                format!("  API key:    {api_key}"),
+                format!("  API secret: {api_secret}"),
+            ],
+        },
+    })
+}
+
+fn created_json(created: &CreatedMerchant) -> serde_json::Value {
+    let environments: serde_json::Map<String, serde_json::Value> = created
+        .environments
+        .iter()
+        .map(|e| {
+            (
+                e.environment.as_str().to_owned(),
+                json!({
+                    "apiKey": e.api_key,
+                    "apiSecret": e.api_secret,
+                    "webhookSecret": e.webhook_secret,
+                    "webhookUrl": e.webhook_url,
+                }),
+            )
+        })
+        .collect();
+    json!({ "id": created.id.0, "name": created.name, "environments": environments })
+}
+
+fn created_text(created: &CreatedMerchant) -> Vec<String> {
+    let mut lines = vec![
+        format!("Merchant {} created: {}", created.name, created.id),
+        "Secrets are shown only this once; store them now.".to_owned(),
+    ];
+    for e in &created.environments {
+        lines.push(format!("  {}:", e.environment));
+        lines.push(format!("    API key:                {}", e.api_key));
+        lines.push(format!("    API secret:             {}", e.api_secret));
+        lines.push(format!("    Webhook signing secret: {}", e.webhook_secret));
+        if let Some(url) = &e.webhook_url {
+            lines.push(format!("    Webhook URL:            {url}"));
+        }
+    }
+    lines
+}
+
+/// A merchant as `merchant list --json` shows it: API keys, never secrets.
+fn summary_json(m: &MerchantSummary) -> serde_json::Value {
+    json!({
+        "id": m.id.0,
+        "name": m.name,
+        "createdAt": m.created_at.iso8601_millis(),
+        "environments": m.environments.iter().map(|e| json!({
+            "environment": e.environment.as_str(),
+            "apiKey": e.api_key,
+            "webhookUrl": e.webhook_url,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn summary_text(m: &MerchantSummary) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{}  {}  (created {})",
+        m.id,
+        m.name,
+        m.created_at.iso8601_millis()
+    )];
+    for e in &m.environments {
+        let url = e.webhook_url.as_deref().unwrap_or("no webhook URL");
+        lines.push(format!("    {:<10} {}  {}", e.environment.as_str(), e.api_key, url));
+    }
+    lines
 }

@@ -1,8 +1,9 @@
 //! The command line: `serve` (the default), `migrate`, and the administrator's command groups
 //! (`merchant`, `transactions`, `webhooks`), all run against the configured database.
 //!
-//! This file holds the top-level parse types and the dispatch; each command group has its own
-//! file with its arguments and what its commands do.
+//! This file holds the top-level parse types and the dispatch. Each command group has its own
+//! file with its arguments, `execute` (calls the gateway's use cases and returns what they gave)
+//! and `render` (turns that into the lines printed, text or JSON), kept apart.
 
 mod merchant;
 mod transactions;
@@ -51,6 +52,31 @@ pub enum Command {
     /// Inspect webhook events and send them again.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),
+}
+
+/// How a command prints what it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+}
+
+impl Format {
+    /// JSON when `--json` was given.
+    fn json_if(json: bool) -> Format {
+        if json {
+            Format::Json
+        } else {
+            Format::Text
+        }
+    }
+}
+
+/// Prints what `render` made: each item followed by a newline, as `println!` prints it.
+fn print_lines(lines: &[String]) {
+    for line in lines {
+        println!("{line}");
+    }
 }
 
 fn parse_environment(raw: &str) -> Result<Environment, String> {

@@ -3,10 +3,12 @@
 use clap::Subcommand;
 use serde_json::json;
 
+use super::{print_lines, Format};
 use crate::app;
 use crate::config::Config;
-use crate::domain::{Status, Timestamp};
+use crate::domain::{Status, Timestamp, Transaction};
 use crate::reconcile::review;
+use crate::service::Gateway;
 
 #[derive(Debug, Subcommand)]
 pub enum TransactionsCommand {
@@ -37,56 +39,94 @@ fn parse_final_status(raw: &str) -> Result<Status, String> {
     }
 }
 
+/// What a transactions command did: the data it prints.
+#[derive(Debug)]
+enum Done {
+    /// Transfers pending past the time to live, oldest first.
+    Stuck(Vec<Transaction>),
+    /// The transaction's reference and its final status.
+    Resolved { reference: String, status: Status },
+}
+
 pub(super) async fn run(command: TransactionsCommand, config: Config) -> anyhow::Result<()> {
+    let format = command.format();
     let gateway = app::open(config).await?;
-    let now = Timestamp::now();
-    match command {
-        TransactionsCommand::Stuck { json } => {
-            let stuck = review::stuck_transfers(&gateway, now).await?;
-            if json {
-                let list: Vec<_> = stuck
-                    .iter()
-                    .map(|r| {
-                        let t = &r.transaction;
-                        json!({
-                            "ref": t.reference,
-                            "merchantId": t.tenant.merchant_id.0,
-                            "environment": t.tenant.environment.as_str(),
-                            "transactionId": t.transaction_id,
-                            "operator": t.operator.name(),
-                            "amountTotal": t.amounts.amount_total.to_string(),
-                            "createdAt": t.created_at.iso8601_millis(),
-                        })
-                    })
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
-            } else if stuck.is_empty() {
-                println!("no transfer needs review");
-            } else {
-                println!("{} transfer(s) pending past the time to live; check with the operator, then settle with `transactions resolve`:", stuck.len());
-                for r in &stuck {
-                    let t = &r.transaction;
-                    println!(
-                        "  {}  {} {}  {} XOF  {}  merchant {} ({})",
-                        t.reference,
-                        t.operator,
-                        t.phone.masked(),
-                        t.amounts.amount_total,
-                        t.created_at.iso8601_millis(),
-                        t.tenant.merchant_id,
-                        t.tenant.environment
-                    );
-                }
-            }
-        }
-        TransactionsCommand::Resolve { id, status, reason } => {
-            let settled = review::resolve(&gateway, &id, status, &reason, now).await?;
-            println!(
-                "transaction {} is now {}",
-                settled.transaction.reference,
-                settled.transaction.status.as_str()
-            );
+    let done = command.execute(&gateway, Timestamp::now()).await?;
+    print_lines(&render(&done, format)?);
+    Ok(())
+}
+
+impl TransactionsCommand {
+    fn format(&self) -> Format {
+        match self {
+            TransactionsCommand::Stuck { json } => Format::json_if(*json),
+            TransactionsCommand::Resolve { .. } => Format::Text,
         }
     }
-    Ok(())
+
+    /// Runs the command's use case.
+    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+        Ok(match self {
+            TransactionsCommand::Stuck { .. } => {
+                let stuck = review::stuck_transfers(gateway, now).await?;
+                Done::Stuck(stuck.into_iter().map(|r| r.transaction).collect())
+            }
+            TransactionsCommand::Resolve { id, status, reason } => {
+                let settled = review::resolve(gateway, &id, status, &reason, now).await?;
+                Done::Resolved {
+                    reference: settled.transaction.reference,
+                    status: settled.transaction.status,
+                }
+            }
+        })
+    }
+}
+
+/// The lines a transactions command prints.
+fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
+    Ok(match done {
+        Done::Stuck(stuck) => match format {
+            Format::Json => {
+                let list: Vec<_> = stuck.iter().map(stuck_json).collect();
+                vec![serde_json::to_string_pretty(&list)?]
+            }
+            Format::Text if stuck.is_empty() => vec!["no transfer needs review".to_owned()],
+            Format::Text => {
+                let mut lines = vec![format!(
+                    "{} transfer(s) pending past the time to live; check with the operator, then settle with `transactions resolve`:",
+                    stuck.len()
+                )];
+                lines.extend(stuck.iter().map(stuck_text));
+                lines
+            }
+        },
+        Done::Resolved { reference, status } => {
+            vec![format!("transaction {reference} is now {}", status.as_str())]
+        }
+    })
+}
+
+fn stuck_json(t: &Transaction) -> serde_json::Value {
+    json!({
+        "ref": t.reference,
+        "merchantId": t.tenant.merchant_id.0,
+        "environment": t.tenant.environment.as_str(),
+        "transactionId": t.transaction_id,
+        "operator": t.operator.name(),
+        "amountTotal": t.amounts.amount_total.to_string(),
+        "createdAt": t.created_at.iso8601_millis(),
+    })
+}
+
+fn stuck_text(t: &Transaction) -> String {
+    format!(
+        "  {}  {} {}  {} XOF  {}  merchant {} ({})",
+        t.reference,
+        t.operator,
+        t.phone.masked(),
+        t.amounts.amount_total,
+        t.created_at.iso8601_millis(),
+        t.tenant.merchant_id,
+        t.tenant.environment
+    )
 }

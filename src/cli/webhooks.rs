@@ -3,12 +3,13 @@
 
 use clap::{Args, Subcommand};
 
-use super::parse_environment;
+use super::{parse_environment, print_lines, Format};
 use crate::api::v1::webhooks::EventOut;
 use crate::app;
 use crate::config::Config;
 use crate::domain::{Environment, EventState, MerchantId, PageRequest, Tenant, Timestamp};
-use crate::store::EventFilter;
+use crate::service::Gateway;
+use crate::store::{Attempt, EventFilter, EventSummary};
 
 #[derive(Debug, Subcommand)]
 pub enum WebhooksCommand {
@@ -77,69 +78,110 @@ fn parse_time(raw: &str, name: &str) -> anyhow::Result<Timestamp> {
         .ok_or_else(|| anyhow::anyhow!("--{name} must be an ISO 8601 time like 2026-11-20T10:15:30Z"))
 }
 
+/// What a webhooks command did: the data it prints.
+#[derive(Debug)]
+enum Done {
+    /// Events, newest first.
+    Listed(Vec<EventSummary>),
+    Shown {
+        event: Box<EventSummary>,
+        attempts: Vec<Attempt>,
+    },
+    /// One event will be sent again.
+    Redelivered { id: String },
+    /// This many failed events will be sent again.
+    RedeliveredFailed { count: u64 },
+}
+
 pub(super) async fn run(command: WebhooksCommand, config: Config) -> anyhow::Result<()> {
+    let format = command.format();
     let gateway = app::open(config).await?;
-    let now = Timestamp::now();
-    match command {
-        WebhooksCommand::List {
-            scope,
-            status,
-            limit,
-            json,
-        } => {
-            let filter = EventFilter {
-                transaction_id: None,
-                state: status,
-            };
-            let page = PageRequest {
-                limit: limit.clamp(1, 1000),
-                after: None,
-            };
-            let events = gateway.webhook_events(scope.tenant().as_ref(), &filter, &page).await?;
-            if json {
-                let list: Vec<_> = events.iter().map(|e| EventOut::new(e, None)).collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
-            } else if events.is_empty() {
-                println!("no webhook events");
-            } else {
-                for e in &events {
-                    println!(
-                        "{}  {:<9}  {} {}  attempts {}  {}{}",
-                        e.id,
-                        e.state.as_str(),
-                        e.transaction_ref,
-                        e.transaction_status,
-                        e.attempts,
-                        e.created_at.iso8601_millis(),
-                        e.last_error
-                            .as_deref()
-                            .map(|l| format!("  last error: {l}"))
-                            .unwrap_or_default()
-                    );
+    let done = command.execute(&gateway, Timestamp::now()).await?;
+    print_lines(&render(&done, format)?);
+    Ok(())
+}
+
+impl WebhooksCommand {
+    fn format(&self) -> Format {
+        match self {
+            WebhooksCommand::List { json, .. } => Format::json_if(*json),
+            WebhooksCommand::Show { .. } => Format::Json,
+            WebhooksCommand::Redeliver { .. } => Format::Text,
+        }
+    }
+
+    /// Runs the command's use case.
+    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+        Ok(match self {
+            WebhooksCommand::List {
+                scope, status, limit, ..
+            } => {
+                let filter = EventFilter {
+                    transaction_id: None,
+                    state: status,
+                };
+                let page = PageRequest {
+                    limit: limit.clamp(1, 1000),
+                    after: None,
+                };
+                Done::Listed(gateway.webhook_events(scope.tenant().as_ref(), &filter, &page).await?)
+            }
+            WebhooksCommand::Show { id } => {
+                let (event, attempts) = gateway.webhook_event(None, &id).await?;
+                Done::Shown {
+                    event: Box::new(event),
+                    attempts,
                 }
             }
-        }
-        WebhooksCommand::Show { id } => {
-            let (event, attempts) = gateway.webhook_event(None, &id).await?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&EventOut::new(&event, Some(&attempts)))?
-            );
-        }
-        WebhooksCommand::Redeliver { id, from, to, scope } => match (id, from, to) {
-            (Some(id), _, _) => {
-                gateway.redeliver_event(scope.tenant().as_ref(), &id, now).await?;
-                println!("event {id} will be sent again by the next dispatcher step");
-            }
-            (None, Some(from), Some(to)) => {
-                let (from, to) = (parse_time(&from, "from")?, parse_time(&to, "to")?);
-                let count = gateway
-                    .redeliver_failed_events(scope.tenant().as_ref(), from, to, now)
-                    .await?;
-                println!("{count} failed event(s) will be sent again");
-            }
-            _ => anyhow::bail!("give --id, or --from and --to"),
-        },
+            WebhooksCommand::Redeliver { id, from, to, scope } => match (id, from, to) {
+                (Some(id), _, _) => {
+                    gateway.redeliver_event(scope.tenant().as_ref(), &id, now).await?;
+                    Done::Redelivered { id }
+                }
+                (None, Some(from), Some(to)) => {
+                    let (from, to) = (parse_time(&from, "from")?, parse_time(&to, "to")?);
+                    let count = gateway
+                        .redeliver_failed_events(scope.tenant().as_ref(), from, to, now)
+                        .await?;
+                    Done::RedeliveredFailed { count }
+                }
+                _ => anyhow::bail!("give --id, or --from and --to"),
+            },
+        })
     }
-    Ok(())
+}
+
+/// The lines a webhooks command prints; `webhooks show` prints JSON only.
+fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
+    Ok(match done {
+        Done::Listed(events) => match format {
+            Format::Json => {
+                let list: Vec<_> = events.iter().map(|e| EventOut::new(e, None)).collect();
+                vec![serde_json::to_string_pretty(&list)?]
+            }
+            Format::Text if events.is_empty() => vec!["no webhook events".to_owned()],
+            Format::Text => events.iter().map(event_text).collect(),
+        },
+        Done::Shown { event, attempts } => {
+            vec![serde_json::to_string_pretty(&EventOut::new(event, Some(attempts)))?]
+        }
+        Done::Redelivered { id } => vec![format!("event {id} will be sent again by the next dispatcher step")],
+        Done::RedeliveredFailed { count } => vec![format!("{count} failed event(s) will be sent again")],
+    })
+}
+
+fn event_text(e: &EventSummary) -> String {
+    format!(
+        "{}  {:<9}  {} {}  attempts {}  {}{}",
+        e.id,
+        e.state.as_str(),
+        e.transaction_ref,
+        e.transaction_status,
+        e.attempts,
+        e.created_at.iso8601_millis(),
+        e.last_error
+            .as_deref()
+            .map(|l| format!("  last error: {l}"))
+            .unwrap_or_default()
+    )
 }
