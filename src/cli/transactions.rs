@@ -130,3 +130,37 @@ fn stuck_text(t: &Transaction) -> String {
         t.tenant.environment
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(done: &Done, format: Format) -> String {
+        render(done, format)
+            .unwrap()
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn a_resolved_transaction_prints_its_final_status() {
+        let resolved = Done::Resolved {
+            reference: "6NV8UV1V72".into(),
+            status: Status::Failed,
+        };
+        assert_eq!(
+            printed(&resolved, Format::Text),
+            "transaction 6NV8UV1V72 is now FAILED\n"
+        );
+    }
+
+    #[test]
+    fn no_stuck_transfer_prints_one_line_or_an_empty_json_list() {
+        assert_eq!(
+            printed(&Done::Stuck(vec![]), Format::Text),
+            "no transfer needs review\n"
+        );
+        assert_eq!(printed(&Done::Stuck(vec![]), Format::Json), "[]\n");
+    }
+}

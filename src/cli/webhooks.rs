@@ -252,3 +252,127 @@ impl<'a> EventJson<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Environment;
+
+    fn event(state: EventState, last_error: Option<&str>) -> EventSummary {
+        EventSummary {
+            id: "msg_1".into(),
+            tenant: Tenant {
+                merchant_id: MerchantId("m-1".into()),
+                environment: Environment::Sandbox,
+            },
+            transaction_ref: "5FMSC4Q0MC".into(),
+            transaction_id: "order-1".into(),
+            transaction_status: "SUCCESSFUL".into(),
+            state,
+            attempts: 1,
+            next_attempt_at: Some(Timestamp(1_795_003_600_000)),
+            last_error: last_error.map(str::to_owned),
+            created_at: Timestamp(1_795_000_000_000),
+            delivered_at: None,
+            payload: r#"{"ref": "5FMSC4Q0MC",  "status":"SUCCESSFUL"}"#.into(),
+        }
+    }
+
+    fn printed(done: &Done, format: Format) -> String {
+        render(done, format)
+            .unwrap()
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn the_event_list_prints_one_line_per_event_with_its_last_error() {
+        let events = Done::Listed(vec![
+            event(EventState::Pending, Some("answered 500")),
+            event(EventState::Delivered, None),
+        ]);
+        assert_eq!(
+            printed(&events, Format::Text),
+            "msg_1  pending    5FMSC4Q0MC SUCCESSFUL  attempts 1  2026-11-18T11:06:40.000Z  last error: answered 500\n\
+             msg_1  delivered  5FMSC4Q0MC SUCCESSFUL  attempts 1  2026-11-18T11:06:40.000Z\n"
+        );
+        assert_eq!(printed(&Done::Listed(vec![]), Format::Text), "no webhook events\n");
+        assert_eq!(printed(&Done::Listed(vec![]), Format::Json), "[]\n");
+    }
+
+    #[test]
+    fn an_event_prints_as_the_v1_api_shows_it_with_its_payload_verbatim() {
+        let listed = Done::Listed(vec![event(EventState::Pending, None)]);
+        assert_eq!(
+            printed(&listed, Format::Json),
+            r#"[
+  {
+    "id": "msg_1",
+    "transactionId": "order-1",
+    "ref": "5FMSC4Q0MC",
+    "transactionStatus": "SUCCESSFUL",
+    "status": "pending",
+    "attempts": 1,
+    "nextAttemptAt": "2026-11-18T12:06:40.000Z",
+    "lastError": null,
+    "createdAt": "2026-11-18T11:06:40.000Z",
+    "deliveredAt": null,
+    "payload": {"ref": "5FMSC4Q0MC",  "status":"SUCCESSFUL"}
+  }
+]
+"#
+        );
+        let shown = Done::Shown {
+            event: Box::new(event(EventState::Failed, Some("answered 410 Gone"))),
+            attempts: vec![Attempt {
+                attempt: 1,
+                at: Timestamp(1_795_000_060_500),
+                url: "https://shop.example.ci/hooks".into(),
+                status_code: Some(410),
+                latency_ms: 12,
+                error: Some("answered 410 Gone".into()),
+                response: Some("gone".into()),
+            }],
+        };
+        assert_eq!(
+            printed(&shown, Format::Json),
+            r#"{
+  "id": "msg_1",
+  "transactionId": "order-1",
+  "ref": "5FMSC4Q0MC",
+  "transactionStatus": "SUCCESSFUL",
+  "status": "failed",
+  "attempts": 1,
+  "nextAttemptAt": "2026-11-18T12:06:40.000Z",
+  "lastError": "answered 410 Gone",
+  "createdAt": "2026-11-18T11:06:40.000Z",
+  "deliveredAt": null,
+  "payload": {"ref": "5FMSC4Q0MC",  "status":"SUCCESSFUL"},
+  "deliveryAttempts": [
+    {
+      "attempt": 1,
+      "at": "2026-11-18T11:07:40.500Z",
+      "url": "https://shop.example.ci/hooks",
+      "statusCode": 410,
+      "latencyMs": 12,
+      "error": "answered 410 Gone",
+      "response": "gone"
+    }
+  ]
+}
+"#
+        );
+    }
+
+    #[test]
+    fn redelivery_says_what_will_be_sent_again() {
+        let one = Done::Redelivered { id: "msg_1".into() };
+        assert_eq!(
+            printed(&one, Format::Text),
+            "event msg_1 will be sent again by the next dispatcher step\n"
+        );
+        let failed = Done::RedeliveredFailed { count: 3 };
+        assert_eq!(printed(&failed, Format::Text), "3 failed event(s) will be sent again\n");
+    }
+}
