@@ -102,6 +102,7 @@ enum Done {
     },
 }
 
+/// Opens the database, runs the command and prints what it did.
 pub(super) async fn run(command: MerchantCommand, config: Config) -> anyhow::Result<()> {
     let format = command.format();
     let gateway = app::open(config).await?;

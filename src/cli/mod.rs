@@ -4,6 +4,10 @@
 //! This file holds the top-level parse types and the dispatch. Each command group has its own
 //! file with its arguments, `execute` (calls the gateway's use cases and returns what they gave)
 //! and `render` (turns that into the lines printed, text or JSON), kept apart.
+//!
+//! The printed bytes are a contract for scripts: `json!` objects print their keys sorted
+//! (serde_json without `preserve_order`), typed views such as the webhook event keep their
+//! field order, and each group's unit tests pin both.
 
 mod merchant;
 mod transactions;

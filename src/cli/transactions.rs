@@ -48,6 +48,7 @@ enum Done {
     Resolved { reference: String, status: Status },
 }
 
+/// Opens the database, runs the command and prints what it did.
 pub(super) async fn run(command: TransactionsCommand, config: Config) -> anyhow::Result<()> {
     let format = command.format();
     let gateway = app::open(config).await?;

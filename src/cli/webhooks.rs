@@ -94,6 +94,7 @@ enum Done {
     RedeliveredFailed { count: u64 },
 }
 
+/// Opens the database, runs the command and prints what it did.
 pub(super) async fn run(command: WebhooksCommand, config: Config) -> anyhow::Result<()> {
     let format = command.format();
     let gateway = app::open(config).await?;
