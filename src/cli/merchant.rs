@@ -1,0 +1,421 @@
+//! `merchant …`: create merchants, list them, set their webhook URLs, credit their balances
+//! and rotate their credentials.
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use super::{parse_environment, print_lines, Format};
+use crate::app;
+use crate::config::Config;
+use crate::domain::{Environment, MerchantId, MerchantSummary, Tenant, Timestamp};
+use crate::service::{CreatedMerchant, Gateway};
+
+#[derive(Debug, Subcommand)]
+pub enum MerchantCommand {
+    /// Create a merchant with credentials for Production and Sandbox (secrets shown once).
+    Create {
+        /// The merchant's name.
+        #[arg(long)]
+        name: String,
+        /// Webhook URL for both environments.
+        #[arg(long, value_name = "URL")]
+        webhook_url: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List merchants with their API keys (never their secrets).
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set or clear an environment's webhook URL (re-enables a disabled endpoint).
+    SetWebhook {
+        #[command(flatten)]
+        target: Target,
+        /// The new URL.
+        #[arg(long, value_name = "URL", required_unless_present = "clear")]
+        url: Option<String>,
+        /// Remove the URL: no webhooks are sent.
+        #[arg(long, conflicts_with = "url")]
+        clear: bool,
+    },
+    /// Credit an environment's available balance from an operator top-up.
+    TopUp {
+        #[command(flatten)]
+        target: Target,
+        /// Francs to credit.
+        #[arg(long)]
+        amount: i64,
+    },
+    /// Issue a new API key and secret for an environment; the old pair and its tokens stop
+    /// working at once.
+    RotateSecret {
+        #[command(flatten)]
+        target: Target,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// One merchant environment.
+#[derive(Debug, Args)]
+pub struct Target {
+    /// The merchant's id (see `merchant list`).
+    #[arg(long, value_name = "ID")]
+    pub merchant: String,
+    /// Production or Sandbox.
+    #[arg(long, value_name = "ENV", value_parser = parse_environment)]
+    pub env: Environment,
+}
+
+impl Target {
+    fn tenant(&self) -> Tenant {
+        Tenant {
+            merchant_id: MerchantId(self.merchant.clone()),
+            environment: self.env,
+        }
+    }
+}
+
+/// What a merchant command did: the data it prints.
+#[derive(Debug)]
+enum Done {
+    Created(CreatedMerchant),
+    Listed(Vec<MerchantSummary>),
+    /// The URL as given (`None`: cleared).
+    WebhookSet {
+        environment: Environment,
+        url: Option<String>,
+    },
+    ToppedUp {
+        environment: Environment,
+        amount: i64,
+        available: i64,
+    },
+    Rotated {
+        environment: Environment,
+        api_key: String,
+        api_secret: String,
+    },
+}
+
+/// Opens the database, runs the command and prints what it did.
+pub(super) async fn run(command: MerchantCommand, config: Config) -> anyhow::Result<()> {
+    let format = command.format();
+    let gateway = app::open(config).await?;
+    let done = command.execute(&gateway, Timestamp::now()).await?;
+    print_lines(&render(&done, format)?);
+    Ok(())
+}
+
+impl MerchantCommand {
+    fn format(&self) -> Format {
+        match self {
+            MerchantCommand::Create { json, .. }
+            | MerchantCommand::List { json }
+            | MerchantCommand::RotateSecret { json, .. } => Format::json_if(*json),
+            MerchantCommand::SetWebhook { .. } | MerchantCommand::TopUp { .. } => Format::Text,
+        }
+    }
+
+    /// Runs the command's use case.
+    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+        Ok(match self {
+            MerchantCommand::Create { name, webhook_url, .. } => {
+                Done::Created(gateway.create_merchant(&name, webhook_url.as_deref(), now).await?)
+            }
+            MerchantCommand::List { .. } => Done::Listed(gateway.merchants().await?),
+            MerchantCommand::SetWebhook { target, url, clear } => {
+                let url = if clear { None } else { url };
+                gateway.set_webhook_url(&target.tenant(), url.as_deref()).await?;
+                Done::WebhookSet {
+                    environment: target.env,
+                    url,
+                }
+            }
+            MerchantCommand::TopUp { target, amount } => {
+                let balance = gateway.top_up(&target.tenant(), amount, now).await?;
+                Done::ToppedUp {
+                    environment: target.env,
+                    amount,
+                    available: balance.available,
+                }
+            }
+            MerchantCommand::RotateSecret { target, .. } => {
+                let (api_key, api_secret) = gateway.rotate_secret(&target.tenant(), now).await?;
+                Done::Rotated {
+                    environment: target.env,
+                    api_key,
+                    api_secret,
+                }
+            }
+        })
+    }
+}
+
+/// The lines a merchant command prints.
+fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
+    Ok(match done {
+        Done::Created(created) => match format {
+            Format::Json => vec![created_json(created).to_string()],
+            Format::Text => created_text(created),
+        },
+        Done::Listed(merchants) => match format {
+            Format::Json => {
+                let list: Vec<_> = merchants.iter().map(summary_json).collect();
+                vec![serde_json::to_string_pretty(&list)?]
+            }
+            Format::Text if merchants.is_empty() => {
+                vec!["no merchants yet: create one with `momo-gateway merchant create --name NAME`".to_owned()]
+            }
+            Format::Text => merchants.iter().flat_map(summary_text).collect(),
+        },
+        Done::WebhookSet { environment, url } => vec![match url {
+            Some(url) => format!("{environment} webhook URL set to {url}"),
+            None => format!("{environment} webhook URL cleared"),
+        }],
+        Done::ToppedUp {
+            environment,
+            amount,
+            available,
+        } => vec![format!(
+            "{environment} credited with {amount} XOF; available balance {available} XOF"
+        )],
+        Done::Rotated {
+            environment,
+            api_key,
+            api_secret,
+        } => match format {
+            Format::Json => {
+                vec![
+                    json!({ "environment": environment.as_str(), "apiKey": api_key, "apiSecret": api_secret })
+                        .to_string(),
+                ]
+            }
+            Format::Text => vec![
+                format!("New {environment} credentials (the old pair no longer works; the secret is shown only once):"),
+                format!("  API key:    {api_key}"),
+                format!("  API secret: {api_secret}"),
+            ],
+        },
+    })
+}
+
+fn created_json(created: &CreatedMerchant) -> serde_json::Value {
+    let environments: serde_json::Map<String, serde_json::Value> = created
+        .environments
+        .iter()
+        .map(|e| {
+            (
+                e.environment.as_str().to_owned(),
+                json!({
+                    "apiKey": e.api_key,
+                    "apiSecret": e.api_secret,
+                    "webhookSecret": e.webhook_secret,
+                    "webhookUrl": e.webhook_url,
+                }),
+            )
+        })
+        .collect();
+    json!({ "id": created.id.0, "name": created.name, "environments": environments })
+}
+
+fn created_text(created: &CreatedMerchant) -> Vec<String> {
+    let mut lines = vec![
+        format!("Merchant {} created: {}", created.name, created.id),
+        "Secrets are shown only this once; store them now.".to_owned(),
+    ];
+    for e in &created.environments {
+        lines.push(format!("  {}:", e.environment));
+        lines.push(format!("    API key:                {}", e.api_key));
+        lines.push(format!("    API secret:             {}", e.api_secret));
+        lines.push(format!("    Webhook signing secret: {}", e.webhook_secret));
+        if let Some(url) = &e.webhook_url {
+            lines.push(format!("    Webhook URL:            {url}"));
+        }
+    }
+    lines
+}
+
+/// A merchant as `merchant list --json` shows it: API keys, never secrets.
+fn summary_json(m: &MerchantSummary) -> serde_json::Value {
+    json!({
+        "id": m.id.0,
+        "name": m.name,
+        "createdAt": m.created_at.iso8601_millis(),
+        "environments": m.environments.iter().map(|e| json!({
+            "environment": e.environment.as_str(),
+            "apiKey": e.api_key,
+            "webhookUrl": e.webhook_url,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn summary_text(m: &MerchantSummary) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{}  {}  (created {})",
+        m.id,
+        m.name,
+        m.created_at.iso8601_millis()
+    )];
+    for e in &m.environments {
+        let url = e.webhook_url.as_deref().unwrap_or("no webhook URL");
+        lines.push(format!("    {:<10} {}  {}", e.environment.as_str(), e.api_key, url));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::merchant::EnvironmentSummary;
+    use crate::service::MerchantEnvironmentSecrets;
+
+    fn created() -> Done {
+        let secrets = |environment, webhook_url: Option<&str>| MerchantEnvironmentSecrets {
+            environment,
+            api_key: format!("pk_{environment}"),
+            api_secret: format!("sk_{environment}"),
+            webhook_secret: format!("whsec_{environment}"),
+            webhook_url: webhook_url.map(str::to_owned),
+        };
+        Done::Created(CreatedMerchant {
+            id: MerchantId("m-1".into()),
+            name: "Boutique Awa".into(),
+            environments: vec![
+                secrets(Environment::Production, None),
+                secrets(Environment::Sandbox, Some("https://shop.example.ci/hooks")),
+            ],
+        })
+    }
+
+    fn listed() -> Done {
+        Done::Listed(vec![MerchantSummary {
+            id: MerchantId("m-1".into()),
+            name: "Boutique Awa".into(),
+            created_at: Timestamp(1_795_000_000_123),
+            environments: vec![
+                EnvironmentSummary {
+                    environment: Environment::Production,
+                    api_key: "pk_live_1".into(),
+                    webhook_url: None,
+                },
+                EnvironmentSummary {
+                    environment: Environment::Sandbox,
+                    api_key: "pk_sandbox_1".into(),
+                    webhook_url: Some("https://shop.example.ci/hooks".into()),
+                },
+            ],
+        }])
+    }
+
+    fn printed(done: &Done, format: Format) -> String {
+        render(done, format)
+            .unwrap()
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn a_created_merchant_shows_every_secret_as_text_or_as_one_line_of_json() {
+        assert_eq!(
+            printed(&created(), Format::Text),
+            "Merchant Boutique Awa created: m-1\n\
+             Secrets are shown only this once; store them now.\n  \
+             Production:\n    \
+             API key:                pk_Production\n    \
+             API secret:             sk_Production\n    \
+             Webhook signing secret: whsec_Production\n  \
+             Sandbox:\n    \
+             API key:                pk_Sandbox\n    \
+             API secret:             sk_Sandbox\n    \
+             Webhook signing secret: whsec_Sandbox\n    \
+             Webhook URL:            https://shop.example.ci/hooks\n"
+        );
+        assert_eq!(
+            printed(&created(), Format::Json),
+            r#"{"environments":{"Production":{"apiKey":"pk_Production","apiSecret":"sk_Production","webhookSecret":"whsec_Production","webhookUrl":null},"Sandbox":{"apiKey":"pk_Sandbox","apiSecret":"sk_Sandbox","webhookSecret":"whsec_Sandbox","webhookUrl":"https://shop.example.ci/hooks"}},"id":"m-1","name":"Boutique Awa"}"#
+                .to_owned()
+                + "\n"
+        );
+    }
+
+    #[test]
+    fn the_merchant_list_shows_api_keys_and_webhook_urls_as_text_or_as_pretty_json() {
+        assert_eq!(
+            printed(&listed(), Format::Text),
+            "m-1  Boutique Awa  (created 2026-11-18T11:06:40.123Z)\n    \
+             Production pk_live_1  no webhook URL\n    \
+             Sandbox    pk_sandbox_1  https://shop.example.ci/hooks\n"
+        );
+        assert_eq!(
+            printed(&listed(), Format::Json),
+            r#"[
+  {
+    "createdAt": "2026-11-18T11:06:40.123Z",
+    "environments": [
+      {
+        "apiKey": "pk_live_1",
+        "environment": "Production",
+        "webhookUrl": null
+      },
+      {
+        "apiKey": "pk_sandbox_1",
+        "environment": "Sandbox",
+        "webhookUrl": "https://shop.example.ci/hooks"
+      }
+    ],
+    "id": "m-1",
+    "name": "Boutique Awa"
+  }
+]
+"#
+        );
+        assert_eq!(
+            printed(&Done::Listed(vec![]), Format::Text),
+            "no merchants yet: create one with `momo-gateway merchant create --name NAME`\n"
+        );
+        assert_eq!(printed(&Done::Listed(vec![]), Format::Json), "[]\n");
+    }
+
+    #[test]
+    fn webhook_top_up_and_rotation_each_print_what_changed() {
+        let set = |url: Option<&str>| Done::WebhookSet {
+            environment: Environment::Sandbox,
+            url: url.map(str::to_owned),
+        };
+        assert_eq!(
+            printed(&set(Some("https://x.ci")), Format::Text),
+            "Sandbox webhook URL set to https://x.ci\n"
+        );
+        assert_eq!(printed(&set(None), Format::Text), "Sandbox webhook URL cleared\n");
+        let topped_up = Done::ToppedUp {
+            environment: Environment::Production,
+            amount: 1234,
+            available: 51_234,
+        };
+        assert_eq!(
+            printed(&topped_up, Format::Text),
+            "Production credited with 1234 XOF; available balance 51234 XOF\n"
+        );
+        let rotated = Done::Rotated {
+            environment: Environment::Sandbox,
+            api_key: "pk_new".into(),
+            api_secret: "sk_new".into(),
+        };
+        assert_eq!(
+            printed(&rotated, Format::Text),
+            "New Sandbox credentials (the old pair no longer works; the secret is shown only once):\n  \
+             API key:    pk_new\n  \
+             API secret: sk_new\n"
+        );
+        assert_eq!(
+            printed(&rotated, Format::Json),
+            "{\"apiKey\":\"pk_new\",\"apiSecret\":\"sk_new\",\"environment\":\"Sandbox\"}\n"
+        );
+    }
+}

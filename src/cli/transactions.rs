@@ -1,0 +1,167 @@
+//! `transactions …`: list the transfers that need a person and settle one by hand.
+
+use clap::Subcommand;
+use serde_json::json;
+
+use super::{print_lines, Format};
+use crate::app;
+use crate::config::Config;
+use crate::domain::{Status, Timestamp, Transaction};
+use crate::reconcile::review;
+use crate::service::Gateway;
+
+#[derive(Debug, Subcommand)]
+pub enum TransactionsCommand {
+    /// List transfers pending longer than the collection time to live: they need review.
+    Stuck {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Settle a pending transaction by its reference (`ref`), keeping an audit record.
+    Resolve {
+        /// The transaction's service reference (`ref`, 10 characters).
+        #[arg(long, value_name = "REF")]
+        id: String,
+        /// SUCCESSFUL or FAILED.
+        #[arg(long, value_name = "STATUS", value_parser = parse_final_status)]
+        status: Status,
+        /// Why: what the operator said, the ticket number.
+        #[arg(long)]
+        reason: String,
+    },
+}
+
+fn parse_final_status(raw: &str) -> Result<Status, String> {
+    match Status::parse(&raw.to_ascii_uppercase()) {
+        Some(status) if status.is_final() => Ok(status),
+        _ => Err("expected SUCCESSFUL or FAILED".to_owned()),
+    }
+}
+
+/// What a transactions command did: the data it prints.
+#[derive(Debug)]
+enum Done {
+    /// Transfers pending past the time to live, oldest first.
+    Stuck(Vec<Transaction>),
+    /// The transaction's reference and its final status.
+    Resolved { reference: String, status: Status },
+}
+
+/// Opens the database, runs the command and prints what it did.
+pub(super) async fn run(command: TransactionsCommand, config: Config) -> anyhow::Result<()> {
+    let format = command.format();
+    let gateway = app::open(config).await?;
+    let done = command.execute(&gateway, Timestamp::now()).await?;
+    print_lines(&render(&done, format)?);
+    Ok(())
+}
+
+impl TransactionsCommand {
+    fn format(&self) -> Format {
+        match self {
+            TransactionsCommand::Stuck { json } => Format::json_if(*json),
+            TransactionsCommand::Resolve { .. } => Format::Text,
+        }
+    }
+
+    /// Runs the command's use case.
+    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+        Ok(match self {
+            TransactionsCommand::Stuck { .. } => {
+                let stuck = review::stuck_transfers(gateway, now).await?;
+                Done::Stuck(stuck.into_iter().map(|r| r.transaction).collect())
+            }
+            TransactionsCommand::Resolve { id, status, reason } => {
+                let settled = review::resolve(gateway, &id, status, &reason, now).await?;
+                Done::Resolved {
+                    reference: settled.transaction.reference,
+                    status: settled.transaction.status,
+                }
+            }
+        })
+    }
+}
+
+/// The lines a transactions command prints.
+fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
+    Ok(match done {
+        Done::Stuck(stuck) => match format {
+            Format::Json => {
+                let list: Vec<_> = stuck.iter().map(stuck_json).collect();
+                vec![serde_json::to_string_pretty(&list)?]
+            }
+            Format::Text if stuck.is_empty() => vec!["no transfer needs review".to_owned()],
+            Format::Text => {
+                let mut lines = vec![format!(
+                    "{} transfer(s) pending past the time to live; check with the operator, then settle with `transactions resolve`:",
+                    stuck.len()
+                )];
+                lines.extend(stuck.iter().map(stuck_text));
+                lines
+            }
+        },
+        Done::Resolved { reference, status } => {
+            vec![format!("transaction {reference} is now {}", status.as_str())]
+        }
+    })
+}
+
+fn stuck_json(t: &Transaction) -> serde_json::Value {
+    json!({
+        "ref": t.reference,
+        "merchantId": t.tenant.merchant_id.0,
+        "environment": t.tenant.environment.as_str(),
+        "transactionId": t.transaction_id,
+        "operator": t.operator.name(),
+        "amountTotal": t.amounts.amount_total.to_string(),
+        "createdAt": t.created_at.iso8601_millis(),
+    })
+}
+
+fn stuck_text(t: &Transaction) -> String {
+    format!(
+        "  {}  {} {}  {} XOF  {}  merchant {} ({})",
+        t.reference,
+        t.operator,
+        t.phone.masked(),
+        t.amounts.amount_total,
+        t.created_at.iso8601_millis(),
+        t.tenant.merchant_id,
+        t.tenant.environment
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(done: &Done, format: Format) -> String {
+        render(done, format)
+            .unwrap()
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn a_resolved_transaction_prints_its_final_status() {
+        let resolved = Done::Resolved {
+            reference: "6NV8UV1V72".into(),
+            status: Status::Failed,
+        };
+        assert_eq!(
+            printed(&resolved, Format::Text),
+            "transaction 6NV8UV1V72 is now FAILED\n"
+        );
+    }
+
+    #[test]
+    fn no_stuck_transfer_prints_one_line_or_an_empty_json_list() {
+        assert_eq!(
+            printed(&Done::Stuck(vec![]), Format::Text),
+            "no transfer needs review\n"
+        );
+        assert_eq!(printed(&Done::Stuck(vec![]), Format::Json), "[]\n");
+    }
+}

@@ -1,0 +1,379 @@
+//! `webhooks …`: list webhook events, show one with its delivery attempts, and send events
+//! again.
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::{parse_environment, print_lines, Format};
+use crate::app;
+use crate::config::Config;
+use crate::domain::{Environment, EventState, MerchantId, PageRequest, Tenant, Timestamp};
+use crate::service::Gateway;
+use crate::store::{Attempt, EventFilter, EventSummary};
+
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCommand {
+    /// List events, newest first (every merchant's unless --merchant and --env are given).
+    List {
+        #[command(flatten)]
+        scope: Scope,
+        /// Only events in this state: pending, delivered or failed.
+        #[arg(long, value_parser = parse_event_state)]
+        status: Option<EventState>,
+        /// At most this many events.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one event with every delivery attempt.
+    Show {
+        /// The event id (`webhook-id`, `msg_…`).
+        #[arg(long)]
+        id: String,
+    },
+    /// Send one event again (--id), or every failed event created in [--from, --to).
+    Redeliver {
+        /// The event id.
+        #[arg(long, conflicts_with_all = ["from", "to"], required_unless_present_all = ["from", "to"])]
+        id: Option<String>,
+        /// ISO 8601 start (inclusive).
+        #[arg(long, requires = "to")]
+        from: Option<String>,
+        /// ISO 8601 end (exclusive).
+        #[arg(long, requires = "from")]
+        to: Option<String>,
+        #[command(flatten)]
+        scope: Scope,
+    },
+}
+
+/// An optional merchant environment; without it, every merchant.
+#[derive(Debug, Args)]
+pub struct Scope {
+    /// Only this merchant (with --env).
+    #[arg(long, value_name = "ID", requires = "env")]
+    pub merchant: Option<String>,
+    /// Only this environment (with --merchant).
+    #[arg(long, value_name = "ENV", value_parser = parse_environment, requires = "merchant")]
+    pub env: Option<Environment>,
+}
+
+impl Scope {
+    fn tenant(&self) -> Option<Tenant> {
+        Some(Tenant {
+            merchant_id: MerchantId(self.merchant.clone()?),
+            environment: self.env?,
+        })
+    }
+}
+
+fn parse_event_state(raw: &str) -> Result<EventState, String> {
+    EventState::parse(raw).ok_or_else(|| "expected pending, delivered or failed".to_owned())
+}
+
+fn parse_time(raw: &str, name: &str) -> anyhow::Result<Timestamp> {
+    Timestamp::parse_iso8601(raw)
+        .ok_or_else(|| anyhow::anyhow!("--{name} must be an ISO 8601 time like 2026-11-20T10:15:30Z"))
+}
+
+/// What a webhooks command did: the data it prints.
+#[derive(Debug)]
+enum Done {
+    /// Events, newest first.
+    Listed(Vec<EventSummary>),
+    Shown {
+        event: Box<EventSummary>,
+        attempts: Vec<Attempt>,
+    },
+    /// One event will be sent again.
+    Redelivered { id: String },
+    /// This many failed events will be sent again.
+    RedeliveredFailed { count: u64 },
+}
+
+/// Opens the database, runs the command and prints what it did.
+pub(super) async fn run(command: WebhooksCommand, config: Config) -> anyhow::Result<()> {
+    let format = command.format();
+    let gateway = app::open(config).await?;
+    let done = command.execute(&gateway, Timestamp::now()).await?;
+    print_lines(&render(&done, format)?);
+    Ok(())
+}
+
+impl WebhooksCommand {
+    fn format(&self) -> Format {
+        match self {
+            WebhooksCommand::List { json, .. } => Format::json_if(*json),
+            WebhooksCommand::Show { .. } => Format::Json,
+            WebhooksCommand::Redeliver { .. } => Format::Text,
+        }
+    }
+
+    /// Runs the command's use case.
+    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+        Ok(match self {
+            WebhooksCommand::List {
+                scope, status, limit, ..
+            } => {
+                let filter = EventFilter {
+                    transaction_id: None,
+                    state: status,
+                };
+                let page = PageRequest {
+                    limit: limit.clamp(1, 1000),
+                    after: None,
+                };
+                Done::Listed(gateway.webhook_events(scope.tenant().as_ref(), &filter, &page).await?)
+            }
+            WebhooksCommand::Show { id } => {
+                let (event, attempts) = gateway.webhook_event(None, &id).await?;
+                Done::Shown {
+                    event: Box::new(event),
+                    attempts,
+                }
+            }
+            WebhooksCommand::Redeliver { id, from, to, scope } => match (id, from, to) {
+                (Some(id), _, _) => {
+                    gateway.redeliver_event(scope.tenant().as_ref(), &id, now).await?;
+                    Done::Redelivered { id }
+                }
+                (None, Some(from), Some(to)) => {
+                    let (from, to) = (parse_time(&from, "from")?, parse_time(&to, "to")?);
+                    let count = gateway
+                        .redeliver_failed_events(scope.tenant().as_ref(), from, to, now)
+                        .await?;
+                    Done::RedeliveredFailed { count }
+                }
+                _ => anyhow::bail!("give --id, or --from and --to"),
+            },
+        })
+    }
+}
+
+/// The lines a webhooks command prints; `webhooks show` prints JSON only.
+fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
+    Ok(match done {
+        Done::Listed(events) => match format {
+            Format::Json => {
+                let list: Vec<_> = events.iter().map(|e| EventJson::new(e, None)).collect();
+                vec![serde_json::to_string_pretty(&list)?]
+            }
+            Format::Text if events.is_empty() => vec!["no webhook events".to_owned()],
+            Format::Text => events.iter().map(event_text).collect(),
+        },
+        Done::Shown { event, attempts } => {
+            vec![serde_json::to_string_pretty(&EventJson::new(event, Some(attempts)))?]
+        }
+        Done::Redelivered { id } => vec![format!("event {id} will be sent again by the next dispatcher step")],
+        Done::RedeliveredFailed { count } => vec![format!("{count} failed event(s) will be sent again")],
+    })
+}
+
+fn event_text(e: &EventSummary) -> String {
+    format!(
+        "{}  {:<9}  {} {}  attempts {}  {}{}",
+        e.id,
+        e.state.as_str(),
+        e.transaction_ref,
+        e.transaction_status,
+        e.attempts,
+        e.created_at.iso8601_millis(),
+        e.last_error
+            .as_deref()
+            .map(|l| format!("  last error: {l}"))
+            .unwrap_or_default()
+    )
+}
+
+/// An event as `webhooks list --json` and `webhooks show` print it: the fields, names and order
+/// of an event in the v1 API, which this output has always matched.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EventJson<'a> {
+    id: &'a str,
+    transaction_id: &'a str,
+    #[serde(rename = "ref")]
+    reference: &'a str,
+    transaction_status: &'a str,
+    status: &'static str,
+    attempts: u32,
+    next_attempt_at: Option<String>,
+    last_error: Option<&'a str>,
+    created_at: String,
+    delivered_at: Option<String>,
+    /// The body delivered, exactly as stored.
+    payload: Option<&'a RawValue>,
+    /// Only in `webhooks show`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delivery_attempts: Option<Vec<AttemptJson<'a>>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AttemptJson<'a> {
+    attempt: u32,
+    at: String,
+    url: &'a str,
+    status_code: Option<u16>,
+    latency_ms: i64,
+    error: Option<&'a str>,
+    response: Option<&'a str>,
+}
+
+impl<'a> EventJson<'a> {
+    fn new(e: &'a EventSummary, attempts: Option<&'a [Attempt]>) -> EventJson<'a> {
+        EventJson {
+            id: &e.id,
+            transaction_id: &e.transaction_id,
+            reference: &e.transaction_ref,
+            transaction_status: &e.transaction_status,
+            status: e.state.as_str(),
+            attempts: e.attempts,
+            next_attempt_at: e.next_attempt_at.map(|t| t.iso8601_millis()),
+            last_error: e.last_error.as_deref(),
+            created_at: e.created_at.iso8601_millis(),
+            delivered_at: e.delivered_at.map(|t| t.iso8601_millis()),
+            payload: serde_json::from_str(&e.payload).ok(),
+            delivery_attempts: attempts.map(|list| {
+                list.iter()
+                    .map(|a| AttemptJson {
+                        attempt: a.attempt,
+                        at: a.at.iso8601_millis(),
+                        url: &a.url,
+                        status_code: a.status_code,
+                        latency_ms: a.latency_ms,
+                        error: a.error.as_deref(),
+                        response: a.response.as_deref(),
+                    })
+                    .collect()
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Environment;
+
+    fn event(state: EventState, last_error: Option<&str>) -> EventSummary {
+        EventSummary {
+            id: "msg_1".into(),
+            tenant: Tenant {
+                merchant_id: MerchantId("m-1".into()),
+                environment: Environment::Sandbox,
+            },
+            transaction_ref: "5FMSC4Q0MC".into(),
+            transaction_id: "order-1".into(),
+            transaction_status: "SUCCESSFUL".into(),
+            state,
+            attempts: 1,
+            next_attempt_at: Some(Timestamp(1_795_003_600_000)),
+            last_error: last_error.map(str::to_owned),
+            created_at: Timestamp(1_795_000_000_000),
+            delivered_at: None,
+            payload: r#"{"ref": "5FMSC4Q0MC",  "status":"SUCCESSFUL"}"#.into(),
+        }
+    }
+
+    fn printed(done: &Done, format: Format) -> String {
+        render(done, format)
+            .unwrap()
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect()
+    }
+
+    #[test]
+    fn the_event_list_prints_one_line_per_event_with_its_last_error() {
+        let events = Done::Listed(vec![
+            event(EventState::Pending, Some("answered 500")),
+            event(EventState::Delivered, None),
+        ]);
+        assert_eq!(
+            printed(&events, Format::Text),
+            "msg_1  pending    5FMSC4Q0MC SUCCESSFUL  attempts 1  2026-11-18T11:06:40.000Z  last error: answered 500\n\
+             msg_1  delivered  5FMSC4Q0MC SUCCESSFUL  attempts 1  2026-11-18T11:06:40.000Z\n"
+        );
+        assert_eq!(printed(&Done::Listed(vec![]), Format::Text), "no webhook events\n");
+        assert_eq!(printed(&Done::Listed(vec![]), Format::Json), "[]\n");
+    }
+
+    #[test]
+    fn an_event_prints_as_the_v1_api_shows_it_with_its_payload_verbatim() {
+        let listed = Done::Listed(vec![event(EventState::Pending, None)]);
+        assert_eq!(
+            printed(&listed, Format::Json),
+            r#"[
+  {
+    "id": "msg_1",
+    "transactionId": "order-1",
+    "ref": "5FMSC4Q0MC",
+    "transactionStatus": "SUCCESSFUL",
+    "status": "pending",
+    "attempts": 1,
+    "nextAttemptAt": "2026-11-18T12:06:40.000Z",
+    "lastError": null,
+    "createdAt": "2026-11-18T11:06:40.000Z",
+    "deliveredAt": null,
+    "payload": {"ref": "5FMSC4Q0MC",  "status":"SUCCESSFUL"}
+  }
+]
+"#
+        );
+        let shown = Done::Shown {
+            event: Box::new(event(EventState::Failed, Some("answered 410 Gone"))),
+            attempts: vec![Attempt {
+                attempt: 1,
+                at: Timestamp(1_795_000_060_500),
+                url: "https://shop.example.ci/hooks".into(),
+                status_code: Some(410),
+                latency_ms: 12,
+                error: Some("answered 410 Gone".into()),
+                response: Some("gone".into()),
+            }],
+        };
+        assert_eq!(
+            printed(&shown, Format::Json),
+            r#"{
+  "id": "msg_1",
+  "transactionId": "order-1",
+  "ref": "5FMSC4Q0MC",
+  "transactionStatus": "SUCCESSFUL",
+  "status": "failed",
+  "attempts": 1,
+  "nextAttemptAt": "2026-11-18T12:06:40.000Z",
+  "lastError": "answered 410 Gone",
+  "createdAt": "2026-11-18T11:06:40.000Z",
+  "deliveredAt": null,
+  "payload": {"ref": "5FMSC4Q0MC",  "status":"SUCCESSFUL"},
+  "deliveryAttempts": [
+    {
+      "attempt": 1,
+      "at": "2026-11-18T11:07:40.500Z",
+      "url": "https://shop.example.ci/hooks",
+      "statusCode": 410,
+      "latencyMs": 12,
+      "error": "answered 410 Gone",
+      "response": "gone"
+    }
+  ]
+}
+"#
+        );
+    }
+
+    #[test]
+    fn redelivery_says_what_will_be_sent_again() {
+        let one = Done::Redelivered { id: "msg_1".into() };
+        assert_eq!(
+            printed(&one, Format::Text),
+            "event msg_1 will be sent again by the next dispatcher step\n"
+        );
+        let failed = Done::RedeliveredFailed { count: 3 };
+        assert_eq!(printed(&failed, Format::Text), "3 failed event(s) will be sent again\n");
+    }
+}
