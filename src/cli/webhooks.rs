@@ -8,9 +8,9 @@ use serde_json::value::RawValue;
 use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
+use crate::domain::{Attempt, EventFilter, EventSummary};
 use crate::domain::{Environment, EventState, MerchantId, PageRequest, Tenant, Timestamp};
 use crate::service::Gateway;
-use crate::store::{Attempt, EventFilter, EventSummary};
 
 #[derive(Debug, Subcommand)]
 pub enum WebhooksCommand {
