@@ -7,7 +7,7 @@ use crate::operator::OperatorAnswer;
 use crate::service::{Gateway, ServiceError};
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let created_before = Timestamp(now.millis() - gateway.config().simulator_delay_ms as i64);
+    let created_before = now.minus(gateway.config().simulator.delay);
     for_each_pending(gateway, created_before, None, |record| async move {
         let outcome = match gateway.operator_callback(&record, now) {
             Some(OperatorAnswer::Succeeded) => Outcome {
