@@ -3,7 +3,8 @@
 //! Every setting is one row of [`SETTINGS`] (`settings.rs`): its TOML key, its variable, its
 //! default, what it accepts and where its value goes. Values are read as text whatever their
 //! source and go through the row's parser, so a bad value gets the same one-line error naming
-//! the setting, where it came from and what it accepts. Each worker reads its own group of settings ([`WebhookSettings`],
+//! the setting, where it came from and what it accepts. `docs/configuration.md` is rendered from
+//! the same table. Each worker reads its own group of settings ([`WebhookSettings`],
 //! [`ReconcileSettings`], [`SimulatorSettings`]); durations are [`Duration`]s.
 
 mod parse;
@@ -22,7 +23,7 @@ use std::time::Duration;
 use crate::domain::fees::FeeRule;
 use crate::domain::{FeeSchedule, Kind, OperatorCode};
 
-pub use settings::{Initial, Setting, SETTINGS};
+pub use settings::{markdown, Initial, Setting, SETTINGS};
 pub use workers::{ReconcileSettings, SimulatorSettings, WebhookSettings};
 
 /// How log lines are written.

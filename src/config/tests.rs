@@ -1,4 +1,4 @@
-//! Loading, errors, and the settings table against itself.
+//! Loading, errors, and the settings table against its own documentation.
 
 use super::*;
 use std::collections::HashMap;
@@ -188,4 +188,27 @@ fn every_stated_range_is_the_range_the_parser_accepts() {
         checked += 1;
     }
     assert_eq!(checked, 11, "every numeric setting states its range");
+}
+
+#[test]
+fn docs_configuration_md_is_rendered_from_the_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md");
+    let rendered = markdown();
+    if std::env::var("UPDATE_DOCS").as_deref() == Ok("1") {
+        std::fs::write(&path, &rendered).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed != rendered {
+        let line = committed
+            .lines()
+            .zip(rendered.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| committed.lines().count().min(rendered.lines().count()));
+        panic!(
+            "docs/configuration.md differs from src/config/settings.rs (first at line {}): regenerate it with \
+             `UPDATE_DOCS=1 cargo test --lib config::` and commit it",
+            line + 1
+        );
+    }
 }
