@@ -35,7 +35,7 @@ pub async fn open_with(config: Config, operators: Operators) -> anyhow::Result<G
 /// environment is served by the built-in simulator (DECISIONS §1).
 pub fn operators(config: &Config) -> Operators {
     Operators::new(Arc::new(Simulator {
-        delay: std::time::Duration::from_millis(config.simulator_delay_ms),
+        delay: config.simulator.delay,
     }))
 }
 
@@ -103,7 +103,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let mut workers = crate::reconcile::spawn_loops(gateway.clone(), workers_stopped.clone());
     // Two loops per process: one sends while the other records and claims. Leases keep them
     // (and other processes) from sending the same attempt twice.
-    let dispatcher = gateway.webhook_dispatcher(&config.webhook_settings())?;
+    let dispatcher = gateway.webhook_dispatcher(&config.webhook)?;
     for _ in 0..DISPATCHER_LOOPS {
         workers.push(crate::webhook::dispatcher::spawn_loop(
             dispatcher.clone(),

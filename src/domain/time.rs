@@ -21,6 +21,11 @@ impl Timestamp {
         self.0
     }
 
+    /// The instant `duration` before this one.
+    pub fn minus(self, duration: std::time::Duration) -> Timestamp {
+        Timestamp(self.0 - duration.as_millis() as i64)
+    }
+
     pub fn unix_seconds(self) -> i64 {
         self.0.div_euclid(1000)
     }

@@ -6,7 +6,7 @@ use crate::domain::{Cause, Timestamp};
 use crate::service::{Gateway, ServiceError};
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let created_before = Timestamp(now.millis() - gateway.config().simulator_delay_ms as i64);
+    let created_before = now.minus(gateway.config().simulator.delay);
     for_each_pending(gateway, created_before, None, |record| async move {
         let Some(outcome) = gateway
             .operator_callback(&record, now)

@@ -9,7 +9,7 @@ use crate::operator::OperatorAnswer;
 use crate::service::{Gateway, ServiceError};
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let created_before = Timestamp(now.millis() - gateway.config().collection_ttl_s as i64 * 1000);
+    let created_before = now.minus(gateway.config().reconcile.collection_ttl);
     for_each_pending(gateway, created_before, Some(Kind::Collection), |record| async move {
         let reference = &record.transaction.reference;
         let outcome = match gateway.operator_status(&record, now).await {

@@ -87,8 +87,9 @@ where
 
 /// Runs the workers until `stop` turns true; each finishes its current step first.
 pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
-    let reconcile_every = Duration::from_millis(gateway.config().reconcile_interval_ms);
-    let callback_every = Duration::from_millis((gateway.config().simulator_delay_ms / 4).clamp(50, 1_000));
+    let reconcile_every = gateway.config().reconcile.interval;
+    let callback_every =
+        (gateway.config().simulator.delay / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
     vec![
         spawn_loop(
             "simulated operator callbacks",

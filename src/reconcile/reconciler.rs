@@ -3,6 +3,8 @@
 //! Checks back off as a payment ages (the next one after half its age, at least the reconcile
 //! delay and at most an hour), so a backlog does not hammer an operator's status API.
 
+use std::time::Duration;
+
 use super::{outcome_of, Report};
 use crate::domain::{Cause, Cursor, FailureCode, Outcome, Status, Timestamp};
 use crate::operator::OperatorAnswer;
@@ -12,14 +14,15 @@ use crate::service::{Gateway, ServiceError};
 const MAX_CHECK_INTERVAL_MS: i64 = 3_600_000;
 
 /// When to ask again about a transaction still pending at `now`.
-pub fn next_check(created_at: Timestamp, now: Timestamp, reconcile_after_ms: i64) -> Timestamp {
+pub fn next_check(created_at: Timestamp, now: Timestamp, reconcile_after: Duration) -> Timestamp {
     let age = (now.millis() - created_at.millis()).max(0);
-    Timestamp(now.millis() + (age / 2).clamp(reconcile_after_ms.max(1), MAX_CHECK_INTERVAL_MS))
+    let at_least = (reconcile_after.as_millis() as i64).max(1);
+    Timestamp(now.millis() + (age / 2).clamp(at_least, MAX_CHECK_INTERVAL_MS))
 }
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let reconcile_after = gateway.config().reconcile_after_ms as i64;
-    let created_before = Timestamp(now.millis() - reconcile_after);
+    let reconcile_after = gateway.config().reconcile.after;
+    let created_before = now.minus(reconcile_after);
     let mut report = Report::default();
     let mut after: Option<Cursor> = None;
     loop {
@@ -81,17 +84,17 @@ mod tests {
     fn checks_back_off_with_age_between_the_reconcile_delay_and_an_hour() {
         let created = Timestamp(0);
         assert_eq!(
-            next_check(created, Timestamp(40_000), 30_000),
+            next_check(created, Timestamp(40_000), Duration::from_secs(30)),
             Timestamp(70_000),
             "young: the reconcile delay"
         );
         assert_eq!(
-            next_check(created, Timestamp(600_000), 30_000),
+            next_check(created, Timestamp(600_000), Duration::from_secs(30)),
             Timestamp(900_000),
             "ten minutes old: five more"
         );
         assert_eq!(
-            next_check(created, Timestamp(86_400_000), 30_000),
+            next_check(created, Timestamp(86_400_000), Duration::from_secs(30)),
             Timestamp(86_400_000 + 3_600_000),
             "at most an hour"
         );

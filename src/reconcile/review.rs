@@ -7,7 +7,7 @@ use crate::service::{Gateway, ServiceError};
 
 /// Pending transfers older than the collection TTL, oldest first.
 pub async fn stuck_transfers(gateway: &Gateway, now: Timestamp) -> Result<Vec<TransactionRecord>, ServiceError> {
-    let created_before = Timestamp(now.millis() - gateway.config().collection_ttl_s as i64 * 1000);
+    let created_before = now.minus(gateway.config().reconcile.collection_ttl);
     let mut all = Vec::new();
     let mut after: Option<Cursor> = None;
     loop {

@@ -99,7 +99,7 @@ impl Gateway {
             cid: credential.id,
             env: environment.as_str().to_owned(),
             iat,
-            exp: iat + self.config.token_ttl_s as i64,
+            exp: iat + self.config.token_ttl.as_secs() as i64,
             jti: uuid::Uuid::new_v4().to_string(),
         };
         let mut header = Header::new(Algorithm::HS256);

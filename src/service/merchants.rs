@@ -38,7 +38,7 @@ pub fn parse_webhook_url(raw: &str) -> Result<String, ServiceError> {
 impl Gateway {
     /// Checks a webhook URL: `http` or `https`, and no private target unless allowed.
     fn parse_webhook_url(&self, raw: &str) -> Result<String, ServiceError> {
-        crate::webhook::client::check_url(raw, self.config.webhook_allow_private)
+        crate::webhook::client::check_url(raw, self.config.webhook.allow_private)
             .map(|url| url.to_string())
             .map_err(ServiceError::Invalid)
     }

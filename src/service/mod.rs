@@ -82,7 +82,7 @@ impl Gateway {
     }
 
     /// A webhook dispatcher over this gateway's outbox, with `settings` (usually
-    /// `config().webhook_settings()`).
+    /// `config().webhook`).
     pub fn webhook_dispatcher(&self, settings: &WebhookSettings) -> Result<Dispatcher, ServiceError> {
         Dispatcher::new(self.store.clone(), settings, self.metrics.clone())
             .map_err(|e| ServiceError::Invalid(format!("cannot build the webhook client: {e}")))

@@ -316,7 +316,7 @@ impl Gateway {
 
     /// The database-wide gauges of `/metrics`.
     pub async fn gauges(&self, now: Timestamp) -> Result<crate::telemetry::metrics::Gauges, ServiceError> {
-        let review_before = Timestamp(now.millis() - self.config.collection_ttl_s as i64 * 1000);
+        let review_before = now.minus(self.config.reconcile.collection_ttl);
         let s = self.store.stats(review_before).await?;
         let age = |t: Option<Timestamp>| {
             t.map(|t| (now.millis() - t.millis()).max(0) as f64 / 1000.0)

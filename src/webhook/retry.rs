@@ -41,7 +41,7 @@ mod tests {
 
     #[test]
     fn the_default_schedule_spans_about_three_days_in_ten_attempts() {
-        let s = RetrySchedule::from_seconds(&crate::config::Config::default().webhook_retry_schedule);
+        let s = RetrySchedule::new(crate::config::Config::default().webhook.retry_schedule);
         assert_eq!(s.max_attempts(), 10);
         let total: Duration = (1..10).map(|a| s.delay_after(a, 0.0, None).unwrap()).sum();
         assert_eq!(

@@ -276,7 +276,10 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
     let receiver = Receiver::start(vec![], None).await;
     let admin = momo_gateway::app::open(Config {
         database_url: db.url.clone(),
-        webhook_allow_private: true,
+        webhook: momo_gateway::config::WebhookSettings {
+            allow_private: true,
+            ..Config::default().webhook
+        },
         ..Config::default()
     })
     .await

@@ -35,7 +35,7 @@ async fn setup(
     otherwise: Option<Reply>,
 ) -> Option<(TestApp, Receiver, String)> {
     let app = TestApp::spawn_with(backend, |c| {
-        c.webhook_allow_private = true;
+        c.webhook.allow_private = true;
         adjust(c);
     })
     .await?;
@@ -49,9 +49,7 @@ async fn setup(
 }
 
 fn dispatcher(app: &TestApp) -> Dispatcher {
-    app.gateway
-        .webhook_dispatcher(&app.gateway.config().webhook_settings())
-        .unwrap()
+    app.gateway.webhook_dispatcher(&app.gateway.config().webhook).unwrap()
 }
 
 async fn event_of(app: &TestApp, token: &str, id: &str) -> Value {
@@ -179,7 +177,7 @@ async fn a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_d
     let down = Some(Reply::status(503));
     let Some((app, receiver, token)) = setup(
         backend,
-        |c| c.webhook_retry_schedule = vec![1, 2, 3],
+        |c| c.webhook.retry_schedule = [1, 2, 3].map(std::time::Duration::from_secs).to_vec(),
         vec![],
         down.clone(),
     )
@@ -441,7 +439,7 @@ async fn private_targets_are_refused_unless_allowed(backend: Backend) {
         &collect_v1("p1", "0701020301", "ALPHA_MONEY_CI", "1500"),
     )
     .await;
-    let mut strict = app.gateway.config().webhook_settings();
+    let mut strict = app.gateway.config().webhook.clone();
     strict.allow_private = false;
     let strict_dispatcher = app.gateway.webhook_dispatcher(&strict).unwrap();
     assert_eq!(strict_dispatcher.run_once(later(0)).await.unwrap().retrying, 1);
@@ -563,7 +561,14 @@ async fn a_slow_receiver_times_out_and_a_redirect_is_not_followed(backend: Backe
             ..Reply::status(302)
         },
     ];
-    let Some((app, receiver, token)) = setup(backend, |c| c.webhook_timeout_ms = 300, script, None).await else {
+    let Some((app, receiver, token)) = setup(
+        backend,
+        |c| c.webhook.timeout = std::time::Duration::from_millis(300),
+        script,
+        None,
+    )
+    .await
+    else {
         return;
     };
     post(

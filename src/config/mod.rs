@@ -1,0 +1,242 @@
+//! Configuration: defaults, then an optional TOML file, then `MOMO_*` environment variables.
+//!
+//! Every setting is one row of [`SETTINGS`] (`settings.rs`): its TOML key, its variable, its
+//! default, what it accepts and where its value goes. Values are read as text whatever their
+//! source and go through the row's parser, so a bad value gets the same one-line error naming
+//! the setting, where it came from and what it accepts. `docs/configuration.md` is rendered from
+//! the same table. Each worker reads its own group of settings ([`WebhookSettings`],
+//! [`ReconcileSettings`], [`SimulatorSettings`]); durations are [`Duration`]s.
+
+mod parse;
+mod settings;
+mod workers;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::domain::fees::FeeRule;
+use crate::domain::{FeeSchedule, Kind, OperatorCode};
+
+pub use settings::{markdown, Initial, Setting, SETTINGS};
+pub use workers::{ReconcileSettings, SimulatorSettings, WebhookSettings};
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The gateway's settings. `Debug` redacts secrets. What each one means is in [`SETTINGS`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct Config {
+    pub database_url: String,
+    pub listen: SocketAddr,
+    pub public_url: String,
+    pub token_ttl: Duration,
+    pub jwt_secret: Option<String>,
+    pub simulator: SimulatorSettings,
+    pub reconcile: ReconcileSettings,
+    pub webhook: WebhookSettings,
+    pub sandbox_initial_balance: i64,
+    pub max_body_bytes: usize,
+    pub rate_limit_per_s: u32,
+    pub auth_rate_limit_per_min: u32,
+    pub log_format: LogFormat,
+    /// Spell an immediate v2 collection success `SUCCESSFULL`, as the live service does.
+    pub v2_successfull_spelling: bool,
+    /// Operators (or one direction of an operator) turned off: their codes are refused.
+    pub disabled_operators: Vec<(OperatorCode, Option<Kind>)>,
+    /// Fee rules replacing the defaults, per operator and direction.
+    pub fee_overrides: Vec<(OperatorCode, Kind, FeeRule)>,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Destructured, so a new field cannot be forgotten here.
+        let Config {
+            database_url,
+            listen,
+            public_url,
+            token_ttl,
+            jwt_secret,
+            simulator,
+            reconcile,
+            webhook,
+            sandbox_initial_balance,
+            max_body_bytes,
+            rate_limit_per_s,
+            auth_rate_limit_per_min,
+            log_format,
+            v2_successfull_spelling,
+            disabled_operators,
+            fee_overrides,
+        } = self;
+        f.debug_struct("Config")
+            .field("database_url", &redact_url(database_url))
+            .field("listen", listen)
+            .field("public_url", public_url)
+            .field("token_ttl", token_ttl)
+            .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
+            .field("simulator", simulator)
+            .field("reconcile", reconcile)
+            .field("webhook", webhook)
+            .field("sandbox_initial_balance", sandbox_initial_balance)
+            .field("max_body_bytes", max_body_bytes)
+            .field("rate_limit_per_s", rate_limit_per_s)
+            .field("auth_rate_limit_per_min", auth_rate_limit_per_min)
+            .field("log_format", log_format)
+            .field("v2_successfull_spelling", v2_successfull_spelling)
+            .field("disabled_operators", disabled_operators)
+            .field("fee_overrides", fee_overrides)
+            .finish()
+    }
+}
+
+/// Hides the password of a database URL.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Every setting at its default: the table's defaults, parsed as a value would be.
+impl Default for Config {
+    fn default() -> Self {
+        let mut config = Config::unset();
+        for setting in SETTINGS {
+            if let Initial::Value(value) = setting.default {
+                if !setting.set(&mut config, value) {
+                    panic!("the default of {} does not parse: {value:?}", setting.var);
+                }
+            }
+        }
+        config
+    }
+}
+
+/// A setting that could not be used. Its `Display` is the one line printed before exiting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("invalid {name} (from {origin}): expected {expected}, got {value:?}")]
+    Invalid {
+        name: String,
+        origin: String,
+        expected: &'static str,
+        value: String,
+    },
+    #[error("unknown setting {key:?} in {file}: settings are the MOMO_* names in lower case without the prefix, e.g. database_url")]
+    UnknownKey { key: String, file: String },
+    #[error("cannot read config file {file}: {reason}")]
+    File { file: String, reason: String },
+}
+
+/// One raw setting and where it came from.
+struct Raw {
+    value: String,
+    source: String,
+}
+
+impl Config {
+    /// Loads the configuration from the optional TOML file and the process environment.
+    pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
+        Config::from_sources(file, |name| std::env::var(name).ok())
+    }
+
+    /// Loads the configuration from the optional TOML file and `lookup` (the environment).
+    pub fn from_sources(file: Option<&Path>, lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let mut raw: BTreeMap<&'static str, Raw> = BTreeMap::new();
+        if let Some(path) = file {
+            let name = path.display().to_string();
+            for (key, value) in parse::toml_file(path)? {
+                let Some(setting) = SETTINGS.iter().find(|s| s.key == key) else {
+                    return Err(ConfigError::UnknownKey { key, file: name });
+                };
+                let source = name.clone();
+                raw.insert(setting.key, Raw { value, source });
+            }
+        }
+        for setting in SETTINGS {
+            if let Some(value) = lookup(setting.var) {
+                let source = "environment".to_owned();
+                raw.insert(setting.key, Raw { value, source });
+            }
+        }
+        // In the table's order, whatever the source: `listen` sets `public_url`, which may follow.
+        let mut config = Config::default();
+        for setting in SETTINGS {
+            if let Some(raw) = raw.get(setting.key) {
+                setting.apply(&mut config, raw)?;
+            }
+        }
+        Ok(config)
+    }
+
+    /// The fee schedule: the live service's defaults with the configured overrides.
+    pub fn fee_schedule(&self) -> FeeSchedule {
+        let mut schedule = FeeSchedule::default();
+        for (operator, kind, rule) in &self.fee_overrides {
+            schedule.set(*operator, *kind, *rule);
+        }
+        schedule
+    }
+
+    /// Whether configuration turned off `operator` for `kind`.
+    pub fn operator_disabled(&self, operator: OperatorCode, kind: Kind) -> bool {
+        self.disabled_operators
+            .iter()
+            .any(|(o, k)| *o == operator && k.is_none_or(|k| k == kind))
+    }
+
+    /// The SQLite file path when the database is SQLite, for messages and demo files.
+    pub fn sqlite_path(&self) -> Option<&str> {
+        self.database_url
+            .strip_prefix("sqlite://")
+            .or_else(|| self.database_url.strip_prefix("sqlite:"))
+            .map(|rest| rest.split('?').next().unwrap_or(rest))
+    }
+
+    /// Every field empty, before the table's defaults are applied.
+    fn unset() -> Config {
+        Config {
+            database_url: String::new(),
+            listen: SocketAddr::from(([0, 0, 0, 0], 0)),
+            public_url: String::new(),
+            token_ttl: Duration::ZERO,
+            jwt_secret: None,
+            simulator: SimulatorSettings { delay: Duration::ZERO },
+            reconcile: ReconcileSettings {
+                interval: Duration::ZERO,
+                after: Duration::ZERO,
+                collection_ttl: Duration::ZERO,
+            },
+            webhook: WebhookSettings {
+                timeout: Duration::ZERO,
+                retry_schedule: Vec::new(),
+                allow_private: false,
+                lease: Duration::ZERO,
+            },
+            sandbox_initial_balance: 0,
+            max_body_bytes: 0,
+            rate_limit_per_s: 0,
+            auth_rate_limit_per_min: 0,
+            log_format: LogFormat::Text,
+            v2_successfull_spelling: false,
+            disabled_operators: Vec::new(),
+            fee_overrides: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! The table of settings: each one's TOML key, `MOMO_*` variable, default, what it accepts,
+//! one line of meaning, and where its parsed value goes in [`Config`]. Loading, defaults, error
+//! messages and `docs/configuration.md` ([`markdown`]) all read this table.
+//!
+//! The variables' names and units are a public interface: `MOMO_SIMULATOR_DELAY_MS` takes
+//! milliseconds even though the configuration holds a `Duration`.
+
+use super::{parse, Config, ConfigError, Raw};
+
+/// One setting.
+pub struct Setting {
+    /// The key in the TOML file: the variable in lower case without `MOMO_`.
+    pub key: &'static str,
+    /// The environment variable.
+    pub var: &'static str,
+    /// The value when neither the file nor the environment gives one.
+    pub default: Initial,
+    /// What a value may be, as errors and the documentation say it.
+    pub accepts: &'static str,
+    /// What the setting does, in one line.
+    pub doc: &'static str,
+    /// Never echoed in an error.
+    pub secret: bool,
+    /// Parses a (trimmed) value into the configuration; `None` when it is not acceptable.
+    write: fn(&mut Config, &str) -> Option<()>,
+}
+
+/// A setting's default.
+pub enum Initial {
+    /// This value, written as in the environment.
+    Value(&'static str),
+    /// No value of its own; the text says what happens then.
+    Unset(&'static str),
+}
+
+impl Setting {
+    /// Parses `value` into `config`; false when it is not acceptable.
+    pub(super) fn set(&self, config: &mut Config, value: &str) -> bool {
+        (self.write)(config, value.trim()).is_some()
+    }
+
+    /// Parses a value from a file or the environment into `config`.
+    pub(super) fn apply(&self, config: &mut Config, raw: &Raw) -> Result<(), ConfigError> {
+        if self.set(config, &raw.value) {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            name: self.var.to_owned(),
+            origin: raw.source.clone(),
+            expected: self.accepts,
+            value: if self.secret {
+                "[redacted]".to_owned()
+            } else {
+                raw.value.clone()
+            },
+        })
+    }
+}
+
+/// Stores a parsed value, if there is one.
+fn put<T>(field: &mut T, value: Option<T>) -> Option<()> {
+    *field = value?;
+    Some(())
+}
+
+/// Every setting, in the order values are applied (`listen` before `public_url`).
+pub static SETTINGS: &[Setting] = &[
+    Setting {
+        key: "database_url",
+        var: "MOMO_DATABASE_URL",
+        default: Initial::Value("sqlite://data/momo-gateway.db"),
+        accepts: "a sqlite:// or postgres:// URL",
+        doc: "the database: a SQLite file or a PostgreSQL database",
+        secret: false,
+        write: |c, v| put(&mut c.database_url, parse::database_url(v)),
+    },
+    Setting {
+        key: "listen",
+        var: "MOMO_LISTEN",
+        default: Initial::Value("127.0.0.1:8080"),
+        accepts: "an address like 127.0.0.1:8080",
+        doc: "address to serve on; a loopback address allows the demo merchant",
+        secret: false,
+        write: |c, v| {
+            c.listen = v.parse().ok()?;
+            c.public_url = format!("http://{}", c.listen);
+            Some(())
+        },
+    },
+    Setting {
+        key: "public_url",
+        var: "MOMO_PUBLIC_URL",
+        default: Initial::Unset("`http://<listen>`"),
+        accepts: "an http:// or https:// URL",
+        doc: "how merchants and payers reach the gateway (BETA launch pages)",
+        secret: false,
+        write: |c, v| put(&mut c.public_url, parse::http_url(v)),
+    },
+    Setting {
+        key: "token_ttl_s",
+        var: "MOMO_TOKEN_TTL_S",
+        default: Initial::Value("600"),
+        accepts: "a whole number of seconds from 1 to 86400",
+        doc: "access token lifetime",
+        secret: false,
+        write: |c, v| put(&mut c.token_ttl, parse::seconds(v, 1, 86_400)),
+    },
+    Setting {
+        key: "jwt_secret",
+        var: "MOMO_JWT_SECRET",
+        default: Initial::Unset("generated and kept in the database"),
+        accepts: "at least 32 bytes of secret text",
+        doc: "token signing key, the same in every process sharing a database",
+        secret: true,
+        write: |c, v| put(&mut c.jwt_secret, (v.len() >= 32).then(|| Some(v.to_owned()))),
+    },
+    Setting {
+        key: "simulator_delay_ms",
+        var: "MOMO_SIMULATOR_DELAY_MS",
+        default: Initial::Value("2000"),
+        accepts: "a whole number of milliseconds from 0 to 86400000",
+        doc: "delay before the simulator settles a pending payment",
+        secret: false,
+        write: |c, v| put(&mut c.simulator.delay, parse::millis(v, 0, 86_400_000)),
+    },
+    Setting {
+        key: "reconcile_interval_ms",
+        var: "MOMO_RECONCILE_INTERVAL_MS",
+        default: Initial::Value("5000"),
+        accepts: "a whole number of milliseconds from 10 to 86400000",
+        doc: "how often the reconciler and collection expiry run",
+        secret: false,
+        write: |c, v| put(&mut c.reconcile.interval, parse::millis(v, 10, 86_400_000)),
+    },
+    Setting {
+        key: "reconcile_after_ms",
+        var: "MOMO_RECONCILE_AFTER_MS",
+        default: Initial::Value("30000"),
+        accepts: "a whole number of milliseconds from 0 to 86400000",
+        doc: "age after which a pending transaction is checked with its operator",
+        secret: false,
+        write: |c, v| put(&mut c.reconcile.after, parse::millis(v, 0, 86_400_000)),
+    },
+    Setting {
+        key: "collection_ttl_s",
+        var: "MOMO_COLLECTION_TTL_S",
+        default: Initial::Value("900"),
+        accepts: "a whole number of seconds from 1 to 2592000",
+        doc: "a collection still pending after this fails with cause `EXPIRED`; a transfer needs review",
+        secret: false,
+        write: |c, v| put(&mut c.reconcile.collection_ttl, parse::seconds(v, 1, 2_592_000)),
+    },
+    Setting {
+        key: "webhook_timeout_ms",
+        var: "MOMO_WEBHOOK_TIMEOUT_MS",
+        default: Initial::Value("15000"),
+        accepts: "a whole number of milliseconds from 100 to 120000",
+        doc: "timeout of one webhook attempt",
+        secret: false,
+        write: |c, v| put(&mut c.webhook.timeout, parse::millis(v, 100, 120_000)),
+    },
+    Setting {
+        key: "webhook_retry_schedule",
+        var: "MOMO_WEBHOOK_RETRY_SCHEDULE",
+        default: Initial::Value("5,300,1800,7200,18000,36000,50400,72000,86400"),
+        accepts: "comma-separated whole seconds, e.g. 5,300,1800",
+        doc: "delays between webhook attempts (each at most 604800); empty: one attempt only",
+        secret: false,
+        write: |c, v| put(&mut c.webhook.retry_schedule, parse::seconds_list(v, 604_800)),
+    },
+    Setting {
+        key: "webhook_allow_private",
+        var: "MOMO_WEBHOOK_ALLOW_PRIVATE",
+        default: Initial::Value("false"),
+        accepts: "true or false",
+        doc: "allow webhook targets on private or loopback addresses",
+        secret: false,
+        write: |c, v| put(&mut c.webhook.allow_private, parse::boolean(v)),
+    },
+    Setting {
+        key: "webhook_lease_s",
+        var: "MOMO_WEBHOOK_LEASE_S",
+        default: Initial::Value("30"),
+        accepts: "a whole number of seconds from 1 to 86400",
+        doc: "how long a dispatcher holds a delivery before another may take it",
+        secret: false,
+        write: |c, v| put(&mut c.webhook.lease, parse::seconds(v, 1, 86_400)),
+    },
+    Setting {
+        key: "sandbox_initial_balance",
+        var: "MOMO_SANDBOX_INITIAL_BALANCE",
+        default: Initial::Value("10000000"),
+        accepts: "a whole number of francs from 0 to 1000000000000",
+        doc: "francs credited to a new Sandbox environment",
+        secret: false,
+        write: |c, v| put(&mut c.sandbox_initial_balance, parse::whole(v, 0, 1_000_000_000_000)),
+    },
+    Setting {
+        key: "max_body_bytes",
+        var: "MOMO_MAX_BODY_BYTES",
+        default: Initial::Value("65536"),
+        accepts: "a number of bytes from 1024 to 16777216",
+        doc: "largest request body",
+        secret: false,
+        write: |c, v| put(&mut c.max_body_bytes, parse::whole(v, 1024, 16 * 1024 * 1024)),
+    },
+    Setting {
+        key: "rate_limit_per_s",
+        var: "MOMO_RATE_LIMIT_PER_S",
+        default: Initial::Value("0"),
+        accepts: "requests per second from 0 (off) to 1000000",
+        doc: "requests per second per merchant and environment",
+        secret: false,
+        write: |c, v| put(&mut c.rate_limit_per_s, parse::whole(v, 0, 1_000_000)),
+    },
+    Setting {
+        key: "auth_rate_limit_per_min",
+        var: "MOMO_AUTH_RATE_LIMIT_PER_MIN",
+        default: Initial::Value("0"),
+        accepts: "requests per minute from 0 (off) to 1000000",
+        doc: "token requests per minute per API key and per client address",
+        secret: false,
+        write: |c, v| put(&mut c.auth_rate_limit_per_min, parse::whole(v, 0, 1_000_000)),
+    },
+    Setting {
+        key: "log_format",
+        var: "MOMO_LOG_FORMAT",
+        default: Initial::Value("text"),
+        accepts: "text or json",
+        doc: "how log lines are written (logs go to stderr; `RUST_LOG` filters)",
+        secret: false,
+        write: |c, v| put(&mut c.log_format, parse::log_format(v)),
+    },
+    Setting {
+        key: "v2_successfull_spelling",
+        var: "MOMO_V2_SUCCESSFULL_SPELLING",
+        default: Initial::Value("true"),
+        accepts: "true or false",
+        doc: "spell an immediate v2 collection success `SUCCESSFULL`, as the live service does",
+        secret: false,
+        write: |c, v| put(&mut c.v2_successfull_spelling, parse::boolean(v)),
+    },
+    Setting {
+        key: "disabled_operators",
+        var: "MOMO_DISABLED_OPERATORS",
+        default: Initial::Unset("none"),
+        accepts: "comma-separated operators, each optionally with :collecte or :transfer, e.g. GAMMA,BETA:transfer",
+        doc: "operators (or one direction of one) refused as unsupported",
+        secret: false,
+        write: |c, v| put(&mut c.disabled_operators, parse::disabled_operators(v)),
+    },
+    Setting {
+        key: "fees",
+        var: "MOMO_FEES",
+        default: Initial::Unset("the live service's"),
+        accepts: "comma-separated OPERATOR:DIRECTION=BASIS_POINTS[+FIXED], e.g. BETA:collecte=150,GAMMA:transfer=100+25",
+        doc: "fee rules replacing the defaults: basis points up to 10000 plus francs up to 100000, rounded up to the franc",
+        secret: false,
+        write: |c, v| put(&mut c.fee_overrides, parse::fees(v)),
+    },
+];
+
+/// `docs/configuration.md`, rendered from [`SETTINGS`].
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Configuration\n\n\
+         <!-- Generated from src/config/settings.rs by a unit test: edit the table there, then run\n     \
+         `UPDATE_DOCS=1 cargo test --lib config::` and commit this file. -->\n\n\
+         Defaults, then an optional TOML file (`momo-gateway --config momo.toml`), then environment\n\
+         variables, each overriding the one before. A TOML key is its variable's name in lower case\n\
+         without `MOMO_`; a list may be a TOML array (`webhook_retry_schedule = [5, 300]`) or the\n\
+         comma-separated text. An unknown key or an invalid value stops the start with one line naming\n\
+         the setting, where the value came from and what it accepts. The units in the names (`_MS`,\n\
+         `_S`) are the units of the values.\n\n\
+         | Variable | TOML key | Default | Accepts | Meaning |\n\
+         |---|---|---|---|---|\n",
+    );
+    for s in SETTINGS {
+        let default = match s.default {
+            Initial::Value(v) => format!("`{v}`"),
+            Initial::Unset(what) => what.to_owned(),
+        };
+        let cells = [
+            format!("`{}`", s.var),
+            format!("`{}`", s.key),
+            default,
+            s.accepts.to_owned(),
+            s.doc.to_owned(),
+        ];
+        let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    out
+}

@@ -1,0 +1,214 @@
+//! Loading, errors, and the settings table against its own documentation.
+
+use super::*;
+use std::collections::HashMap;
+
+fn from_env(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+    let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Config::from_sources(None, |name| map.get(name).cloned())
+}
+
+fn secs(list: &[u64]) -> Vec<Duration> {
+    list.iter().map(|s| Duration::from_secs(*s)).collect()
+}
+
+#[test]
+fn defaults_need_no_settings() {
+    let c = from_env(&[]).unwrap();
+    assert_eq!(c, Config::default());
+    assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+    assert_eq!(c.public_url, "http://127.0.0.1:8080");
+    assert_eq!(c.webhook.retry_schedule.len(), 9);
+    assert_eq!(c.simulator.delay, Duration::from_secs(2));
+    assert_eq!(c.reconcile.collection_ttl, Duration::from_secs(900));
+    assert_eq!(c.jwt_secret, None);
+    assert!(c.fee_overrides.is_empty() && c.disabled_operators.is_empty());
+}
+
+#[test]
+fn environment_values_override_defaults() {
+    let c = from_env(&[
+        ("MOMO_TOKEN_TTL_S", "60"),
+        ("MOMO_LISTEN", "0.0.0.0:9000"),
+        ("MOMO_WEBHOOK_RETRY_SCHEDULE", "1, 2,3"),
+        ("MOMO_WEBHOOK_TIMEOUT_MS", "250"),
+    ])
+    .unwrap();
+    assert_eq!(c.token_ttl, Duration::from_secs(60));
+    assert_eq!(c.public_url, "http://0.0.0.0:9000");
+    assert_eq!(c.webhook.retry_schedule, secs(&[1, 2, 3]));
+    assert_eq!(
+        c.webhook.timeout,
+        Duration::from_millis(250),
+        "the variable's unit is milliseconds"
+    );
+}
+
+#[test]
+fn a_given_public_url_wins_over_the_one_listen_implies() {
+    let c = from_env(&[
+        ("MOMO_LISTEN", "0.0.0.0:9000"),
+        ("MOMO_PUBLIC_URL", "https://pay.example.ci/"),
+    ])
+    .unwrap();
+    assert_eq!(c.public_url, "https://pay.example.ci");
+}
+
+#[test]
+fn an_invalid_value_names_the_setting_and_what_it_accepts() {
+    let err = from_env(&[("MOMO_TOKEN_TTL_S", "ten")]).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "invalid MOMO_TOKEN_TTL_S (from environment): expected a whole number of seconds from 1 to 86400, got \"ten\""
+    );
+    let err = from_env(&[("MOMO_JWT_SECRET", "short")]).unwrap_err().to_string();
+    assert!(err.contains("MOMO_JWT_SECRET") && !err.contains("short"), "{err}");
+}
+
+#[test]
+fn debug_redacts_secrets() {
+    let c = Config {
+        database_url: "postgres://u:hunter2@h/db".to_owned(),
+        jwt_secret: Some("s".repeat(40)),
+        ..Config::default()
+    };
+    let debug = format!("{c:?}");
+    assert!(
+        !debug.contains("hunter2") && !debug.contains(&"s".repeat(40)),
+        "{debug}"
+    );
+}
+
+#[test]
+fn the_file_comes_before_the_environment_and_refuses_unknown_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("momo.toml");
+    std::fs::write(
+        &path,
+        "token_ttl_s = 120\nsimulator_delay_ms = 5\nwebhook_retry_schedule = [1, 2]\n",
+    )
+    .unwrap();
+    let c = Config::from_sources(Some(&path), |n| (n == "MOMO_TOKEN_TTL_S").then(|| "30".to_owned())).unwrap();
+    assert_eq!(
+        (c.token_ttl, c.simulator.delay),
+        (Duration::from_secs(30), Duration::from_millis(5))
+    );
+    assert_eq!(c.webhook.retry_schedule, secs(&[1, 2]));
+    std::fs::write(&path, "token_tll_s = 120\n").unwrap();
+    let err = Config::from_sources(Some(&path), |_| None).unwrap_err();
+    assert!(matches!(err, ConfigError::UnknownKey { .. }));
+}
+
+#[test]
+fn operators_can_be_disabled_whole_or_by_direction() {
+    let c = from_env(&[("MOMO_DISABLED_OPERATORS", "GAMMA, BETA:transfer")]).unwrap();
+    assert!(c.operator_disabled(OperatorCode::Gamma, Kind::Collection));
+    assert!(c.operator_disabled(OperatorCode::Beta, Kind::Transfer));
+    assert!(!c.operator_disabled(OperatorCode::Beta, Kind::Collection));
+    assert!(from_env(&[("MOMO_DISABLED_OPERATORS", "OMEGA")]).is_err());
+}
+
+#[test]
+fn fees_are_configured_per_operator_and_direction() {
+    let c = from_env(&[("MOMO_FEES", "BETA:collecte=175, GAMMA_MONEY:transfer=50+25")]).unwrap();
+    let fees = c.fee_schedule();
+    assert_eq!(
+        fees.rule(OperatorCode::Beta, Kind::Collection),
+        FeeRule {
+            basis_points: 175,
+            fixed: 0
+        }
+    );
+    assert_eq!(
+        fees.rule(OperatorCode::Gamma, Kind::Transfer),
+        FeeRule {
+            basis_points: 50,
+            fixed: 25
+        }
+    );
+    assert_eq!(
+        fees.rule(OperatorCode::Alpha, Kind::Collection),
+        FeeRule {
+            basis_points: 200,
+            fixed: 0
+        },
+        "defaults stay"
+    );
+    for bad in [
+        "BETA=150",
+        "BETA:refund=1",
+        "OMEGA:collecte=1",
+        "BETA:collecte=10001",
+        "BETA:collecte=1+-5",
+        "BETA:collecte=x",
+    ] {
+        assert!(from_env(&[("MOMO_FEES", bad)]).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn database_passwords_are_redacted() {
+    assert_eq!(redact_url("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+    assert_eq!(redact_url("sqlite://data/x.db"), "sqlite://data/x.db");
+}
+
+#[test]
+fn each_variable_is_its_key_in_upper_case_and_each_key_is_unique() {
+    for (i, s) in SETTINGS.iter().enumerate() {
+        assert_eq!(s.var, format!("MOMO_{}", s.key.to_ascii_uppercase()));
+        assert!(SETTINGS[..i].iter().all(|t| t.key != s.key), "{} twice", s.key);
+    }
+}
+
+/// A range a setting's `accepts` text states ("from 1 to 86400"), to check its parser against.
+fn stated_range(accepts: &str) -> Option<(u64, u64)> {
+    let number = |text: &str| -> Option<u64> {
+        let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    let from = accepts.find("from ")?;
+    let to = accepts[from..].find(" to ")? + from;
+    Some((number(&accepts[from + 5..])?, number(&accepts[to + 4..])?))
+}
+
+#[test]
+fn every_stated_range_is_the_range_the_parser_accepts() {
+    let mut checked = 0;
+    for s in SETTINGS {
+        let Some((min, max)) = stated_range(s.accepts) else {
+            continue;
+        };
+        let mut c = Config::default();
+        assert!(s.set(&mut c, &min.to_string()), "{} refuses {min}", s.var);
+        assert!(s.set(&mut c, &max.to_string()), "{} refuses {max}", s.var);
+        assert!(!s.set(&mut c, &(max + 1).to_string()), "{} accepts {}", s.var, max + 1);
+        if min > 0 {
+            assert!(!s.set(&mut c, &(min - 1).to_string()), "{} accepts {}", s.var, min - 1);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 11, "every numeric setting states its range");
+}
+
+#[test]
+fn docs_configuration_md_is_rendered_from_the_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md");
+    let rendered = markdown();
+    if std::env::var("UPDATE_DOCS").as_deref() == Ok("1") {
+        std::fs::write(&path, &rendered).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed != rendered {
+        let line = committed
+            .lines()
+            .zip(rendered.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| committed.lines().count().min(rendered.lines().count()));
+        panic!(
+            "docs/configuration.md differs from src/config/settings.rs (first at line {}): regenerate it with \
+             `UPDATE_DOCS=1 cargo test --lib config::` and commit it",
+            line + 1
+        );
+    }
+}

@@ -1,0 +1,36 @@
+//! The settings of each worker, one group per worker, held by [`Config`](super::Config): the
+//! simulated operator, the reconciler (with collection expiry and transfer review) and the
+//! webhook dispatcher.
+
+use std::time::Duration;
+
+/// What the simulated operator needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimulatorSettings {
+    /// How long a pending payment waits before the simulator settles it.
+    pub delay: Duration,
+}
+
+/// What the reconciler and the expiry and review of pending payments need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReconcileSettings {
+    /// How often the reconciler and collection expiry run.
+    pub interval: Duration,
+    /// Age after which a pending transaction is checked with its operator.
+    pub after: Duration,
+    /// Age after which a pending collection expires and a pending transfer needs review.
+    pub collection_ttl: Duration,
+}
+
+/// What the webhook dispatcher needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookSettings {
+    /// How long one attempt may take, connection to last byte.
+    pub timeout: Duration,
+    /// Waits between attempts; its length is the number of retries.
+    pub retry_schedule: Vec<Duration>,
+    /// Send to private and loopback addresses (tests, local receivers).
+    pub allow_private: bool,
+    /// How long a claimed event is reserved for its dispatcher.
+    pub lease: Duration,
+}
