@@ -24,7 +24,7 @@ use crate::domain::fees::FeeRule;
 use crate::domain::{FeeSchedule, Kind, OperatorCode};
 
 pub use settings::{markdown, Initial, Setting, SETTINGS};
-pub use workers::{ReconcileSettings, SimulatorSettings, WebhookSettings};
+pub use workers::{BreakerSettings, ReconcileSettings, SimulatorSettings, WebhookSettings};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,7 @@ pub struct Config {
     pub token_ttl: Duration,
     pub jwt_secret: Option<String>,
     pub simulator: SimulatorSettings,
+    pub breaker: BreakerSettings,
     pub reconcile: ReconcileSettings,
     pub webhook: WebhookSettings,
     pub sandbox_initial_balance: i64,
@@ -67,6 +68,7 @@ impl fmt::Debug for Config {
             token_ttl,
             jwt_secret,
             simulator,
+            breaker,
             reconcile,
             webhook,
             sandbox_initial_balance,
@@ -85,6 +87,7 @@ impl fmt::Debug for Config {
             .field("token_ttl", token_ttl)
             .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
             .field("simulator", simulator)
+            .field("breaker", breaker)
             .field("reconcile", reconcile)
             .field("webhook", webhook)
             .field("sandbox_initial_balance", sandbox_initial_balance)
@@ -218,6 +221,10 @@ impl Config {
             token_ttl: Duration::ZERO,
             jwt_secret: None,
             simulator: SimulatorSettings { delay: Duration::ZERO },
+            breaker: BreakerSettings {
+                failures: 0,
+                cool_down: Duration::ZERO,
+            },
             reconcile: ReconcileSettings {
                 interval: Duration::ZERO,
                 after: Duration::ZERO,

@@ -1,5 +1,5 @@
 //! The settings of each worker, one group per worker, held by [`Config`](super::Config): the
-//! simulated operator, the reconciler (with collection expiry and transfer review) and the
+//! simulated operator, the operators' circuit breakers, the reconciler (with collection expiry and transfer review) and the
 //! webhook dispatcher.
 
 use std::time::Duration;
@@ -9,6 +9,15 @@ use std::time::Duration;
 pub struct SimulatorSettings {
     /// How long a pending payment waits before the simulator settles it.
     pub delay: Duration,
+}
+
+/// Each operator's circuit breaker: when it opens and for how long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BreakerSettings {
+    /// Consecutive transport failures that open the breaker.
+    pub failures: u32,
+    /// How long an open breaker refuses calls before probing again.
+    pub cool_down: Duration,
 }
 
 /// What the reconciler and the expiry and review of pending payments need.

@@ -12,26 +12,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 
 use super::{CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+pub use crate::config::BreakerSettings;
 use crate::domain::{OperatorCode, Timestamp, Transaction};
 use crate::telemetry::metrics::{BreakerState, Metrics};
-
-/// When the breaker opens and for how long.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BreakerSettings {
-    /// Consecutive transport failures that open the breaker.
-    pub failures: u32,
-    /// How long an open breaker refuses calls before probing again.
-    pub cool_down: Duration,
-}
-
-impl Default for BreakerSettings {
-    fn default() -> Self {
-        BreakerSettings {
-            failures: 5,
-            cool_down: Duration::from_secs(30),
-        }
-    }
-}
 
 /// One operator's breaker: pure state, with time as a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

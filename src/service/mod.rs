@@ -18,7 +18,6 @@ use std::sync::Arc;
 
 use crate::config::{Config, WebhookSettings};
 use crate::domain::FeeSchedule;
-use crate::operator::breaker::BreakerSettings;
 use crate::operator::Operators;
 use crate::service::rate_limit::RateLimits;
 use crate::store::{Store, StoreError};
@@ -53,7 +52,7 @@ impl Gateway {
         Ok(Gateway {
             store,
             keys: Arc::new(keys),
-            operators: operators.guarded(BreakerSettings::default(), metrics.clone()),
+            operators: operators.guarded(config.breaker, metrics.clone()),
             fees: Arc::new(config.fee_schedule()),
             metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
@@ -64,7 +63,7 @@ impl Gateway {
     /// The same gateway (store, keys, metrics) with other operator connectors.
     pub fn with_operators(&self, operators: Operators) -> Gateway {
         Gateway {
-            operators: operators.guarded(BreakerSettings::default(), self.metrics.clone()),
+            operators: operators.guarded(self.config.breaker, self.metrics.clone()),
             ..self.clone()
         }
     }
