@@ -7,6 +7,7 @@
 //! the same table. Each worker reads its own group of settings ([`WebhookSettings`],
 //! [`ReconcileSettings`], [`SimulatorSettings`]); durations are [`Duration`]s.
 
+mod docs;
 mod parse;
 mod settings;
 mod workers;
@@ -23,7 +24,8 @@ use std::time::Duration;
 use crate::domain::fees::FeeRule;
 use crate::domain::{FeeSchedule, Kind, OperatorCode};
 
-pub use settings::{markdown, Initial, Setting, SETTINGS};
+pub use docs::markdown;
+pub use settings::{Initial, Setting, SETTINGS};
 pub use workers::{BreakerSettings, ReconcileSettings, SimulatorSettings, WebhookSettings};
 
 /// How log lines are written.

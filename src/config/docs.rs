@@ -1,0 +1,37 @@
+//! `docs/configuration.md`, rendered from the settings table; a unit test keeps the committed
+//! file equal to it.
+
+use super::settings::{Initial, SETTINGS};
+
+/// `docs/configuration.md`, rendered from [`SETTINGS`].
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "# Configuration\n\n\
+         <!-- Generated from src/config/settings.rs by a unit test: edit the table there, then run\n     \
+         `UPDATE_DOCS=1 cargo test --lib config::` and commit this file. -->\n\n\
+         Defaults, then an optional TOML file (`momo-gateway --config momo.toml`), then environment\n\
+         variables, each overriding the one before. A TOML key is its variable's name in lower case\n\
+         without `MOMO_`; a list may be a TOML array (`webhook_retry_schedule = [5, 300]`) or the\n\
+         comma-separated text. An unknown key or an invalid value stops the start with one line naming\n\
+         the setting, where the value came from and what it accepts. The units in the names (`_MS`,\n\
+         `_S`) are the units of the values.\n\n\
+         | Variable | TOML key | Default | Accepts | Meaning |\n\
+         |---|---|---|---|---|\n",
+    );
+    for s in SETTINGS {
+        let default = match s.default {
+            Initial::Value(v) => format!("`{v}`"),
+            Initial::Unset(what) => what.to_owned(),
+        };
+        let cells = [
+            format!("`{}`", s.var),
+            format!("`{}`", s.key),
+            default,
+            s.accepts.to_owned(),
+            s.doc.to_owned(),
+        ];
+        let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    out
+}
