@@ -5,11 +5,11 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row};
 
-use super::sql_merchants::{
-    self, bind_customer_fn, impl_merchant_store, insert_credential_fn, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE,
-    UPSERT_PAYER,
-};
-use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
+use super::sql::customers::{self, bind_customer, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE, UPSERT_PAYER};
+use super::sql::steps::WriteSteps;
+use super::sql::Backend;
+use super::sql_merchants::impl_merchant_store;
+use super::sql_payments::{self, impl_payment_store};
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
     migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
@@ -41,6 +41,10 @@ impl PostgresStore {
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
         Ok(PostgresStore { pool })
     }
+}
+
+impl Backend for PostgresStore {
+    type Db = Postgres;
 
     fn reader(&self) -> &PgPool {
         &self.pool
@@ -54,11 +58,6 @@ impl PostgresStore {
         (self.pool.size(), self.pool.num_idle() as u32)
     }
 }
-
-insert_credential_fn!(Postgres);
-bind_customer_fn!(Postgres);
-apply_entry_fn!(Postgres);
-insert_transition_fn!(Postgres);
 
 impl_merchant_store!(PostgresStore);
 impl_payment_store!(PostgresStore, Postgres);

@@ -3,9 +3,6 @@
 //! Each backend supplies `reader()` and `writer()` pools; SQLite's writer is a single
 //! connection, so writers queue instead of failing busy.
 
-pub(super) const CUSTOMER_COLUMNS: &str =
-    "id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
-
 /// Expands to `impl Store for $store`, the same for both backends.
 macro_rules! impl_merchant_store {
     ($store:ty) => {
@@ -60,7 +57,7 @@ macro_rules! impl_merchant_store {
                 .bind(&env.webhook_secret)
                 .execute(&mut *tx)
                 .await?;
-                insert_credential(&mut tx, &env.credential).await?;
+                tx.insert_credential(&env.credential).await?;
                 sqlx::query("INSERT INTO balances (merchant_id, environment, available, reserved) VALUES ($1, $2, 0, 0)")
                     .bind(&m.id.0)
                     .bind(env.environment.as_str())
@@ -69,7 +66,7 @@ macro_rules! impl_merchant_store {
                 if env.opening_balance > 0 {
                     let tenant = Tenant { merchant_id: m.id.clone(), environment: env.environment };
                     let entry = crate::domain::ledger::credit(env.opening_balance);
-                    apply_entry(&mut tx, &tenant, None, &entry, m.created_at).await?;
+                    tx.apply_entry(&tenant, None, &entry, m.created_at).await?;
                 }
             }
             tx.commit().await?;
@@ -144,7 +141,7 @@ macro_rules! impl_merchant_store {
             if revoked.rows_affected() == 0 {
                 return Err(StoreError::NotFound);
             }
-            insert_credential(&mut tx, replacement).await?;
+            tx.insert_credential(replacement).await?;
             tx.commit().await?;
             Ok(())
         }
@@ -177,7 +174,7 @@ macro_rules! impl_merchant_store {
         async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError> {
             let sql = format!(
                 "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 AND id = $3",
-                sql_merchants::CUSTOMER_COLUMNS
+                customers::CUSTOMER_COLUMNS
             );
             let row = sqlx::query(&sql)
                 .bind(&tenant.merchant_id.0)
@@ -193,7 +190,7 @@ macro_rules! impl_merchant_store {
             let sql = format!(
                 "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 {after} \
                  ORDER BY created_at DESC, id DESC LIMIT {}",
-                sql_merchants::CUSTOMER_COLUMNS,
+                customers::CUSTOMER_COLUMNS,
                 page.limit
             );
             let mut query = sqlx::query(&sql).bind(&tenant.merchant_id.0).bind(tenant.environment.as_str());
@@ -207,68 +204,4 @@ macro_rules! impl_merchant_store {
     };
 }
 
-pub(super) const INSERT_CUSTOMER: &str =
-    "INSERT INTO customers (id, merchant_id, environment, first_name, last_name, email, \
-    phone, country_code, city, street_address, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
-
-pub(super) const INSERT_CUSTOMER_CLAIMING_PHONE: &str = "INSERT INTO customers (id, merchant_id, environment, \
-    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $7) \
-    ON CONFLICT (merchant_id, environment, payer_phone) DO NOTHING";
-
-/// The latest name and email win; an address line is kept when the payment gives none.
-pub(super) const UPSERT_PAYER: &str = "INSERT INTO customers (id, merchant_id, environment, \
-    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $7) \
-    ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
-    first_name = excluded.first_name, last_name = excluded.last_name, \
-    email = COALESCE(excluded.email, customers.email), \
-    city = COALESCE(excluded.city, customers.city), \
-    street_address = COALESCE(excluded.street_address, customers.street_address) \
-    RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
-
-/// Expands to `bind_customer`: the eleven columns of a customer, in `INSERT_CUSTOMER` order.
-macro_rules! bind_customer_fn {
-    ($db:ty) => {
-        fn bind_customer<'q>(
-            query: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
-            c: &'q Customer,
-        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
-            query
-                .bind(&c.id)
-                .bind(&c.tenant.merchant_id.0)
-                .bind(c.tenant.environment.as_str())
-                .bind(&c.first_name)
-                .bind(&c.last_name)
-                .bind(c.email.as_deref())
-                .bind(c.phone.as_str())
-                .bind(&c.address.country_code)
-                .bind(c.address.city.as_deref())
-                .bind(c.address.street_address.as_deref())
-                .bind(c.created_at.millis())
-        }
-    };
-}
-
-/// Expands to `insert_credential`, used inside a backend's write transactions.
-macro_rules! insert_credential_fn {
-    ($db:ty) => {
-        async fn insert_credential(tx: &mut sqlx::Transaction<'_, $db>, c: &Credential) -> Result<(), StoreError> {
-            sqlx::query(
-                "INSERT INTO credentials (id, merchant_id, environment, api_key, secret_hash, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(&c.id)
-            .bind(&c.merchant_id.0)
-            .bind(c.environment.as_str())
-            .bind(&c.api_key)
-            .bind(rows::hex_encode(&c.secret_hash))
-            .bind(c.created_at.millis())
-            .execute(&mut **tx)
-            .await?;
-            Ok(())
-        }
-    };
-}
-
-pub(super) use {bind_customer_fn, impl_merchant_store, insert_credential_fn};
+pub(super) use impl_merchant_store;

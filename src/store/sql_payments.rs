@@ -77,64 +77,6 @@ pub(super) fn list_conditions(
     (sql, binds)
 }
 
-/// Expands to `apply_entry`, which writes a ledger entry and moves the balance with it inside a
-/// backend's write transaction.
-macro_rules! apply_entry_fn {
-    ($db:ty) => {
-        async fn apply_entry(
-            tx: &mut sqlx::Transaction<'_, $db>,
-            tenant: &Tenant,
-            transaction_id: Option<&str>,
-            entry: &[Posting],
-            at: Timestamp,
-        ) -> Result<(), StoreError> {
-            if entry.is_empty() {
-                return Ok(());
-            }
-            let (available, reserved) = crate::domain::ledger::balance_delta(entry);
-            if available != 0 || reserved != 0 {
-                let moved = sqlx::query(
-                    "UPDATE balances SET available = available + $1, reserved = reserved + $2 \
-                     WHERE merchant_id = $3 AND environment = $4 AND available + $1 >= 0 AND reserved + $2 >= 0",
-                )
-                .bind(available)
-                .bind(reserved)
-                .bind(&tenant.merchant_id.0)
-                .bind(tenant.environment.as_str())
-                .execute(&mut **tx)
-                .await?;
-                if moved.rows_affected() == 0 {
-                    return Err(StoreError::InsufficientFunds);
-                }
-            }
-            // One statement for the whole entry: each statement is a round trip to the database
-            // thread, and an entry has two or three postings.
-            let entry_id = uuid::Uuid::new_v4().to_string();
-            let rows: Vec<String> = (0..entry.len())
-                .map(|i| {
-                    let n = 6 + i * 3;
-                    format!("($1, $2, $3, $4, $5, ${}, ${}, ${})", n, n + 1, n + 2)
-                })
-                .collect();
-            let sql = format!(
-                "INSERT INTO ledger_postings (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
-                rows.join(", ")
-            );
-            let mut query = sqlx::query(&sql)
-                .bind(&entry_id)
-                .bind(&tenant.merchant_id.0)
-                .bind(tenant.environment.as_str())
-                .bind(transaction_id)
-                .bind(at.millis());
-            for posting in entry {
-                query = query.bind(uuid::Uuid::new_v4().to_string()).bind(posting.account.as_str()).bind(posting.amount);
-            }
-            query.execute(&mut **tx).await?;
-            Ok(())
-        }
-    };
-}
-
 /// Expands to `impl PaymentStore for $store`, the same for both backends.
 macro_rules! impl_payment_store {
     ($store:ty, $db:ty) => {
@@ -172,8 +114,8 @@ macro_rules! impl_payment_store {
                 .bind(t.created_at.millis())
                 .execute(&mut *tx)
                 .await?;
-                insert_transition(&mut tx, &t.id, None, Status::Pending, Cause::Created, None, t.created_at).await?;
-                apply_entry(&mut tx, &t.tenant, Some(&t.id), entry, t.created_at).await?;
+                tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at).await?;
+                tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at).await?;
                 tx.commit().await?;
                 Ok(customer)
             }
@@ -198,9 +140,9 @@ macro_rules! impl_payment_store {
                     return Ok(false);
                 }
                 let detail = s.outcome.code.as_deref().or(s.outcome.reason.as_deref());
-                insert_transition(&mut tx, &t.id, Some(Status::Pending), s.outcome.status, s.outcome.cause, detail, s.at)
+                tx.insert_transition(&t.id, Some(Status::Pending), s.outcome.status, s.outcome.cause, detail, s.at)
                     .await?;
-                apply_entry(&mut tx, &t.tenant, Some(&t.id), &s.entry, s.at).await?;
+                tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at).await?;
                 sqlx::query(
                     "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
                      next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
@@ -346,7 +288,7 @@ macro_rules! impl_payment_store {
                 let mut tx = self.writer().begin().await?;
                 // A credit cannot overdraw, so a balance update that matches no row means the
                 // tenant has no balance at all: it does not exist.
-                apply_entry(&mut tx, tenant, None, &crate::domain::ledger::credit(amount), at).await.map_err(|e| match e {
+                tx.apply_entry(tenant, None, &crate::domain::ledger::credit(amount), at).await.map_err(|e| match e {
                     StoreError::InsufficientFunds => StoreError::NotFound,
                     other => other,
                 })?;
@@ -420,34 +362,4 @@ macro_rules! impl_payment_store {
     };
 }
 
-/// Expands to `insert_transition`, the audit trail of a transaction's states.
-macro_rules! insert_transition_fn {
-    ($db:ty) => {
-        async fn insert_transition(
-            tx: &mut sqlx::Transaction<'_, $db>,
-            transaction_id: &str,
-            from: Option<Status>,
-            to: Status,
-            cause: Cause,
-            detail: Option<&str>,
-            at: Timestamp,
-        ) -> Result<(), StoreError> {
-            sqlx::query(
-                "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(uuid::Uuid::new_v4().to_string())
-            .bind(transaction_id)
-            .bind(from.map(|s| s.as_str()))
-            .bind(to.as_str())
-            .bind(cause.as_str())
-            .bind(detail)
-            .bind(at.millis())
-            .execute(&mut **tx)
-            .await?;
-            Ok(())
-        }
-    };
-}
-
-pub(super) use {apply_entry_fn, impl_payment_store, insert_transition_fn};
+pub(super) use impl_payment_store;

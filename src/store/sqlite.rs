@@ -9,11 +9,11 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row, Sqlite};
 
-use super::sql_merchants::{
-    self, bind_customer_fn, impl_merchant_store, insert_credential_fn, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE,
-    UPSERT_PAYER,
-};
-use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
+use super::sql::customers::{self, bind_customer, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE, UPSERT_PAYER};
+use super::sql::steps::WriteSteps;
+use super::sql::Backend;
+use super::sql_merchants::impl_merchant_store;
+use super::sql_payments::{self, impl_payment_store};
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
     migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
@@ -66,6 +66,10 @@ impl SqliteStore {
             .await?;
         Ok(SqliteStore { reader, writer })
     }
+}
+
+impl Backend for SqliteStore {
+    type Db = Sqlite;
 
     fn reader(&self) -> &SqlitePool {
         &self.reader
@@ -83,11 +87,6 @@ impl SqliteStore {
         )
     }
 }
-
-insert_credential_fn!(Sqlite);
-bind_customer_fn!(Sqlite);
-apply_entry_fn!(Sqlite);
-insert_transition_fn!(Sqlite);
 
 impl_merchant_store!(SqliteStore);
 impl_payment_store!(SqliteStore, Sqlite);
