@@ -5,23 +5,17 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row};
 
-use super::sql::customers::{self, bind_customer, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE, UPSERT_PAYER};
+use super::sql::customers::{bind_customer, UPSERT_PAYER};
 use super::sql::steps::WriteSteps;
 use super::sql::Backend;
-use super::sql_merchants::impl_merchant_store;
 use super::sql_payments::{self, impl_payment_store};
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
     migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
-    MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
-    WebhookStore,
+    PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, WebhookStore,
 };
 use crate::domain::ledger::Posting;
-use crate::domain::merchant::EnvironmentSummary;
-use crate::domain::{
-    Cause, Credential, Cursor, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp,
-    Transaction,
-};
+use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -59,7 +53,6 @@ impl Backend for PostgresStore {
     }
 }
 
-impl_merchant_store!(PostgresStore);
 impl_payment_store!(PostgresStore, Postgres);
 
 /// Claims due outbox events. Rows another dispatcher is claiming are skipped, not waited for.

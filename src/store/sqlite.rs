@@ -9,23 +9,17 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row, Sqlite};
 
-use super::sql::customers::{self, bind_customer, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE, UPSERT_PAYER};
+use super::sql::customers::{bind_customer, UPSERT_PAYER};
 use super::sql::steps::WriteSteps;
 use super::sql::Backend;
-use super::sql_merchants::impl_merchant_store;
 use super::sql_payments::{self, impl_payment_store};
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
     migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
-    MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
-    WebhookStore,
+    PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, WebhookStore,
 };
 use crate::domain::ledger::Posting;
-use crate::domain::merchant::EnvironmentSummary;
-use crate::domain::{
-    Cause, Credential, Cursor, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp,
-    Transaction,
-};
+use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
 
 pub struct SqliteStore {
     reader: SqlitePool,
@@ -88,7 +82,6 @@ impl Backend for SqliteStore {
     }
 }
 
-impl_merchant_store!(SqliteStore);
 impl_payment_store!(SqliteStore, Sqlite);
 
 /// Claims due outbox events. SQLite's single writer connection serializes claims.

@@ -10,6 +10,7 @@
 //! or transaction connection, binding and reading text and integers). `SqlDb` holds the rest.
 
 pub(super) mod customers;
+pub(super) mod merchants;
 pub(super) mod steps;
 
 use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
