@@ -3,19 +3,14 @@
 use std::time::Duration;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::{Postgres, Row};
+use sqlx::Postgres;
 
-use super::sql::customers::{bind_customer, UPSERT_PAYER};
-use super::sql::steps::WriteSteps;
 use super::sql::Backend;
-use super::sql_payments::{self, impl_payment_store};
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
-    migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
-    PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, WebhookStore,
+    migrations, rows, Attempt, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, StoreError, WebhookStore,
 };
-use crate::domain::ledger::Posting;
-use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
+use crate::domain::{PageRequest, Tenant, Timestamp};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -52,8 +47,6 @@ impl Backend for PostgresStore {
         (self.pool.size(), self.pool.num_idle() as u32)
     }
 }
-
-impl_payment_store!(PostgresStore, Postgres);
 
 /// Claims due outbox events. Rows another dispatcher is claiming are skipped, not waited for.
 const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\

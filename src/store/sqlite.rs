@@ -7,19 +7,14 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, Sqlite};
+use sqlx::Sqlite;
 
-use super::sql::customers::{bind_customer, UPSERT_PAYER};
-use super::sql::steps::WriteSteps;
 use super::sql::Backend;
-use super::sql_payments::{self, impl_payment_store};
 use super::sql_webhooks::{self, impl_webhook_store};
 use super::{
-    migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
-    PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, WebhookStore,
+    migrations, rows, Attempt, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, StoreError, WebhookStore,
 };
-use crate::domain::ledger::Posting;
-use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
+use crate::domain::{PageRequest, Tenant, Timestamp};
 
 pub struct SqliteStore {
     reader: SqlitePool,
@@ -81,8 +76,6 @@ impl Backend for SqliteStore {
         )
     }
 }
-
-impl_payment_store!(SqliteStore, Sqlite);
 
 /// Claims due outbox events. SQLite's single writer connection serializes claims.
 const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\

@@ -11,7 +11,9 @@
 
 pub(super) mod customers;
 pub(super) mod merchants;
+pub(super) mod payments;
 pub(super) mod steps;
+pub(super) mod transactions;
 
 use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
 
