@@ -8,7 +8,6 @@ mod migrations;
 mod postgres;
 mod rows;
 mod sql;
-mod sql_webhooks;
 mod sqlite;
 
 use async_trait::async_trait;

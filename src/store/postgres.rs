@@ -6,11 +6,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::Postgres;
 
 use super::sql::Backend;
-use super::sql_webhooks::{self, impl_webhook_store};
-use super::{
-    migrations, rows, Attempt, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, StoreError, WebhookStore,
-};
-use crate::domain::{PageRequest, Tenant, Timestamp};
+use super::{migrations, StoreError};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -35,6 +31,11 @@ impl PostgresStore {
 impl Backend for PostgresStore {
     type Db = Postgres;
 
+    /// Rows another dispatcher is claiming are skipped, not waited for.
+    const CLAIM_DUE_EVENTS: &'static str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
+        SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
+        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
+
     fn reader(&self) -> &PgPool {
         &self.pool
     }
@@ -47,10 +48,3 @@ impl Backend for PostgresStore {
         (self.pool.size(), self.pool.num_idle() as u32)
     }
 }
-
-/// Claims due outbox events. Rows another dispatcher is claiming are skipped, not waited for.
-const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
-    SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
-    AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
-
-impl_webhook_store!(PostgresStore, CLAIM_DUE_EVENTS);

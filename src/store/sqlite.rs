@@ -10,11 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::Sqlite;
 
 use super::sql::Backend;
-use super::sql_webhooks::{self, impl_webhook_store};
-use super::{
-    migrations, rows, Attempt, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, StoreError, WebhookStore,
-};
-use crate::domain::{PageRequest, Tenant, Timestamp};
+use super::{migrations, StoreError};
 
 pub struct SqliteStore {
     reader: SqlitePool,
@@ -60,6 +56,11 @@ impl SqliteStore {
 impl Backend for SqliteStore {
     type Db = Sqlite;
 
+    /// SQLite's single writer connection serializes claims.
+    const CLAIM_DUE_EVENTS: &'static str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
+        SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
+        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4)";
+
     fn reader(&self) -> &SqlitePool {
         &self.reader
     }
@@ -76,10 +77,3 @@ impl Backend for SqliteStore {
         )
     }
 }
-
-/// Claims due outbox events. SQLite's single writer connection serializes claims.
-const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
-    SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
-    AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4)";
-
-impl_webhook_store!(SqliteStore, CLAIM_DUE_EVENTS);

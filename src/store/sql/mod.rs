@@ -14,12 +14,18 @@ pub(super) mod merchants;
 pub(super) mod payments;
 pub(super) mod steps;
 pub(super) mod transactions;
+pub(super) mod webhooks;
 
 use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
 
 /// A database's pools, as the shared SQL uses them.
 pub(super) trait Backend: Send + Sync + 'static {
     type Db: SqlDb;
+
+    /// Claims due outbox events: sets `lease_until = $1, lease_token = $2` on at most `$4`
+    /// pending events due at `$3` whose lease is free or expired. Several dispatchers must
+    /// never claim the same event at once.
+    const CLAIM_DUE_EVENTS: &'static str;
 
     /// Where reads go.
     fn reader(&self) -> &Pool<Self::Db>;
