@@ -29,7 +29,8 @@ pub(in crate::store) const UPSERT_PAYER: &str = "INSERT INTO customers (id, merc
     email = COALESCE(excluded.email, customers.email), \
     city = COALESCE(excluded.city, customers.city), \
     street_address = COALESCE(excluded.street_address, customers.street_address) \
-    RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
+    RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, \
+    created_at";
 
 /// Binds the eleven columns of a customer, in `INSERT_CUSTOMER` order.
 pub(in crate::store) fn bind_customer<'q, DB>(

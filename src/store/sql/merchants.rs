@@ -65,7 +65,7 @@ where
         for env in &m.environments {
             sqlx::query(
                 "INSERT INTO merchant_environments (merchant_id, environment, webhook_url, webhook_secret) \
-                     VALUES ($1, $2, $3, $4)",
+                 VALUES ($1, $2, $3, $4)",
             )
             .bind(&m.id.0)
             .bind(env.environment.as_str())
@@ -102,14 +102,15 @@ where
 
     async fn merchants(&self) -> Result<Vec<MerchantSummary>, StoreError> {
         let rows = sqlx::query(
-                "SELECT m.id, m.name, m.created_at, e.environment, e.webhook_url, c.api_key \
-                 FROM merchants m \
-                 JOIN merchant_environments e ON e.merchant_id = m.id \
-                 LEFT JOIN credentials c ON c.merchant_id = e.merchant_id AND c.environment = e.environment AND c.revoked_at IS NULL \
-                 ORDER BY m.created_at, m.id, e.environment",
-            )
-            .fetch_all(self.reader())
-            .await?;
+            "SELECT m.id, m.name, m.created_at, e.environment, e.webhook_url, c.api_key \
+             FROM merchants m \
+             JOIN merchant_environments e ON e.merchant_id = m.id \
+             LEFT JOIN credentials c \
+             ON c.merchant_id = e.merchant_id AND c.environment = e.environment AND c.revoked_at IS NULL \
+             ORDER BY m.created_at, m.id, e.environment",
+        )
+        .fetch_all(self.reader())
+        .await?;
         let mut merchants: Vec<MerchantSummary> = Vec::new();
         for row in rows {
             let id: String = row.try_get("id")?;
@@ -153,7 +154,7 @@ where
         let mut tx = self.writer().begin().await?;
         let revoked = sqlx::query(
             "UPDATE credentials SET revoked_at = $1 \
-                 WHERE merchant_id = $2 AND environment = $3 AND revoked_at IS NULL",
+             WHERE merchant_id = $2 AND environment = $3 AND revoked_at IS NULL",
         )
         .bind(replacement.created_at.millis())
         .bind(&tenant.merchant_id.0)
@@ -171,7 +172,7 @@ where
     async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), StoreError> {
         let updated = sqlx::query(
             "UPDATE merchant_environments SET webhook_url = $1, webhook_disabled_at = NULL \
-                 WHERE merchant_id = $2 AND environment = $3",
+             WHERE merchant_id = $2 AND environment = $3",
         )
         .bind(url)
         .bind(&tenant.merchant_id.0)
@@ -219,7 +220,7 @@ where
         };
         let sql = format!(
             "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 {after} \
-                 ORDER BY created_at DESC, id DESC LIMIT {}",
+             ORDER BY created_at DESC, id DESC LIMIT {}",
             customers::CUSTOMER_COLUMNS,
             page.limit
         );

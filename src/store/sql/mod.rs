@@ -72,4 +72,9 @@ pub(super) trait Column<DB: Database>:
 {
 }
 
-impl<DB: Database, T> Column<DB> for T where T: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send + Sync {}
+impl<DB, T> Column<DB> for T
+where
+    DB: Database,
+    T: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send + Sync,
+{
+}

@@ -39,33 +39,33 @@ where
             .await?;
         let customer = rows::customer(&row)?;
         sqlx::query(
-                    "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
-                     phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
-                     success_url, error_url, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
-                )
-                .bind(&t.id)
-                .bind(&t.reference)
-                .bind(&t.tenant.merchant_id.0)
-                .bind(t.tenant.environment.as_str())
-                .bind(&t.transaction_id)
-                .bind(t.kind.as_str())
-                .bind(t.operator.name())
-                .bind(t.phone.as_str())
-                .bind(&t.phone_as_sent)
-                .bind(t.amounts.amount)
-                .bind(t.amounts.fees)
-                .bind(t.amounts.amount_receive)
-                .bind(t.amounts.amount_total)
-                .bind(t.status.as_str())
-                .bind(&customer.id)
-                .bind(&t.name)
-                .bind(t.email.as_deref())
-                .bind(t.success_url.as_deref())
-                .bind(t.error_url.as_deref())
-                .bind(t.created_at.millis())
-                .execute(&mut *tx)
-                .await?;
+            "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
+             phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
+             success_url, error_url, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+        )
+        .bind(&t.id)
+        .bind(&t.reference)
+        .bind(&t.tenant.merchant_id.0)
+        .bind(t.tenant.environment.as_str())
+        .bind(&t.transaction_id)
+        .bind(t.kind.as_str())
+        .bind(t.operator.name())
+        .bind(t.phone.as_str())
+        .bind(&t.phone_as_sent)
+        .bind(t.amounts.amount)
+        .bind(t.amounts.fees)
+        .bind(t.amounts.amount_receive)
+        .bind(t.amounts.amount_total)
+        .bind(t.status.as_str())
+        .bind(&customer.id)
+        .bind(&t.name)
+        .bind(t.email.as_deref())
+        .bind(t.success_url.as_deref())
+        .bind(t.error_url.as_deref())
+        .bind(t.created_at.millis())
+        .execute(&mut *tx)
+        .await?;
         tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
             .await?;
         tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at).await?;
@@ -80,7 +80,7 @@ where
         let mut tx = self.writer().begin().await?;
         let changed = sqlx::query(
             "UPDATE transactions SET status = $1, updated_at = $2, failure_code = $3, failure_reason = $4 \
-                     WHERE id = $5 AND status = 'PENDING'",
+             WHERE id = $5 AND status = 'PENDING'",
         )
         .bind(s.outcome.status.as_str())
         .bind(s.updated_at.map(|t| t.millis()))
@@ -105,7 +105,7 @@ where
         tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at).await?;
         sqlx::query(
             "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
-                     next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+             next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
         )
         .bind(&s.event_id)
         .bind(&t.tenant.merchant_id.0)
@@ -191,8 +191,8 @@ where
     ) -> Result<Vec<TransactionRecord>, StoreError> {
         let sql = format!(
             "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
-                     AND (t.created_at, t.id) > ($3, $4) \
-                     ORDER BY t.created_at, t.id LIMIT {limit}",
+             AND (t.created_at, t.id) > ($3, $4) \
+             ORDER BY t.created_at, t.id LIMIT {limit}",
             transactions::TRANSACTION_SELECT
         );
         let rows = sqlx::query(&sql)
@@ -214,7 +214,7 @@ where
     ) -> Result<Vec<TransactionRecord>, StoreError> {
         let sql = format!(
             "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND (t.created_at, t.id) > ($3, $4) \
-                     AND (t.next_check_at IS NULL OR t.next_check_at <= $2) ORDER BY t.created_at, t.id LIMIT {limit}",
+             AND (t.next_check_at IS NULL OR t.next_check_at <= $2) ORDER BY t.created_at, t.id LIMIT {limit}",
             transactions::TRANSACTION_SELECT
         );
         let rows = sqlx::query(&sql)
@@ -270,11 +270,12 @@ where
         .fetch_one(self.reader())
         .await?;
         let review = sqlx::query(
-                    "SELECT COUNT(*) AS n FROM transactions WHERE status = 'PENDING' AND kind = 'transfer' AND created_at <= $1",
-                )
-                .bind(review_before.millis())
-                .fetch_one(self.reader())
-                .await?;
+            "SELECT COUNT(*) AS n FROM transactions \
+             WHERE status = 'PENDING' AND kind = 'transfer' AND created_at <= $1",
+        )
+        .bind(review_before.millis())
+        .fetch_one(self.reader())
+        .await?;
         let outbox = sqlx::query(
             "SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest FROM outbox_events WHERE state = 'pending'",
         )
@@ -304,21 +305,21 @@ where
             .fetch_one(self.reader())
             .await?;
         let inconsistent = sqlx::query(
-                    "SELECT COUNT(*) AS n FROM balances b WHERE b.available < 0 OR b.reserved < 0 \
-                     OR b.available <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
-                        WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'available') \
-                     OR b.reserved <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
-                        WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'reserved')",
-                )
-                .fetch_one(self.reader())
-                .await?;
+            "SELECT COUNT(*) AS n FROM balances b WHERE b.available < 0 OR b.reserved < 0 \
+             OR b.available <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
+             WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'available') \
+             OR b.reserved <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
+             WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'reserved')",
+        )
+        .fetch_one(self.reader())
+        .await?;
         let events = sqlx::query(
-                    "SELECT COUNT(*) AS n FROM transactions t WHERE \
-                     (t.status <> 'PENDING' AND (SELECT COUNT(*) FROM outbox_events e WHERE e.transaction_id = t.id) <> 1) \
-                     OR (t.status = 'PENDING' AND EXISTS (SELECT 1 FROM outbox_events e WHERE e.transaction_id = t.id))",
-                )
-                .fetch_one(self.reader())
-                .await?;
+            "SELECT COUNT(*) AS n FROM transactions t WHERE \
+             (t.status <> 'PENDING' AND (SELECT COUNT(*) FROM outbox_events e WHERE e.transaction_id = t.id) <> 1) \
+             OR (t.status = 'PENDING' AND EXISTS (SELECT 1 FROM outbox_events e WHERE e.transaction_id = t.id))",
+        )
+        .fetch_one(self.reader())
+        .await?;
         Ok(LedgerCheck {
             postings_sum: sum.try_get("total")?,
             inconsistent_balances: inconsistent.try_get("n")?,

@@ -97,7 +97,8 @@ where
             })
             .collect();
         let sql = format!(
-            "INSERT INTO ledger_postings (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
+            "INSERT INTO ledger_postings \
+             (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
             rows.join(", ")
         );
         let mut query = sqlx::query(&sql)

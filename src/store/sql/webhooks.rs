@@ -57,10 +57,10 @@ where
         }
         let rows = sqlx::query(
             "SELECT e.id, e.merchant_id, e.environment, e.payload, e.attempts, e.lease_token, \
-                     m.webhook_url, m.webhook_secret, m.webhook_disabled_at \
-                     FROM outbox_events e JOIN merchant_environments m \
-                     ON m.merchant_id = e.merchant_id AND m.environment = e.environment \
-                     WHERE e.lease_token = $1 ORDER BY e.next_attempt_at, e.id",
+             m.webhook_url, m.webhook_secret, m.webhook_disabled_at \
+             FROM outbox_events e JOIN merchant_environments m \
+             ON m.merchant_id = e.merchant_id AND m.environment = e.environment \
+             WHERE e.lease_token = $1 ORDER BY e.next_attempt_at, e.id",
         )
         .bind(&token)
         .fetch_all(self.writer())
@@ -83,8 +83,8 @@ where
             };
             let changed = sqlx::query(
                 "UPDATE outbox_events SET state = $1, attempts = attempts + $2, next_attempt_at = $3, \
-                         last_error = $4, delivered_at = $5, lease_until = NULL, lease_token = NULL \
-                         WHERE id = $6 AND lease_token = $7",
+                 last_error = $4, delivered_at = $5, lease_until = NULL, lease_token = NULL \
+                 WHERE id = $6 AND lease_token = $7",
             )
             .bind(state)
             .bind(if attempt.is_some() { 1i64 } else { 0 })
@@ -102,30 +102,32 @@ where
             }
             if let Some(a) = attempt {
                 sqlx::query(
-                            "INSERT INTO webhook_attempts (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
-                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                        )
-                        .bind(uuid::Uuid::new_v4().to_string())
-                        .bind(&event.id)
-                        .bind(a.attempt as i64)
-                        .bind(a.at.millis())
-                        .bind(&a.url)
-                        .bind(a.status_code.map(|c| c as i64))
-                        .bind(a.latency_ms)
-                        .bind(a.error.as_deref())
-                        .bind(a.response.as_deref())
-                        .execute(&mut *tx)
-                        .await?;
+                    "INSERT INTO webhook_attempts \
+                     (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                )
+                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(&event.id)
+                .bind(a.attempt as i64)
+                .bind(a.at.millis())
+                .bind(&a.url)
+                .bind(a.status_code.map(|c| c as i64))
+                .bind(a.latency_ms)
+                .bind(a.error.as_deref())
+                .bind(a.response.as_deref())
+                .execute(&mut *tx)
+                .await?;
             }
             if let EventUpdate::FailedAndDisableEndpoint { .. } = update {
                 sqlx::query(
-                            "UPDATE merchant_environments SET webhook_disabled_at = $1 WHERE merchant_id = $2 AND environment = $3",
-                        )
-                        .bind(now.millis())
-                        .bind(&event.tenant.merchant_id.0)
-                        .bind(event.tenant.environment.as_str())
-                        .execute(&mut *tx)
-                        .await?;
+                    "UPDATE merchant_environments SET webhook_disabled_at = $1 \
+                     WHERE merchant_id = $2 AND environment = $3",
+                )
+                .bind(now.millis())
+                .bind(&event.tenant.merchant_id.0)
+                .bind(event.tenant.environment.as_str())
+                .execute(&mut *tx)
+                .await?;
             }
             recorded.push(true);
         }
@@ -179,7 +181,7 @@ where
         let summary = rows::event_summary(&row)?;
         let attempts = sqlx::query(
             "SELECT attempt, at, url, status_code, latency_ms, error, response FROM webhook_attempts \
-                     WHERE event_id = $1 ORDER BY at, attempt",
+             WHERE event_id = $1 ORDER BY at, attempt",
         )
         .bind(id)
         .fetch_all(self.reader())
@@ -192,8 +194,8 @@ where
         let (merchant, environment) = tenant_binds(tenant);
         let changed = sqlx::query(
             "UPDATE outbox_events SET state = 'pending', attempts = 0, next_attempt_at = $3, \
-                     lease_until = NULL, lease_token = NULL, last_error = NULL \
-                     WHERE id = $4 AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
+             lease_until = NULL, lease_token = NULL, last_error = NULL \
+             WHERE id = $4 AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
         )
         .bind(merchant)
         .bind(environment)
@@ -217,9 +219,9 @@ where
         let (merchant, environment) = tenant_binds(tenant);
         let changed = sqlx::query(
             "UPDATE outbox_events SET state = 'pending', attempts = 0, next_attempt_at = $3, \
-                     lease_until = NULL, lease_token = NULL, last_error = NULL \
-                     WHERE state = 'failed' AND created_at >= $4 AND created_at < $5 \
-                     AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
+             lease_until = NULL, lease_token = NULL, last_error = NULL \
+             WHERE state = 'failed' AND created_at >= $4 AND created_at < $5 \
+             AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
         )
         .bind(merchant)
         .bind(environment)
