@@ -4,44 +4,51 @@ use std::borrow::Cow;
 
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 
-macro_rules! embedded {
-    ($dir:literal, [$(($version:literal, $name:literal)),* $(,)?]) => {
-        vec![$(Migration::new(
-            $version,
-            Cow::Borrowed($name),
-            MigrationType::Simple,
-            Cow::Borrowed(include_str!(concat!("../../migrations/", $dir, "/", $name, ".sql"))),
-            false,
-        )),*]
-    };
-}
+/// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
+/// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
+/// not to the others does not compile.
+const NAMES: [&str; 4] = [
+    "0001_foundation",
+    "0002_payments",
+    "0003_webhooks",
+    "0004_reconcile_backoff",
+];
+
+/// The SQL of each migration, `include_str!` taking only a literal path.
+const SQLITE: [&str; 4] = [
+    include_str!("../../migrations/sqlite/0001_foundation.sql"),
+    include_str!("../../migrations/sqlite/0002_payments.sql"),
+    include_str!("../../migrations/sqlite/0003_webhooks.sql"),
+    include_str!("../../migrations/sqlite/0004_reconcile_backoff.sql"),
+];
+
+const POSTGRES: [&str; 4] = [
+    include_str!("../../migrations/postgres/0001_foundation.sql"),
+    include_str!("../../migrations/postgres/0002_payments.sql"),
+    include_str!("../../migrations/postgres/0003_webhooks.sql"),
+    include_str!("../../migrations/postgres/0004_reconcile_backoff.sql"),
+];
 
 pub fn sqlite() -> Migrator {
-    Migrator {
-        migrations: Cow::Owned(embedded!(
-            "sqlite",
-            [
-                (1, "0001_foundation"),
-                (2, "0002_payments"),
-                (3, "0003_webhooks"),
-                (4, "0004_reconcile_backoff")
-            ]
-        )),
-        ..Migrator::DEFAULT
-    }
+    migrator(&SQLITE)
 }
 
 pub fn postgres() -> Migrator {
+    migrator(&POSTGRES)
+}
+
+fn migrator(sql: &[&'static str; NAMES.len()]) -> Migrator {
+    let migrations = (1..).zip(NAMES).zip(sql).map(|((version, name), sql)| {
+        Migration::new(
+            version,
+            Cow::Borrowed(name),
+            MigrationType::Simple,
+            Cow::Borrowed(*sql),
+            false,
+        )
+    });
     Migrator {
-        migrations: Cow::Owned(embedded!(
-            "postgres",
-            [
-                (1, "0001_foundation"),
-                (2, "0002_payments"),
-                (3, "0003_webhooks"),
-                (4, "0004_reconcile_backoff")
-            ]
-        )),
+        migrations: Cow::Owned(migrations.collect()),
         ..Migrator::DEFAULT
     }
 }

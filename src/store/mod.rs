@@ -8,9 +8,7 @@ mod migrations;
 mod names;
 mod postgres;
 mod rows;
-mod sql_merchants;
-mod sql_payments;
-mod sql_webhooks;
+mod sql;
 mod sqlite;
 
 use async_trait::async_trait;

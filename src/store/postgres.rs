@@ -3,25 +3,10 @@
 use std::time::Duration;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::{Postgres, Row};
+use sqlx::Postgres;
 
-use super::sql_merchants::{
-    self, bind_customer_fn, impl_merchant_store, insert_credential_fn, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE,
-    UPSERT_PAYER,
-};
-use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
-use super::sql_webhooks::{self, impl_webhook_store};
-use super::{
-    migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
-    MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
-    WebhookStore,
-};
-use crate::domain::ledger::Posting;
-use crate::domain::merchant::EnvironmentSummary;
-use crate::domain::{
-    Cause, Credential, Cursor, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp,
-    Transaction,
-};
+use super::sql::Backend;
+use super::{migrations, StoreError};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -41,6 +26,15 @@ impl PostgresStore {
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
         Ok(PostgresStore { pool })
     }
+}
+
+impl Backend for PostgresStore {
+    type Db = Postgres;
+
+    /// Rows another dispatcher is claiming are skipped, not waited for.
+    const CLAIM_DUE_EVENTS: &'static str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
+        SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
+        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
 
     fn reader(&self) -> &PgPool {
         &self.pool
@@ -54,18 +48,3 @@ impl PostgresStore {
         (self.pool.size(), self.pool.num_idle() as u32)
     }
 }
-
-insert_credential_fn!(Postgres);
-bind_customer_fn!(Postgres);
-apply_entry_fn!(Postgres);
-insert_transition_fn!(Postgres);
-
-impl_merchant_store!(PostgresStore);
-impl_payment_store!(PostgresStore, Postgres);
-
-/// Claims due outbox events. Rows another dispatcher is claiming are skipped, not waited for.
-const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
-    SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
-    AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
-
-impl_webhook_store!(PostgresStore, CLAIM_DUE_EVENTS);

@@ -7,25 +7,10 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, Sqlite};
+use sqlx::Sqlite;
 
-use super::sql_merchants::{
-    self, bind_customer_fn, impl_merchant_store, insert_credential_fn, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE,
-    UPSERT_PAYER,
-};
-use super::sql_payments::{self, apply_entry_fn, impl_payment_store, insert_transition_fn};
-use super::sql_webhooks::{self, impl_webhook_store};
-use super::{
-    migrations, rows, Attempt, Balance, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, LedgerCheck,
-    MerchantStore, NewMerchant, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
-    WebhookStore,
-};
-use crate::domain::ledger::Posting;
-use crate::domain::merchant::EnvironmentSummary;
-use crate::domain::{
-    Cause, Credential, Cursor, Customer, Kind, MerchantId, MerchantSummary, PageRequest, Status, Tenant, Timestamp,
-    Transaction,
-};
+use super::sql::Backend;
+use super::{migrations, StoreError};
 
 pub struct SqliteStore {
     reader: SqlitePool,
@@ -66,6 +51,15 @@ impl SqliteStore {
             .await?;
         Ok(SqliteStore { reader, writer })
     }
+}
+
+impl Backend for SqliteStore {
+    type Db = Sqlite;
+
+    /// SQLite's single writer connection serializes claims.
+    const CLAIM_DUE_EVENTS: &'static str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
+        SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
+        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4)";
 
     fn reader(&self) -> &SqlitePool {
         &self.reader
@@ -83,18 +77,3 @@ impl SqliteStore {
         )
     }
 }
-
-insert_credential_fn!(Sqlite);
-bind_customer_fn!(Sqlite);
-apply_entry_fn!(Sqlite);
-insert_transition_fn!(Sqlite);
-
-impl_merchant_store!(SqliteStore);
-impl_payment_store!(SqliteStore, Sqlite);
-
-/// Claims due outbox events. SQLite's single writer connection serializes claims.
-const CLAIM_DUE_EVENTS: &str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
-    SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
-    AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4)";
-
-impl_webhook_store!(SqliteStore, CLAIM_DUE_EVENTS);

@@ -1,0 +1,236 @@
+//! The `MerchantStore` methods (server settings, merchants, credentials and customers) for
+//! every [`Backend`]. Reads go to the backend's reader pool and writes to its writer; SQLite's
+//! writer is a single connection, so writers queue instead of failing busy.
+
+use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
+
+use super::customers::{self, bind_customer, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE};
+use super::steps::WriteSteps;
+use super::{Backend, Column, RowsAffected, SqlDb};
+use crate::domain::merchant::EnvironmentSummary;
+use crate::domain::{Credential, Customer, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
+use crate::store::{rows, MerchantStore, NewMerchant, StoreError};
+
+#[async_trait::async_trait]
+impl<S, DB> MerchantStore for S
+where
+    S: Backend<Db = DB>,
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    bool: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(self.reader()).await?;
+        Ok(())
+    }
+
+    async fn close(&self) {
+        self.reader().close().await;
+        self.writer().close().await;
+    }
+
+    async fn setting_or_insert(&self, key: &str, candidate: &str) -> Result<String, StoreError> {
+        sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
+            .bind(key)
+            .bind(candidate)
+            .execute(self.writer())
+            .await?;
+        let row = sqlx::query("SELECT value FROM settings WHERE key = $1")
+            .bind(key)
+            .fetch_one(self.writer())
+            .await?;
+        Ok(row.try_get("value")?)
+    }
+
+    async fn has_merchants(&self) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT EXISTS (SELECT 1 FROM merchants) AS present")
+            .fetch_one(self.reader())
+            .await?;
+        Ok(row.try_get::<bool, _>("present")?)
+    }
+
+    async fn create_merchant(&self, m: &NewMerchant) -> Result<(), StoreError> {
+        let mut tx = self.writer().begin().await?;
+        sqlx::query("INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)")
+            .bind(&m.id.0)
+            .bind(&m.name)
+            .bind(m.created_at.millis())
+            .execute(&mut *tx)
+            .await?;
+        for env in &m.environments {
+            sqlx::query(
+                "INSERT INTO merchant_environments (merchant_id, environment, webhook_url, webhook_secret) \
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(&m.id.0)
+            .bind(env.environment.as_str())
+            .bind(env.webhook_url.as_deref())
+            .bind(&env.webhook_secret)
+            .execute(&mut *tx)
+            .await?;
+            tx.insert_credential(&env.credential).await?;
+            sqlx::query("INSERT INTO balances (merchant_id, environment, available, reserved) VALUES ($1, $2, 0, 0)")
+                .bind(&m.id.0)
+                .bind(env.environment.as_str())
+                .execute(&mut *tx)
+                .await?;
+            if env.opening_balance > 0 {
+                let tenant = Tenant {
+                    merchant_id: m.id.clone(),
+                    environment: env.environment,
+                };
+                let entry = crate::domain::ledger::credit(env.opening_balance);
+                tx.apply_entry(&tenant, None, &entry, m.created_at).await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn merchant_name(&self, id: &MerchantId) -> Result<Option<String>, StoreError> {
+        let row = sqlx::query("SELECT name FROM merchants WHERE id = $1")
+            .bind(&id.0)
+            .fetch_optional(self.reader())
+            .await?;
+        row.map(|r| r.try_get("name")).transpose().map_err(StoreError::from)
+    }
+
+    async fn merchants(&self) -> Result<Vec<MerchantSummary>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT m.id, m.name, m.created_at, e.environment, e.webhook_url, c.api_key \
+             FROM merchants m \
+             JOIN merchant_environments e ON e.merchant_id = m.id \
+             LEFT JOIN credentials c \
+             ON c.merchant_id = e.merchant_id AND c.environment = e.environment AND c.revoked_at IS NULL \
+             ORDER BY m.created_at, m.id, e.environment",
+        )
+        .fetch_all(self.reader())
+        .await?;
+        let mut merchants: Vec<MerchantSummary> = Vec::new();
+        for row in rows {
+            let id: String = row.try_get("id")?;
+            if merchants.last().map(|m| m.id.0 != id).unwrap_or(true) {
+                merchants.push(MerchantSummary {
+                    id: MerchantId(id),
+                    name: row.try_get("name")?,
+                    created_at: Timestamp(row.try_get("created_at")?),
+                    environments: Vec::new(),
+                });
+            }
+            let env: String = row.try_get("environment")?;
+            if let Some(m) = merchants.last_mut() {
+                m.environments.push(EnvironmentSummary {
+                    environment: rows::environment(&env)?,
+                    api_key: row.try_get::<Option<String>, _>("api_key")?.unwrap_or_default(),
+                    webhook_url: row.try_get("webhook_url")?,
+                });
+            }
+        }
+        Ok(merchants)
+    }
+
+    async fn credential_by_key(&self, api_key: &str) -> Result<Option<Credential>, StoreError> {
+        let row = sqlx::query("SELECT * FROM credentials WHERE api_key = $1")
+            .bind(api_key)
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(rows::credential).transpose()
+    }
+
+    async fn credential(&self, id: &str) -> Result<Option<Credential>, StoreError> {
+        let row = sqlx::query("SELECT * FROM credentials WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(rows::credential).transpose()
+    }
+
+    async fn rotate_credential(&self, tenant: &Tenant, replacement: &Credential) -> Result<(), StoreError> {
+        let mut tx = self.writer().begin().await?;
+        let revoked = sqlx::query(
+            "UPDATE credentials SET revoked_at = $1 \
+             WHERE merchant_id = $2 AND environment = $3 AND revoked_at IS NULL",
+        )
+        .bind(replacement.created_at.millis())
+        .bind(&tenant.merchant_id.0)
+        .bind(tenant.environment.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if revoked.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        tx.insert_credential(replacement).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), StoreError> {
+        let updated = sqlx::query(
+            "UPDATE merchant_environments SET webhook_url = $1, webhook_disabled_at = NULL \
+             WHERE merchant_id = $2 AND environment = $3",
+        )
+        .bind(url)
+        .bind(&tenant.merchant_id.0)
+        .bind(tenant.environment.as_str())
+        .execute(self.writer())
+        .await?;
+        if updated.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn insert_customer(&self, c: &Customer) -> Result<(), StoreError> {
+        // Claim the payer key of this phone number if no record holds it yet.
+        let claimed = bind_customer(sqlx::query(INSERT_CUSTOMER_CLAIMING_PHONE), c)
+            .execute(self.writer())
+            .await?;
+        if claimed.rows_affected() == 0 {
+            bind_customer(sqlx::query(INSERT_CUSTOMER), c)
+                .execute(self.writer())
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError> {
+        let sql = format!(
+            "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 AND id = $3",
+            customers::CUSTOMER_COLUMNS
+        );
+        let row = sqlx::query(&sql)
+            .bind(&tenant.merchant_id.0)
+            .bind(tenant.environment.as_str())
+            .bind(id)
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(rows::customer).transpose()
+    }
+
+    async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, StoreError> {
+        let after = if page.after.is_some() {
+            "AND (created_at, id) < ($3, $4)"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 {after} \
+             ORDER BY created_at DESC, id DESC LIMIT {}",
+            customers::CUSTOMER_COLUMNS,
+            page.limit
+        );
+        let mut query = sqlx::query(&sql)
+            .bind(&tenant.merchant_id.0)
+            .bind(tenant.environment.as_str());
+        if let Some(cursor) = &page.after {
+            query = query.bind(cursor.created_at.millis()).bind(&cursor.id);
+        }
+        let rows = query.fetch_all(self.reader()).await?;
+        rows.iter().map(rows::customer).collect()
+    }
+}

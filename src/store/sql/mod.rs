@@ -1,0 +1,80 @@
+//! The SQL both databases share, written once as code generic over the sqlx driver.
+//!
+//! The statements are the same text on SQLite and PostgreSQL (SQLite accepts `$1`
+//! placeholders), so each store trait is implemented once, for every [`Backend`]: a store that
+//! hands out its pools. `SqliteStore` and `PostgresStore` implement `Backend`; what differs
+//! between them (pools, the outbox claim) stays in their own modules.
+//!
+//! Rust does not carry a trait's `where` clauses over to its users, so each generic impl
+//! repeats the short list of what the shared SQL needs of the driver (executing on a pooled
+//! or transaction connection, binding and reading text and integers). `SqlDb` holds the rest.
+
+pub(super) mod customers;
+pub(super) mod merchants;
+pub(super) mod payments;
+pub(super) mod steps;
+pub(super) mod transactions;
+pub(super) mod webhooks;
+
+use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
+
+/// A database's pools, as the shared SQL uses them.
+pub(super) trait Backend: Send + Sync + 'static {
+    type Db: SqlDb;
+
+    /// Claims due outbox events: sets `lease_until = $1, lease_token = $2` on at most `$4`
+    /// pending events due at `$3` whose lease is free or expired. Several dispatchers must
+    /// never claim the same event at once.
+    const CLAIM_DUE_EVENTS: &'static str;
+
+    /// Where reads go.
+    fn reader(&self) -> &Pool<Self::Db>;
+
+    /// Where writes and write transactions go.
+    fn writer(&self) -> &Pool<Self::Db>;
+
+    /// Open and idle connections of the pools.
+    fn pool_stats(&self) -> (u32, u32);
+}
+
+/// What the shared SQL needs of a sqlx driver beyond [`Database`], in the form Rust carries
+/// over to generic code (bounds on the driver's own associated types).
+pub(super) trait SqlDb:
+    Database<QueryResult: RowsAffected> + for<'q> Database<Arguments<'q>: IntoArguments<'q, Self>>
+{
+}
+
+impl SqlDb for sqlx::Sqlite {}
+
+impl SqlDb for sqlx::Postgres {}
+
+/// How many rows a statement changed: each driver has its own result type.
+pub(super) trait RowsAffected {
+    fn rows_affected(&self) -> u64;
+}
+
+impl RowsAffected for sqlx::sqlite::SqliteQueryResult {
+    fn rows_affected(&self) -> u64 {
+        sqlx::sqlite::SqliteQueryResult::rows_affected(self)
+    }
+}
+
+impl RowsAffected for sqlx::postgres::PgQueryResult {
+    fn rows_affected(&self) -> u64 {
+        sqlx::postgres::PgQueryResult::rows_affected(self)
+    }
+}
+
+/// A Rust type the shared SQL both binds and reads, which the driver encodes as one column
+/// type: text, 64-bit integers, booleans, and their `NULL`s.
+pub(super) trait Column<DB: Database>:
+    for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send + Sync
+{
+}
+
+impl<DB, T> Column<DB> for T
+where
+    DB: Database,
+    T: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send + Sync,
+{
+}

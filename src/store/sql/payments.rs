@@ -1,0 +1,330 @@
+//! The `PaymentStore` methods for every [`Backend`]. Every state change is one database
+//! transaction; races are settled by the `transactions` unique key and by `UPDATE ... WHERE
+//! status = 'PENDING'`, overdrafts by a conditional balance update.
+
+use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
+
+use super::customers::{bind_customer, UPSERT_PAYER};
+use super::steps::WriteSteps;
+use super::transactions::{self, Bind};
+use super::{Backend, Column, RowsAffected, SqlDb};
+use crate::domain::ledger::Posting;
+use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
+use crate::store::names;
+use crate::store::{
+    rows, Balance, LedgerCheck, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
+};
+
+#[async_trait::async_trait]
+impl<S, DB> PaymentStore for S
+where
+    S: Backend<Db = DB>,
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    async fn insert_pending(
+        &self,
+        payer: &Customer,
+        t: &Transaction,
+        entry: &[Posting],
+    ) -> Result<Customer, StoreError> {
+        let mut tx = self.writer().begin().await?;
+        let row = bind_customer(sqlx::query(UPSERT_PAYER), payer)
+            .fetch_one(&mut *tx)
+            .await?;
+        let customer = rows::customer(&row)?;
+        sqlx::query(
+            "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
+             phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
+             success_url, error_url, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+        )
+        .bind(&t.id)
+        .bind(&t.reference)
+        .bind(&t.tenant.merchant_id.0)
+        .bind(t.tenant.environment.as_str())
+        .bind(&t.transaction_id)
+        .bind(t.kind.as_str())
+        .bind(t.operator.name())
+        .bind(t.phone.as_str())
+        .bind(&t.phone_as_sent)
+        .bind(t.amounts.amount)
+        .bind(t.amounts.fees)
+        .bind(t.amounts.amount_receive)
+        .bind(t.amounts.amount_total)
+        .bind(t.status.as_str())
+        .bind(&customer.id)
+        .bind(&t.name)
+        .bind(t.email.as_deref())
+        .bind(t.success_url.as_deref())
+        .bind(t.error_url.as_deref())
+        .bind(t.created_at.millis())
+        .execute(&mut *tx)
+        .await?;
+        tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
+            .await?;
+        tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at).await?;
+        tx.commit().await?;
+        Ok(customer)
+    }
+
+    async fn settle(&self, s: &Settlement) -> Result<bool, StoreError> {
+        let t = &s.transaction;
+        crate::domain::transaction::check_transition(Status::Pending, s.outcome.status)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let mut tx = self.writer().begin().await?;
+        let changed = sqlx::query(
+            "UPDATE transactions SET status = $1, updated_at = $2, failure_code = $3, failure_reason = $4 \
+             WHERE id = $5 AND status = 'PENDING'",
+        )
+        .bind(s.outcome.status.as_str())
+        .bind(s.updated_at.map(|t| t.millis()))
+        .bind(s.outcome.code.map(names::failure_code))
+        .bind(s.outcome.reason.as_deref())
+        .bind(&t.id)
+        .execute(&mut *tx)
+        .await?;
+        if changed.rows_affected() == 0 {
+            return Ok(false);
+        }
+        let detail = s.outcome.code.map(names::failure_code).or(s.outcome.reason.as_deref());
+        tx.insert_transition(
+            &t.id,
+            Some(Status::Pending),
+            s.outcome.status,
+            s.outcome.cause,
+            detail,
+            s.at,
+        )
+        .await?;
+        tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at).await?;
+        sqlx::query(
+            "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
+             next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+        )
+        .bind(&s.event_id)
+        .bind(&t.tenant.merchant_id.0)
+        .bind(t.tenant.environment.as_str())
+        .bind(&t.id)
+        .bind(s.outcome.status.as_str())
+        .bind(&s.event_payload)
+        .bind(s.at.millis())
+        .execute(&mut *tx)
+        .await?;
+        if let Some(audit) = &s.audit {
+            sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
+                .bind(uuid::Uuid::new_v4().to_string())
+                .bind("transactions resolve")
+                .bind(&t.id)
+                .bind(audit)
+                .bind(s.at.millis())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError> {
+        // Two indexed lookups, the merchant's id first: an OR of the two columns would
+        // keep PostgreSQL from using either unique index.
+        for column in ["transaction_id", "ref"] {
+            let sql = format!(
+                "{} WHERE t.merchant_id = $1 AND t.environment = $2 AND t.{column} = $3",
+                transactions::TRANSACTION_SELECT
+            );
+            let row = sqlx::query(&sql)
+                .bind(&tenant.merchant_id.0)
+                .bind(tenant.environment.as_str())
+                .bind(id_or_ref)
+                .fetch_optional(self.reader())
+                .await?;
+            if let Some(row) = row {
+                return rows::transaction_record(&row).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError> {
+        let sql = format!("{} WHERE t.ref = $1", transactions::TRANSACTION_SELECT);
+        let row = sqlx::query(&sql).bind(reference).fetch_optional(self.reader()).await?;
+        row.as_ref().map(rows::transaction_record).transpose()
+    }
+
+    async fn transactions(
+        &self,
+        tenant: &Tenant,
+        filter: &TransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Vec<TransactionRecord>, StoreError> {
+        let (conditions, binds) = transactions::list_conditions(filter, page);
+        let sql = format!(
+            "{}{conditions} ORDER BY t.created_at DESC, t.id DESC LIMIT {}",
+            transactions::TRANSACTION_SELECT,
+            page.limit
+        );
+        let mut query = sqlx::query(&sql)
+            .bind(&tenant.merchant_id.0)
+            .bind(tenant.environment.as_str());
+        for bind in binds {
+            query = match bind {
+                Bind::Text(text) => query.bind(text),
+                Bind::Int(int) => query.bind(int),
+            };
+        }
+        let rows = query.fetch_all(self.reader()).await?;
+        rows.iter().map(rows::transaction_record).collect()
+    }
+
+    async fn pending_transactions(
+        &self,
+        created_before: Timestamp,
+        kind: Option<Kind>,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError> {
+        let sql = format!(
+            "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
+             AND (t.created_at, t.id) > ($3, $4) \
+             ORDER BY t.created_at, t.id LIMIT {limit}",
+            transactions::TRANSACTION_SELECT
+        );
+        let rows = sqlx::query(&sql)
+            .bind(created_before.millis())
+            .bind(kind.map(|k| k.as_str()).unwrap_or(""))
+            .bind(after.map(|c| c.created_at.millis()).unwrap_or(i64::MIN))
+            .bind(after.map(|c| c.id.as_str()).unwrap_or(""))
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(rows::transaction_record).collect()
+    }
+
+    async fn due_for_check(
+        &self,
+        now: Timestamp,
+        created_before: Timestamp,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError> {
+        let sql = format!(
+            "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND (t.created_at, t.id) > ($3, $4) \
+             AND (t.next_check_at IS NULL OR t.next_check_at <= $2) ORDER BY t.created_at, t.id LIMIT {limit}",
+            transactions::TRANSACTION_SELECT
+        );
+        let rows = sqlx::query(&sql)
+            .bind(created_before.millis())
+            .bind(now.millis())
+            .bind(after.map(|c| c.created_at.millis()).unwrap_or(i64::MIN))
+            .bind(after.map(|c| c.id.as_str()).unwrap_or(""))
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(rows::transaction_record).collect()
+    }
+
+    async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), StoreError> {
+        sqlx::query("UPDATE transactions SET next_check_at = $1 WHERE id = $2 AND status = 'PENDING'")
+            .bind(at.millis())
+            .bind(transaction_id)
+            .execute(self.writer())
+            .await?;
+        Ok(())
+    }
+
+    async fn balance(&self, tenant: &Tenant) -> Result<Balance, StoreError> {
+        let row = sqlx::query("SELECT available, reserved FROM balances WHERE merchant_id = $1 AND environment = $2")
+            .bind(&tenant.merchant_id.0)
+            .bind(tenant.environment.as_str())
+            .fetch_optional(self.reader())
+            .await?
+            .ok_or(StoreError::NotFound)?;
+        Ok(Balance {
+            available: row.try_get("available")?,
+            reserved: row.try_get("reserved")?,
+        })
+    }
+
+    async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError> {
+        let mut tx = self.writer().begin().await?;
+        // A credit cannot overdraw, so a balance update that matches no row means the
+        // tenant has no balance at all: it does not exist.
+        tx.apply_entry(tenant, None, &crate::domain::ledger::credit(amount), at)
+            .await
+            .map_err(|e| match e {
+                StoreError::InsufficientFunds => StoreError::NotFound,
+                other => other,
+            })?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn stats(&self, review_before: Timestamp) -> Result<StoreStats, StoreError> {
+        let pending = sqlx::query(
+            "SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest FROM transactions WHERE status = 'PENDING'",
+        )
+        .fetch_one(self.reader())
+        .await?;
+        let review = sqlx::query(
+            "SELECT COUNT(*) AS n FROM transactions \
+             WHERE status = 'PENDING' AND kind = 'transfer' AND created_at <= $1",
+        )
+        .bind(review_before.millis())
+        .fetch_one(self.reader())
+        .await?;
+        let outbox = sqlx::query(
+            "SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest FROM outbox_events WHERE state = 'pending'",
+        )
+        .fetch_one(self.reader())
+        .await?;
+        let (pool_size, pool_idle) = self.pool_stats();
+        let count = |row: &DB::Row| -> Result<(i64, Option<Timestamp>), StoreError> {
+            let n: i64 = row.try_get("n")?;
+            let oldest: i64 = row.try_get("oldest")?;
+            Ok((n, (n > 0).then_some(Timestamp(oldest))))
+        };
+        let (pending_transactions, oldest_pending) = count(&pending)?;
+        let (outbox_backlog, oldest_outbox) = count(&outbox)?;
+        Ok(StoreStats {
+            pending_transactions,
+            oldest_pending,
+            transfers_needing_review: review.try_get("n")?,
+            outbox_backlog,
+            oldest_outbox,
+            pool_size,
+            pool_idle,
+        })
+    }
+
+    async fn check_ledger(&self) -> Result<LedgerCheck, StoreError> {
+        let sum = sqlx::query("SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM ledger_postings")
+            .fetch_one(self.reader())
+            .await?;
+        let inconsistent = sqlx::query(
+            "SELECT COUNT(*) AS n FROM balances b WHERE b.available < 0 OR b.reserved < 0 \
+             OR b.available <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
+             WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'available') \
+             OR b.reserved <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
+             WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'reserved')",
+        )
+        .fetch_one(self.reader())
+        .await?;
+        let events = sqlx::query(
+            "SELECT COUNT(*) AS n FROM transactions t WHERE \
+             (t.status <> 'PENDING' AND (SELECT COUNT(*) FROM outbox_events e WHERE e.transaction_id = t.id) <> 1) \
+             OR (t.status = 'PENDING' AND EXISTS (SELECT 1 FROM outbox_events e WHERE e.transaction_id = t.id))",
+        )
+        .fetch_one(self.reader())
+        .await?;
+        Ok(LedgerCheck {
+            postings_sum: sum.try_get("total")?,
+            inconsistent_balances: inconsistent.try_get("n")?,
+            final_without_one_event: events.try_get("n")?,
+        })
+    }
+}

@@ -1,0 +1,77 @@
+//! How transactions are read: the columns of a transaction with its customer, and the
+//! conditions of a filtered, paged transaction list.
+
+use crate::domain::PageRequest;
+use crate::store::TransactionFilter;
+
+/// The columns of a transaction and its customer, as `rows::transaction_record` reads them.
+pub(in crate::store) const TRANSACTION_SELECT: &str =
+    "SELECT t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
+    t.kind, t.operator, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, t.status, \
+    t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.success_url, t.error_url, t.created_at, \
+    t.updated_at, c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, c.phone AS c_phone, \
+    c.country_code AS c_country_code, c.city AS c_city, c.street_address AS c_street_address, \
+    c.created_at AS c_created_at \
+    FROM transactions t JOIN customers c ON c.id = t.customer_id";
+
+/// A value bound to a dynamically built query.
+pub(in crate::store) enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+/// The WHERE clause of a transaction list, and its values from `$3` on (`$1`, `$2` are the tenant).
+pub(in crate::store) fn list_conditions(filter: &TransactionFilter, page: &PageRequest) -> (String, Vec<Bind>) {
+    let mut sql = String::from(" WHERE t.merchant_id = $1 AND t.environment = $2");
+    let mut binds = Vec::new();
+    let mut add = |condition: &str, values: Vec<Bind>, binds: &mut Vec<Bind>| {
+        let mut text = condition.to_owned();
+        for (i, value) in values.into_iter().enumerate() {
+            text = text.replace(&format!("?{}", i + 1), &format!("${}", binds.len() + 3));
+            binds.push(value);
+        }
+        sql.push_str(&text);
+    };
+    if let Some(status) = filter.status {
+        add(
+            " AND t.status = ?1",
+            vec![Bind::Text(status.as_str().to_owned())],
+            &mut binds,
+        );
+    }
+    if let Some(kind) = filter.kind {
+        add(
+            " AND t.kind = ?1",
+            vec![Bind::Text(kind.as_str().to_owned())],
+            &mut binds,
+        );
+    }
+    if let Some(operator) = filter.operator {
+        add(
+            " AND t.operator = ?1",
+            vec![Bind::Text(operator.name().to_owned())],
+            &mut binds,
+        );
+    }
+    if let Some(phone) = &filter.phone {
+        add(
+            " AND t.phone = ?1",
+            vec![Bind::Text(phone.as_str().to_owned())],
+            &mut binds,
+        );
+    }
+    if let Some(from) = filter.from {
+        add(" AND t.created_at >= ?1", vec![Bind::Int(from.millis())], &mut binds);
+    }
+    if let Some(to) = filter.to {
+        add(" AND t.created_at < ?1", vec![Bind::Int(to.millis())], &mut binds);
+    }
+    if let Some(after) = &page.after {
+        add(
+            " AND (t.created_at, t.id) < (?1, ?2)",
+            vec![Bind::Int(after.created_at.millis()), Bind::Text(after.id.clone())],
+            &mut binds,
+        );
+    }
+    (sql, binds)
+}

@@ -1,0 +1,235 @@
+//! The `WebhookStore` methods for every [`Backend`]: the same SQL on both databases except the
+//! claim, which each backend supplies as `Backend::CLAIM_DUE_EVENTS` (`FOR UPDATE SKIP LOCKED`
+//! on PostgreSQL; SQLite's single writer already serializes claims).
+
+use sqlx::{ColumnIndex, Encode, Executor, Type};
+
+use super::{Backend, Column, RowsAffected, SqlDb};
+use crate::domain::{PageRequest, Tenant, Timestamp};
+use crate::store::{
+    rows, Attempt, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, StoreError, WebhookStore,
+};
+
+/// The columns of an event summary, as `rows::event_summary` reads them.
+const EVENT_SELECT: &str = "SELECT e.id, e.merchant_id, e.environment, e.to_status, e.state, e.attempts, \
+    e.next_attempt_at, e.last_error, e.created_at, e.delivered_at, e.payload, t.ref, t.transaction_id \
+    FROM outbox_events e JOIN transactions t ON t.id = e.transaction_id";
+
+/// `$1`, `$2`: the tenant, or empty strings for every tenant.
+const TENANT_CONDITION: &str = "($1 = '' OR e.merchant_id = $1) AND ($2 = '' OR e.environment = $2)";
+
+fn tenant_binds(tenant: Option<&Tenant>) -> (String, &'static str) {
+    match tenant {
+        Some(t) => (t.merchant_id.0.clone(), t.environment.as_str()),
+        None => (String::new(), ""),
+    }
+}
+
+#[async_trait::async_trait]
+impl<S, DB> WebhookStore for S
+where
+    S: Backend<Db = DB>,
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    async fn claim_due_events(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<DueEvent>, StoreError> {
+        let token = uuid::Uuid::new_v4().to_string();
+        let claimed = sqlx::query(S::CLAIM_DUE_EVENTS)
+            .bind(lease_until.millis())
+            .bind(&token)
+            .bind(now.millis())
+            .bind(limit as i64)
+            .execute(self.writer())
+            .await?;
+        if claimed.rows_affected() == 0 {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(
+            "SELECT e.id, e.merchant_id, e.environment, e.payload, e.attempts, e.lease_token, \
+             m.webhook_url, m.webhook_secret, m.webhook_disabled_at \
+             FROM outbox_events e JOIN merchant_environments m \
+             ON m.merchant_id = e.merchant_id AND m.environment = e.environment \
+             WHERE e.lease_token = $1 ORDER BY e.next_attempt_at, e.id",
+        )
+        .bind(&token)
+        .fetch_all(self.writer())
+        .await?;
+        rows.iter().map(rows::due_event).collect()
+    }
+
+    async fn finish_attempts(&self, batch: &[Finished], now: Timestamp) -> Result<Vec<bool>, StoreError> {
+        let mut tx = self.writer().begin().await?;
+        let mut recorded = Vec::with_capacity(batch.len());
+        for Finished { event, attempt, update } in batch {
+            let (state, next_attempt_at, error, delivered_at) = match update {
+                EventUpdate::Delivered => ("delivered", now.millis(), None, Some(now.millis())),
+                EventUpdate::RetryAt { next_attempt_at, error } => {
+                    ("pending", next_attempt_at.millis(), Some(error.as_str()), None)
+                }
+                EventUpdate::Failed { error } | EventUpdate::FailedAndDisableEndpoint { error } => {
+                    ("failed", now.millis(), Some(error.as_str()), None)
+                }
+            };
+            let changed = sqlx::query(
+                "UPDATE outbox_events SET state = $1, attempts = attempts + $2, next_attempt_at = $3, \
+                 last_error = $4, delivered_at = $5, lease_until = NULL, lease_token = NULL \
+                 WHERE id = $6 AND lease_token = $7",
+            )
+            .bind(state)
+            .bind(if attempt.is_some() { 1i64 } else { 0 })
+            .bind(next_attempt_at)
+            .bind(error)
+            .bind(delivered_at)
+            .bind(&event.id)
+            .bind(&event.lease_token)
+            .execute(&mut *tx)
+            .await?;
+            // A lost lease: another dispatcher owns the event now; record nothing.
+            if changed.rows_affected() == 0 {
+                recorded.push(false);
+                continue;
+            }
+            if let Some(a) = attempt {
+                sqlx::query(
+                    "INSERT INTO webhook_attempts \
+                     (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                )
+                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(&event.id)
+                .bind(a.attempt as i64)
+                .bind(a.at.millis())
+                .bind(&a.url)
+                .bind(a.status_code.map(|c| c as i64))
+                .bind(a.latency_ms)
+                .bind(a.error.as_deref())
+                .bind(a.response.as_deref())
+                .execute(&mut *tx)
+                .await?;
+            }
+            if let EventUpdate::FailedAndDisableEndpoint { .. } = update {
+                sqlx::query(
+                    "UPDATE merchant_environments SET webhook_disabled_at = $1 \
+                     WHERE merchant_id = $2 AND environment = $3",
+                )
+                .bind(now.millis())
+                .bind(&event.tenant.merchant_id.0)
+                .bind(event.tenant.environment.as_str())
+                .execute(&mut *tx)
+                .await?;
+            }
+            recorded.push(true);
+        }
+        tx.commit().await?;
+        Ok(recorded)
+    }
+
+    async fn events(
+        &self,
+        tenant: Option<&Tenant>,
+        filter: &EventFilter,
+        page: &PageRequest,
+    ) -> Result<Vec<EventSummary>, StoreError> {
+        let (merchant, environment) = tenant_binds(tenant);
+        let mut sql = format!(
+            "{} WHERE {} AND ($3 = '' OR t.transaction_id = $3 OR t.ref = $3) AND ($4 = '' OR e.state = $4)",
+            EVENT_SELECT, TENANT_CONDITION
+        );
+        if page.after.is_some() {
+            sql.push_str(" AND (e.created_at, e.id) < ($5, $6)");
+        }
+        sql.push_str(&format!(" ORDER BY e.created_at DESC, e.id DESC LIMIT {}", page.limit));
+        let mut query = sqlx::query(&sql)
+            .bind(merchant)
+            .bind(environment)
+            .bind(filter.transaction_id.clone().unwrap_or_default())
+            .bind(filter.state.map(|s| s.as_str()).unwrap_or(""));
+        if let Some(after) = &page.after {
+            query = query.bind(after.created_at.millis()).bind(after.id.clone());
+        }
+        let rows = query.fetch_all(self.reader()).await?;
+        rows.iter().map(rows::event_summary).collect()
+    }
+
+    async fn event(
+        &self,
+        tenant: Option<&Tenant>,
+        id: &str,
+    ) -> Result<Option<(EventSummary, Vec<Attempt>)>, StoreError> {
+        let (merchant, environment) = tenant_binds(tenant);
+        let sql = format!("{} WHERE {} AND e.id = $3", EVENT_SELECT, TENANT_CONDITION);
+        let Some(row) = sqlx::query(&sql)
+            .bind(merchant)
+            .bind(environment)
+            .bind(id)
+            .fetch_optional(self.reader())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let summary = rows::event_summary(&row)?;
+        let attempts = sqlx::query(
+            "SELECT attempt, at, url, status_code, latency_ms, error, response FROM webhook_attempts \
+             WHERE event_id = $1 ORDER BY at, attempt",
+        )
+        .bind(id)
+        .fetch_all(self.reader())
+        .await?;
+        let attempts = attempts.iter().map(rows::attempt).collect::<Result<Vec<_>, _>>()?;
+        Ok(Some((summary, attempts)))
+    }
+
+    async fn redeliver(&self, tenant: Option<&Tenant>, id: &str, now: Timestamp) -> Result<(), StoreError> {
+        let (merchant, environment) = tenant_binds(tenant);
+        let changed = sqlx::query(
+            "UPDATE outbox_events SET state = 'pending', attempts = 0, next_attempt_at = $3, \
+             lease_until = NULL, lease_token = NULL, last_error = NULL \
+             WHERE id = $4 AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
+        )
+        .bind(merchant)
+        .bind(environment)
+        .bind(now.millis())
+        .bind(id)
+        .execute(self.writer())
+        .await?;
+        if changed.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
+    async fn redeliver_failed(
+        &self,
+        tenant: Option<&Tenant>,
+        from: Timestamp,
+        to: Timestamp,
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let (merchant, environment) = tenant_binds(tenant);
+        let changed = sqlx::query(
+            "UPDATE outbox_events SET state = 'pending', attempts = 0, next_attempt_at = $3, \
+             lease_until = NULL, lease_token = NULL, last_error = NULL \
+             WHERE state = 'failed' AND created_at >= $4 AND created_at < $5 \
+             AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
+        )
+        .bind(merchant)
+        .bind(environment)
+        .bind(now.millis())
+        .bind(from.millis())
+        .bind(to.millis())
+        .execute(self.writer())
+        .await?;
+        Ok(changed.rows_affected())
+    }
+}
