@@ -2,6 +2,7 @@
 //! one interface. The built-in [`simulator::Simulator`] implements it for the Sandbox (and for
 //! Production while no real connector is configured).
 
+pub mod emulator;
 pub mod registry;
 pub mod simulator;
 
