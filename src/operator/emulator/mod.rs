@@ -31,6 +31,9 @@ mod settings;
 mod state;
 mod wave;
 
+#[cfg(test)]
+mod tests;
+
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
