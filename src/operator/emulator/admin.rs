@@ -222,5 +222,5 @@ async fn clear_faults(State(ctx): State<Ctx>) -> Response {
 }
 
 async fn callbacks_made(State(ctx): State<Ctx>) -> Response {
-    Json(ctx.lock().callbacks().to_vec()).into_response()
+    Json(ctx.lock().callbacks().cloned().collect::<Vec<_>>()).into_response()
 }

@@ -3,7 +3,7 @@
 //! the callbacks it made. Behind one `Mutex`, never held across an `.await`. A payment's status
 //! is computed from the clock when asked, so a status lookup and a callback always agree.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -176,7 +176,7 @@ pub struct State {
     initiations: BTreeMap<String, Initiation>,
     tokens: HashMap<String, (&'static str, Instant)>,
     pub rules: Vec<FaultRule>,
-    callbacks: Vec<CallbackRecord>,
+    callbacks: VecDeque<CallbackRecord>,
 }
 
 impl State {
@@ -242,12 +242,12 @@ impl State {
 
     pub fn log_callback(&mut self, record: CallbackRecord) {
         if self.callbacks.len() >= CALLBACK_LOG {
-            self.callbacks.remove(0);
+            self.callbacks.pop_front();
         }
-        self.callbacks.push(record);
+        self.callbacks.push_back(record);
     }
 
-    pub fn callbacks(&self) -> &[CallbackRecord] {
-        &self.callbacks
+    pub fn callbacks(&self) -> impl Iterator<Item = &CallbackRecord> {
+        self.callbacks.iter()
     }
 }
