@@ -1,0 +1,144 @@
+//! Makes the calls back: when a payment settles (plus any `callback_delay`), the protocol's
+//! module says what to send (MoMo's status to `X-Callback-Url`, Wave's signed event to the
+//! webhook URL, shaped by the payment's callback faults) and this module sends it once, with no
+//! retry, and logs it for `/_emulator/callbacks`. Only loopback targets are called unless the
+//! settings allow others.
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, Url};
+
+use super::state::{CallbackRecord, Flow, Payment};
+use super::{mint, momo, wave, Ctx};
+
+/// One HTTP call back.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    pub method: Method,
+    pub url: String,
+    pub body: String,
+    /// Wave's `Wave-Signature` header.
+    pub signature: Option<String>,
+}
+
+/// What it takes to call back about a payment once it settles.
+#[derive(Debug, Clone)]
+pub struct Ticket {
+    id: String,
+    generation: u64,
+    due: Option<Instant>,
+}
+
+impl Ticket {
+    /// The callback a payment's plan calls for, if any (none for row 05 or a payment that never
+    /// settles).
+    pub fn of(payment: &Payment) -> Ticket {
+        let resolution = &payment.resolution;
+        let due = resolution
+            .at
+            .filter(|_| resolution.notify)
+            .map(|at| at + payment.callback.delay.unwrap_or(Duration::ZERO));
+        Ticket {
+            id: payment.id.clone(),
+            generation: resolution.generation,
+            due,
+        }
+    }
+}
+
+/// Sends the ticket's callbacks when they are due.
+pub fn schedule(ctx: &Ctx, ticket: Ticket) {
+    let Some(due) = ticket.due else {
+        return;
+    };
+    let ctx = ctx.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep_until(due.into()).await;
+        deliver(&ctx, &ticket).await;
+    });
+}
+
+async fn deliver(ctx: &Ctx, ticket: &Ticket) {
+    let (deliveries, dropped) = {
+        let state = ctx.lock();
+        let Some(payment) = state.get(&ticket.id) else {
+            return;
+        };
+        if payment.resolution.generation != ticket.generation {
+            return;
+        }
+        let now = Instant::now();
+        let deliveries = match payment.flow {
+            Flow::Collection | Flow::Transfer => momo::callback::deliveries(ctx, payment, now),
+            Flow::Checkout => wave::webhook::deliveries(ctx, payment, now),
+            // Wave documents no payout webhook: payouts are polled.
+            Flow::Payout => Vec::new(),
+        };
+        (deliveries, payment.callback.drop)
+    };
+    for delivery in deliveries {
+        if dropped {
+            record(
+                ctx,
+                &ticket.id,
+                &delivery,
+                None,
+                Some("dropped by the callback=drop fault".to_string()),
+            );
+        } else {
+            send(ctx, &ticket.id, delivery).await;
+        }
+    }
+}
+
+/// Whether `url` names a loopback host.
+fn is_loopback(url: &Url) -> bool {
+    match url.host_str() {
+        Some(host) => {
+            let bare = host.trim_start_matches('[').trim_end_matches(']');
+            bare.eq_ignore_ascii_case("localhost") || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+        None => false,
+    }
+}
+
+async fn send(ctx: &Ctx, id: &str, delivery: Delivery) {
+    let url = match Url::parse(&delivery.url) {
+        Ok(url) => url,
+        Err(e) => return record(ctx, id, &delivery, None, Some(format!("invalid URL: {e}"))),
+    };
+    if !ctx.settings.allow_remote_callbacks && !is_loopback(&url) {
+        let why = "not sent: only loopback targets are called (allow_remote_callbacks is off)";
+        return record(ctx, id, &delivery, None, Some(why.to_string()));
+    }
+    let mut request = ctx
+        .http
+        .request(delivery.method.clone(), url)
+        .timeout(ctx.settings.callback_timeout)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(delivery.body.clone());
+    if let Some(signature) = &delivery.signature {
+        request = request.header("Wave-Signature", signature);
+    }
+    match request.send().await {
+        Ok(answer) => record(ctx, id, &delivery, Some(answer.status().as_u16()), None),
+        Err(e) => {
+            tracing::debug!(payment = id, error = %e, "callback failed; the operator does not retry");
+            record(ctx, id, &delivery, None, Some(e.to_string()))
+        }
+    }
+}
+
+fn record(ctx: &Ctx, id: &str, delivery: &Delivery, status: Option<u16>, error: Option<String>) {
+    ctx.lock().log_callback(CallbackRecord {
+        payment: id.to_string(),
+        method: delivery.method.to_string(),
+        url: delivery.url.clone(),
+        body: delivery.body.clone(),
+        signature: delivery.signature.clone(),
+        status,
+        error,
+        at: mint::rfc3339(mint::now()),
+    });
+}
