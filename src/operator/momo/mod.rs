@@ -29,15 +29,32 @@ use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, T
 use super::{same_secret, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use crate::domain::{FailureCode, Kind, Timestamp, Transaction};
 
+/// The credentials of one product (collection or disbursement): MTN provisions an API user
+/// and key per subscription key. `Debug` hides the secrets.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MomoCredentials {
+    pub api_user: String,
+    pub api_key: String,
+    pub subscription_key: String,
+}
+
+impl std::fmt::Debug for MomoCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MomoCredentials")
+            .field("api_user", &self.api_user)
+            .field("api_key", &"[redacted]")
+            .field("subscription_key", &"[redacted]")
+            .finish()
+    }
+}
+
 /// Where and how to reach one MoMo Open API deployment. `Debug` hides the secrets.
 #[derive(Clone)]
 pub struct MomoSettings {
     /// e.g. `https://sandbox.momodeveloper.mtn.com`, or the emulator's address.
     pub base_url: String,
-    pub api_user: String,
-    pub api_key: String,
-    pub collection_subscription_key: String,
-    pub disbursement_subscription_key: String,
+    pub collection: MomoCredentials,
+    pub disbursement: MomoCredentials,
     /// `X-Target-Environment`: `sandbox`, or the production name (`mtnivorycoast`).
     pub target_environment: String,
     /// Where the operator should send its callback (`{public_url}/operator-callbacks/{OPERATOR}/
@@ -54,9 +71,8 @@ impl std::fmt::Debug for MomoSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MomoSettings")
             .field("base_url", &self.base_url)
-            .field("api_user", &self.api_user)
-            .field("api_key", &"[redacted]")
-            .field("subscription_keys", &"[redacted]")
+            .field("collection", &self.collection)
+            .field("disbursement", &self.disbursement)
             .field("target_environment", &self.target_environment)
             .field(
                 "callback_url",
@@ -121,11 +137,15 @@ impl MomoConnector {
         })
     }
 
-    fn subscription_key(&self, product: Product) -> &str {
+    fn credentials(&self, product: Product) -> &MomoCredentials {
         match product {
-            Product::Collection => &self.settings.collection_subscription_key,
-            Product::Disbursement => &self.settings.disbursement_subscription_key,
+            Product::Collection => &self.settings.collection,
+            Product::Disbursement => &self.settings.disbursement,
         }
+    }
+
+    fn subscription_key(&self, product: Product) -> &str {
+        &self.credentials(product).subscription_key
     }
 
     fn url(&self, path: &str) -> String {
@@ -138,7 +158,10 @@ impl MomoConnector {
                 let answer = self
                     .http
                     .post(self.url(&format!("/{}/token/", product.name())))
-                    .basic_auth(&self.settings.api_user, Some(&self.settings.api_key))
+                    .basic_auth(
+                        &self.credentials(product).api_user,
+                        Some(&self.credentials(product).api_key),
+                    )
                     .header("Ocp-Apim-Subscription-Key", self.subscription_key(product))
                     .send()
                     .await
