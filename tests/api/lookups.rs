@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::both_backends;
 use crate::common::Backend;
 use crate::helpers::{answer, TestApp};
-use crate::payments::{collect_v1, collect_v2, post, transfer_v1};
+use crate::requests::{collect_v1, collect_v2, post, transfer_v1};
 
 both_backends!(
     status_is_found_by_id_or_ref_on_every_path_in_the_v2_envelope,

@@ -17,6 +17,7 @@ mod payments_input;
 mod process;
 mod processes;
 mod receiver;
+mod requests;
 mod startup;
 mod webhooks;
 mod workers;

@@ -5,7 +5,7 @@ use reqwest::StatusCode;
 use crate::both_backends;
 use crate::common::Backend;
 use crate::helpers::{answer, TestApp};
-use crate::payments::{collect_v1, post};
+use crate::requests::{collect_v1, post};
 
 both_backends!(
     the_api_is_limited_per_merchant_environment_with_retry_after,

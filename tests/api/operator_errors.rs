@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::both_backends;
 use crate::common::Backend;
 use crate::helpers::TestApp;
-use crate::payments::{collect_v1, collect_v2, post};
+use crate::requests::{collect_v1, collect_v2, post};
 
 /// Fails every request in the way its phone number's last digit says.
 struct FailingOperator;

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::both_backends;
 use crate::common::Backend;
 use crate::helpers::{answer, set, TestApp};
-use crate::payments::{collect_v1, collect_v2, post, transfer_v2};
+use crate::requests::{collect_v1, collect_v2, post, transfer_v2};
 
 both_backends!(
     bad_v1_payment_input_is_refused_with_its_field_named,

@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use crate::both_backends;
 use crate::common::Backend;
 use crate::helpers::{answer, later, TestApp};
-use crate::payments::{collect_v1, post};
 use crate::receiver::{Receiver, Reply};
+use crate::requests::{collect_v1, post};
 
 both_backends!(
     each_final_transition_is_delivered_once_signed_with_the_exact_v1_body,

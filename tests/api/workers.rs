@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::both_backends;
 use crate::common::Backend;
 use crate::helpers::{answer, later, TestApp};
-use crate::payments::{collect_v1, collect_v2, post, transfer_v1};
+use crate::requests::{collect_v1, collect_v2, post, transfer_v1};
 
 both_backends!(
     pending_payments_resolve_as_the_simulator_table_says,
