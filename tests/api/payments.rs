@@ -1,15 +1,16 @@
 //! Collections and transfers through both generations: every simulator row, duplicates,
 //! balances, and the answers' exact shapes.
 
+use momo_gateway::config::Config;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, Answer, TestApp};
 use crate::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
 
 both_backends!(
+    TestApp::spawn =>
     v1_collections_follow_the_simulator_table,
     v1_transfers_follow_the_simulator_table,
     v2_collections_in_both_shapes_follow_the_simulator_table,
@@ -20,15 +21,11 @@ both_backends!(
     twenty_concurrent_duplicates_create_one_transaction,
     a_request_refused_before_creation_does_not_spend_its_id,
     transfers_reserve_then_settle_or_release_the_balance,
-    a_transfer_beyond_the_available_balance_is_412_in_both_generations,
     alpha_refuses_the_one_time_code_0000,
     one_scenario_through_v1_and_v2_stores_the_same_transaction,
 );
 
-async fn v1_collections_follow_the_simulator_table(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn v1_collections_follow_the_simulator_table(app: TestApp) {
     let token = app.sandbox_token().await;
     let rows = [
         ("01", StatusCode::OK, "SUCCESSFUL"),
@@ -65,10 +62,7 @@ async fn v1_collections_follow_the_simulator_table(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn v1_transfers_follow_the_simulator_table(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn v1_transfers_follow_the_simulator_table(app: TestApp) {
     let token = app.sandbox_token().await;
     let rows = [
         ("01", StatusCode::OK, "SUCCESSFUL"),
@@ -104,10 +98,7 @@ async fn v1_transfers_follow_the_simulator_table(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn v2_collections_in_both_shapes_follow_the_simulator_table(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn v2_collections_in_both_shapes_follow_the_simulator_table(app: TestApp) {
     let token = app.sandbox_token().await;
     let rows = [
         ("01", StatusCode::OK, "PAYMENT_IS_SUCCESSFULL", "SUCCESSFULL"),
@@ -179,10 +170,7 @@ async fn v2_collections_in_both_shapes_follow_the_simulator_table(backend: Backe
     app.assert_ledger().await;
 }
 
-async fn v2_transfers_and_the_shared_transfers_path(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn v2_transfers_and_the_shared_transfers_path(app: TestApp) {
     let token = app.sandbox_token().await;
     for (path, id) in [
         ("/v2/transfers/mobile-money", "v2-01"),
@@ -240,10 +228,7 @@ async fn v2_transfers_and_the_shared_transfers_path(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn a_successful_v1_collection_has_the_exact_v1_shape(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_successful_v1_collection_has_the_exact_v1_shape(app: TestApp) {
     let token = app.sandbox_token().await;
     let a = post(
         &app,
@@ -289,10 +274,7 @@ async fn a_successful_v1_collection_has_the_exact_v1_shape(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn a_successful_v2_collection_has_the_exact_v2_shape_with_its_spelling(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_successful_v2_collection_has_the_exact_v2_shape_with_its_spelling(app: TestApp) {
     let token = app.sandbox_token().await;
     let a = post(
         &app,
@@ -328,10 +310,7 @@ async fn a_successful_v2_collection_has_the_exact_v2_shape_with_its_spelling(bac
     app.assert_ledger().await;
 }
 
-async fn a_reused_transaction_id_is_refused_with_the_existing_transaction(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_reused_transaction_id_is_refused_with_the_existing_transaction(app: TestApp) {
     let token = app.sandbox_token().await;
     let first = post(
         &app,
@@ -391,10 +370,7 @@ async fn a_reused_transaction_id_is_refused_with_the_existing_transaction(backen
     app.assert_ledger().await;
 }
 
-async fn twenty_concurrent_duplicates_create_one_transaction(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn twenty_concurrent_duplicates_create_one_transaction(app: TestApp) {
     let token = app.sandbox_token().await;
     let requests = (0..20).map(|i| {
         let body = if i % 2 == 0 {
@@ -437,10 +413,7 @@ async fn futures_join_all<F: std::future::Future<Output = Answer> + Send + 'stat
     out
 }
 
-async fn a_request_refused_before_creation_does_not_spend_its_id(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_request_refused_before_creation_does_not_spend_its_id(app: TestApp) {
     let token = app.sandbox_token().await;
     let a = post(
         &app,
@@ -503,10 +476,7 @@ async fn balance(app: &TestApp, token: &str) -> (i64, i64) {
     (n("available"), n("reserved"))
 }
 
-async fn transfers_reserve_then_settle_or_release_the_balance(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn transfers_reserve_then_settle_or_release_the_balance(app: TestApp) {
     let token = app.sandbox_token().await;
     assert_eq!(
         balance(&app, &token).await,
@@ -565,10 +535,13 @@ async fn transfers_reserve_then_settle_or_release_the_balance(backend: Backend) 
     app.assert_ledger().await;
 }
 
-async fn a_transfer_beyond_the_available_balance_is_412_in_both_generations(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| c.sandbox_initial_balance = 1_500).await else {
-        return;
-    };
+both_backends!(TestApp::spawn_with(a_sandbox_of_1500) => a_transfer_beyond_the_available_balance_is_412_in_both_generations);
+
+fn a_sandbox_of_1500(c: &mut Config) {
+    c.sandbox_initial_balance = 1_500;
+}
+
+async fn a_transfer_beyond_the_available_balance_is_412_in_both_generations(app: TestApp) {
     let token = app.sandbox_token().await;
     let a = post(
         &app,
@@ -601,10 +574,7 @@ async fn a_transfer_beyond_the_available_balance_is_412_in_both_generations(back
     app.assert_ledger().await;
 }
 
-async fn alpha_refuses_the_one_time_code_0000(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn alpha_refuses_the_one_time_code_0000(app: TestApp) {
     let token = app.sandbox_token().await;
     let mut body = collect_v1("otp", "0701020301", "ALPHA_MONEY_CI", "1000");
     body["otpCode"] = json!("0000");
@@ -625,10 +595,7 @@ async fn alpha_refuses_the_one_time_code_0000(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(app: TestApp) {
     let token = app.sandbox_token().await;
     let v1 = post(
         &app,
@@ -669,25 +636,22 @@ async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(backend: Bac
     app.assert_ledger().await;
 }
 
-both_backends!(configured_fees_replace_the_defaults);
+both_backends!(TestApp::spawn_with(alpha_collections_at_300_bp_plus_10) => configured_fees_replace_the_defaults);
 
-async fn configured_fees_replace_the_defaults(backend: Backend) {
+fn alpha_collections_at_300_bp_plus_10(c: &mut Config) {
     use momo_gateway::domain::fees::FeeRule;
     use momo_gateway::domain::{Kind, OperatorCode};
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.fee_overrides = vec![(
-            OperatorCode::Alpha,
-            Kind::Collection,
-            FeeRule {
-                basis_points: 300,
-                fixed: 10,
-            },
-        )]
-    })
-    .await
-    else {
-        return;
-    };
+    c.fee_overrides = vec![(
+        OperatorCode::Alpha,
+        Kind::Collection,
+        FeeRule {
+            basis_points: 300,
+            fixed: 10,
+        },
+    )];
+}
+
+async fn configured_fees_replace_the_defaults(app: TestApp) {
     let token = app.sandbox_token().await;
     let a = post(
         &app,

@@ -11,15 +11,14 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, later, TestApp};
 use crate::receiver::{Receiver, Reply};
 use crate::requests::{collect_v1, post};
 
 both_backends!(
+    TestApp::spawn_with(private_targets_allowed) =>
     each_final_transition_is_delivered_once_signed_with_the_exact_v1_body,
     a_failing_receiver_gets_the_same_id_and_body_on_schedule_and_every_attempt_is_logged,
-    a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_delivers_it,
     gone_disables_the_endpoint_and_setting_it_again_re_enables_it,
     too_many_requests_waits_at_least_retry_after,
     a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id,
@@ -27,25 +26,38 @@ both_backends!(
     private_targets_are_refused_unless_allowed,
     the_merchant_api_lists_shows_and_redelivers_events,
 );
+both_backends!(
+    TestApp::spawn_with(three_short_retries) =>
+    a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_delivers_it
+);
 
-async fn setup(
-    backend: Backend,
-    adjust: impl FnOnce(&mut Config),
-    script: Vec<Reply>,
-    otherwise: Option<Reply>,
-) -> Option<(TestApp, Receiver, String)> {
-    let app = TestApp::spawn_with(backend, |c| {
-        c.webhook_allow_private = true;
-        adjust(c);
-    })
-    .await?;
+/// The configuration every webhook test starts from: the receiver is a local server.
+fn private_targets_allowed(c: &mut Config) {
+    c.webhook_allow_private = true;
+}
+
+/// Retries after 1, 2 and 3 seconds, then the event fails.
+fn three_short_retries(c: &mut Config) {
+    private_targets_allowed(c);
+    c.webhook_retry_schedule = vec![1, 2, 3];
+}
+
+/// Attempts that take longer than 300 ms fail.
+fn a_300_ms_timeout(c: &mut Config) {
+    private_targets_allowed(c);
+    c.webhook_timeout_ms = 300;
+}
+
+/// A receiver answering with `script`, then `otherwise` (200 when `None`), set as the default
+/// merchant's Sandbox webhook URL; and a Sandbox token.
+async fn listen(app: &TestApp, script: Vec<Reply>, otherwise: Option<Reply>) -> (Receiver, String) {
     let receiver = Receiver::start(script, otherwise).await;
     app.gateway
         .set_webhook_url(&app.sandbox_tenant(), Some(&receiver.url))
         .await
         .unwrap();
     let token = app.sandbox_token().await;
-    Some((app, receiver, token))
+    (receiver, token)
 }
 
 fn dispatcher(app: &TestApp) -> Dispatcher {
@@ -58,10 +70,8 @@ async fn event_of(app: &TestApp, token: &str, id: &str) -> Value {
     a.body["data"].clone()
 }
 
-async fn each_final_transition_is_delivered_once_signed_with_the_exact_v1_body(backend: Backend) {
-    let Some((app, receiver, token)) = setup(backend, |_| {}, vec![], None).await else {
-        return;
-    };
+async fn each_final_transition_is_delivered_once_signed_with_the_exact_v1_body(app: TestApp) {
+    let (receiver, token) = listen(&app, vec![], None).await;
     post(
         &app,
         &token,
@@ -120,14 +130,12 @@ async fn each_final_transition_is_delivered_once_signed_with_the_exact_v1_body(b
     app.assert_ledger().await;
 }
 
-async fn a_failing_receiver_gets_the_same_id_and_body_on_schedule_and_every_attempt_is_logged(backend: Backend) {
+async fn a_failing_receiver_gets_the_same_id_and_body_on_schedule_and_every_attempt_is_logged(app: TestApp) {
     let script = vec![Reply {
         body: "boom: database down",
         ..Reply::status(500)
     }];
-    let Some((app, receiver, token)) = setup(backend, |_| {}, script, None).await else {
-        return;
-    };
+    let (receiver, token) = listen(&app, script, None).await;
     post(
         &app,
         &token,
@@ -173,18 +181,9 @@ async fn a_failing_receiver_gets_the_same_id_and_body_on_schedule_and_every_atte
     assert_eq!(attempts[1]["error"], Value::Null);
 }
 
-async fn a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_delivers_it(backend: Backend) {
+async fn a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_delivers_it(app: TestApp) {
     let down = Some(Reply::status(503));
-    let Some((app, receiver, token)) = setup(
-        backend,
-        |c| c.webhook_retry_schedule = vec![1, 2, 3],
-        vec![],
-        down.clone(),
-    )
-    .await
-    else {
-        return;
-    };
+    let (receiver, token) = listen(&app, vec![], down.clone()).await;
     post(
         &app,
         &token,
@@ -231,10 +230,8 @@ async fn a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_d
     assert_eq!(event_of(&app, &token, &id).await["status"], "delivered");
 }
 
-async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(backend: Backend) {
-    let Some((app, receiver, token)) = setup(backend, |_| {}, vec![Reply::status(410)], None).await else {
-        return;
-    };
+async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(app: TestApp) {
+    let (receiver, token) = listen(&app, vec![Reply::status(410)], None).await;
     post(
         &app,
         &token,
@@ -288,15 +285,13 @@ async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(backend: 
     assert_eq!(d.run_once(later(0)).await.unwrap().delivered, 2);
 }
 
-async fn too_many_requests_waits_at_least_retry_after(backend: Backend) {
+async fn too_many_requests_waits_at_least_retry_after(app: TestApp) {
     let script = vec![Reply {
         retry_after: Some("3600"),
         body: "slow down",
         ..Reply::status(429)
     }];
-    let Some((app, receiver, token)) = setup(backend, |_| {}, script, None).await else {
-        return;
-    };
+    let (receiver, token) = listen(&app, script, None).await;
     post(
         &app,
         &token,
@@ -323,10 +318,8 @@ async fn too_many_requests_waits_at_least_retry_after(backend: Backend) {
     );
 }
 
-async fn a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id(backend: Backend) {
-    let Some((app, receiver, token)) = setup(backend, |_| {}, vec![], None).await else {
-        return;
-    };
+async fn a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id(app: TestApp) {
+    let (receiver, token) = listen(&app, vec![], None).await;
     post(
         &app,
         &token,
@@ -371,10 +364,8 @@ async fn a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id(backen
     assert_eq!(event_of(&app, &token, &claimed[0].id).await["status"], "delivered");
 }
 
-async fn two_dispatchers_deliver_a_thousand_events_exactly_once(backend: Backend) {
-    let Some((app, receiver, token)) = setup(backend, |_| {}, vec![], None).await else {
-        return;
-    };
+async fn two_dispatchers_deliver_a_thousand_events_exactly_once(app: TestApp) {
+    let (receiver, token) = listen(&app, vec![], None).await;
     let mut creations = tokio::task::JoinSet::new();
     for worker in 0..8 {
         let request_for = |i: usize| {
@@ -417,12 +408,10 @@ async fn two_dispatchers_deliver_a_thousand_events_exactly_once(backend: Backend
     app.assert_ledger().await;
 }
 
-async fn private_targets_are_refused_unless_allowed(backend: Backend) {
-    let Some((app, receiver, token)) = setup(backend, |_| {}, vec![], None).await else {
-        return;
-    };
+async fn private_targets_are_refused_unless_allowed(app: TestApp) {
+    let (receiver, token) = listen(&app, vec![], None).await;
     // When the URL is set, with private targets not allowed:
-    let strict = TestApp::spawn(backend).await.unwrap();
+    let strict = TestApp::spawn(app.backend).await.unwrap();
     let err = strict
         .gateway
         .set_webhook_url(&strict.sandbox_tenant(), Some(&receiver.url))
@@ -457,10 +446,8 @@ async fn private_targets_are_refused_unless_allowed(backend: Backend) {
     assert_eq!(dispatcher(&app).run_once(later(10_000)).await.unwrap().delivered, 1);
 }
 
-async fn the_merchant_api_lists_shows_and_redelivers_events(backend: Backend) {
-    let Some((app, _receiver, token)) = setup(backend, |_| {}, vec![], None).await else {
-        return;
-    };
+async fn the_merchant_api_lists_shows_and_redelivers_events(app: TestApp) {
+    let (_receiver, token) = listen(&app, vec![], None).await;
     post(
         &app,
         &token,
@@ -549,12 +536,10 @@ async fn the_merchant_api_lists_shows_and_redelivers_events(backend: Backend) {
     );
 }
 
-both_backends!(
-    the_documented_python_verifier_accepts_a_real_delivery,
-    a_slow_receiver_times_out_and_a_redirect_is_not_followed,
-);
+both_backends!(TestApp::spawn_with(private_targets_allowed) => the_documented_python_verifier_accepts_a_real_delivery);
+both_backends!(TestApp::spawn_with(a_300_ms_timeout) => a_slow_receiver_times_out_and_a_redirect_is_not_followed);
 
-async fn a_slow_receiver_times_out_and_a_redirect_is_not_followed(backend: Backend) {
+async fn a_slow_receiver_times_out_and_a_redirect_is_not_followed(app: TestApp) {
     let script = vec![
         Reply {
             delay_ms: 2_000,
@@ -565,9 +550,7 @@ async fn a_slow_receiver_times_out_and_a_redirect_is_not_followed(backend: Backe
             ..Reply::status(302)
         },
     ];
-    let Some((app, receiver, token)) = setup(backend, |c| c.webhook_timeout_ms = 300, script, None).await else {
-        return;
-    };
+    let (receiver, token) = listen(&app, script, None).await;
     post(
         &app,
         &token,
@@ -611,7 +594,7 @@ fn documented_python() -> String {
     doc[start..end].to_owned()
 }
 
-async fn the_documented_python_verifier_accepts_a_real_delivery(backend: Backend) {
+async fn the_documented_python_verifier_accepts_a_real_delivery(app: TestApp) {
     use std::io::Write;
     use std::process::{Command, Stdio};
     if Command::new("python3").arg("--version").output().is_err() {
@@ -623,9 +606,7 @@ async fn the_documented_python_verifier_accepts_a_real_delivery(backend: Backend
         );
         return;
     }
-    let Some((app, receiver, token)) = setup(backend, |_| {}, vec![], None).await else {
-        return;
-    };
+    let (receiver, token) = listen(&app, vec![], None).await;
     post(
         &app,
         &token,

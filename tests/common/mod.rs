@@ -116,8 +116,16 @@ impl Drop for TestDatabase {
     }
 }
 
-/// Instantiates an async test function `fn(Backend)` once per backend, as `name::sqlite` and
-/// `name::postgres`.
+/// Instantiates async test functions once per backend, as `name::sqlite` and `name::postgres`.
+///
+/// - `both_backends!(a, b)`: each test is `async fn(Backend)`.
+/// - `both_backends!(setup => a, b)`: each test is `async fn(T)` and receives what
+///   `setup(backend)` gives, where `setup` is an `async fn(Backend) -> Option<T>` in scope in
+///   the calling module (`TestApp::spawn`, say). `None` means PostgreSQL is absent outside CI:
+///   [`TestDatabase::create`] has printed the skip banner (under `CI=true` it panicked instead)
+///   and the test returns without running.
+/// - `both_backends!(setup(arg) => a, b)`: the same with `setup(backend, arg)`, `arg` being an
+///   item of the calling module (`TestApp::spawn_with(small_balance)`, say).
 #[macro_export]
 macro_rules! both_backends {
     ($($name:ident),* $(,)?) => {
@@ -135,4 +143,27 @@ macro_rules! both_backends {
             }
         )*
     };
+    // One test at a time: `setup` repeats inside each test's module.
+    ($($setup:ident)::+ $(($arg:ident))? => $name:ident $(, $rest:ident)* $(,)?) => {
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                let backend = $crate::common::Backend::Sqlite;
+                if let Some(ready) = super::$($setup)::+(backend $(, super::$arg)?).await {
+                    super::$name(ready).await
+                }
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                let backend = $crate::common::Backend::Postgres;
+                if let Some(ready) = super::$($setup)::+(backend $(, super::$arg)?).await {
+                    super::$name(ready).await
+                }
+            }
+        }
+
+        $crate::both_backends!($($setup)::+ $(($arg))? => $($rest),*);
+    };
+    ($($setup:ident)::+ $(($arg:ident))? =>) => {};
 }
