@@ -116,33 +116,17 @@ impl Drop for TestDatabase {
     }
 }
 
-/// Instantiates async test functions once per backend, as `name::sqlite` and `name::postgres`.
+/// Instantiates async test functions once per backend, as `name::sqlite` and `name::postgres`,
+/// each given what a setup function made for that backend.
 ///
-/// - `both_backends!(a, b)`: each test is `async fn(Backend)`.
-/// - `both_backends!(setup => a, b)`: each test is `async fn(T)` and receives what
-///   `setup(backend)` gives, where `setup` is an `async fn(Backend) -> Option<T>` in scope in
-///   the calling module (`TestApp::spawn`, say). `None` means PostgreSQL is absent outside CI:
-///   [`TestDatabase::create`] has printed the skip banner (under `CI=true` it panicked instead)
-///   and the test returns without running.
+/// - `both_backends!(setup => a, b)`: `setup` is an `async fn(Backend) -> Option<T>` in scope
+///   in the calling module (`TestApp::spawn`, `TestDatabase::create`, ...) and each test an
+///   `async fn(T)`. `None` means PostgreSQL is absent outside CI: [`TestDatabase::create`] has
+///   printed the skip banner (under `CI=true` it panicked instead), and the test ends there.
 /// - `both_backends!(setup(arg) => a, b)`: the same with `setup(backend, arg)`, `arg` being an
 ///   item of the calling module (`TestApp::spawn_with(small_balance)`, say).
 #[macro_export]
 macro_rules! both_backends {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test]
-                async fn sqlite() {
-                    super::$name($crate::common::Backend::Sqlite).await
-                }
-
-                #[tokio::test]
-                async fn postgres() {
-                    super::$name($crate::common::Backend::Postgres).await
-                }
-            }
-        )*
-    };
     // One test at a time: `setup` repeats inside each test's module.
     ($($setup:ident)::+ $(($arg:ident))? => $name:ident $(, $rest:ident)* $(,)?) => {
         mod $name {
