@@ -6,10 +6,10 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, Creds, TestApp, TEST_JWT_SECRET};
 
 both_backends!(
+    TestApp::spawn =>
     a_token_is_issued_for_valid_credentials_with_its_expiry,
     missing_or_malformed_basic_credentials_are_400,
     wrong_credentials_and_wrong_environments_are_401,
@@ -18,10 +18,7 @@ both_backends!(
     expired_or_foreign_tokens_are_401,
 );
 
-async fn a_token_is_issued_for_valid_credentials_with_its_expiry(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_token_is_issued_for_valid_credentials_with_its_expiry(app: TestApp) {
     let before = Timestamp::now().unix_seconds();
     let a = app.auth(&app.merchant.sandbox).await;
     assert_eq!(a.status, StatusCode::OK);
@@ -49,10 +46,7 @@ async fn a_token_is_issued_for_valid_credentials_with_its_expiry(backend: Backen
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
 }
 
-async fn missing_or_malformed_basic_credentials_are_400(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn missing_or_malformed_basic_credentials_are_400(app: TestApp) {
     let cases = [
         None,
         Some("Basic"),
@@ -82,10 +76,7 @@ async fn missing_or_malformed_basic_credentials_are_400(backend: Backend) {
     assert_eq!(a.body["message"], "BadRequestError");
 }
 
-async fn wrong_credentials_and_wrong_environments_are_401(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn wrong_credentials_and_wrong_environments_are_401(app: TestApp) {
     let sandbox = app.merchant.sandbox.clone();
     let wrong_secret = Creds {
         api_secret: "sk_sandbox_guess".into(),
@@ -111,10 +102,7 @@ async fn wrong_credentials_and_wrong_environments_are_401(backend: Backend) {
     }
 }
 
-async fn bearer_tokens_are_checked_on_every_route(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn bearer_tokens_are_checked_on_every_route(app: TestApp) {
     let token = app.sandbox_token().await;
     let ok = answer(app.get("/v1/customers").bearer_auth(&token)).await;
     assert_eq!(ok.status, StatusCode::OK);
@@ -148,10 +136,7 @@ async fn bearer_tokens_are_checked_on_every_route(backend: Backend) {
     }
 }
 
-async fn a_rotated_credential_and_its_tokens_stop_working_at_once(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_rotated_credential_and_its_tokens_stop_working_at_once(app: TestApp) {
     let old = app.merchant.sandbox.clone();
     let token = app.token(&old).await;
     let tenant = Tenant {
@@ -188,10 +173,7 @@ async fn a_rotated_credential_and_its_tokens_stop_working_at_once(backend: Backe
     assert_eq!(app.auth(&production).await.status, StatusCode::OK);
 }
 
-async fn expired_or_foreign_tokens_are_401(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn expired_or_foreign_tokens_are_401(app: TestApp) {
     let valid = app.sandbox_token().await;
     let claims: serde_json::Value = {
         use base64::Engine;

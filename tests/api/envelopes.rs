@@ -10,6 +10,7 @@ use crate::common::Backend;
 use crate::helpers::{answer, TestApp};
 
 both_backends!(
+    TestApp::spawn =>
     malformed_or_mistyped_bodies_are_400_naming_the_problem,
     a_non_json_content_type_is_415_and_a_missing_one_is_read_as_json,
     unknown_routes_are_404_in_the_envelope_of_their_prefix_whatever_the_credentials,
@@ -23,10 +24,7 @@ fn customer() -> serde_json::Value {
     json!({"firstName": "Awa", "lastName": "Koné", "email": "a@example.ci", "phoneNumber": "0701020304", "address": {"countryCode": "CI"}})
 }
 
-async fn malformed_or_mistyped_bodies_are_400_naming_the_problem(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn malformed_or_mistyped_bodies_are_400_naming_the_problem(app: TestApp) {
     let token = app.sandbox_token().await;
     let cases: [(&str, &str); 5] = [
         ("{\"firstName\": ", "not valid JSON"),
@@ -57,10 +55,7 @@ async fn malformed_or_mistyped_bodies_are_400_naming_the_problem(backend: Backen
     }
 }
 
-async fn a_non_json_content_type_is_415_and_a_missing_one_is_read_as_json(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_non_json_content_type_is_415_and_a_missing_one_is_read_as_json(app: TestApp) {
     let token = app.sandbox_token().await;
     let body = customer().to_string();
     for content_type in [
@@ -91,10 +86,7 @@ async fn a_non_json_content_type_is_415_and_a_missing_one_is_read_as_json(backen
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
 }
 
-async fn unknown_routes_are_404_in_the_envelope_of_their_prefix_whatever_the_credentials(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn unknown_routes_are_404_in_the_envelope_of_their_prefix_whatever_the_credentials(app: TestApp) {
     let token = app.sandbox_token().await;
     for with_token in [false, true] {
         for path in ["/v1/nothing-here", "/v1", "/nothing", "/v1/customers/extra/segments"] {
@@ -123,10 +115,7 @@ async fn unknown_routes_are_404_in_the_envelope_of_their_prefix_whatever_the_cre
     }
 }
 
-async fn wrong_methods_are_405(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn wrong_methods_are_405(app: TestApp) {
     let cases = [
         app.client.delete(app.url("/v1/customers")),
         app.client.put(app.url("/v1/customer")),
@@ -142,10 +131,7 @@ async fn wrong_methods_are_405(backend: Backend) {
     }
 }
 
-async fn bodies_over_the_limit_are_413(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn bodies_over_the_limit_are_413(app: TestApp) {
     let token = app.sandbox_token().await;
     let mut body = customer();
     body["address"]["streetAddress"] = json!("x".repeat(64 * 1024));
@@ -155,13 +141,10 @@ async fn bodies_over_the_limit_are_413(backend: Backend) {
     assert_eq!(a.body["statusCode"], 413);
 }
 
-async fn an_internal_failure_is_a_500_that_sends_only_the_request_id(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn an_internal_failure_is_a_500_that_sends_only_the_request_id(app: TestApp) {
     let token = app.sandbox_token().await;
     // Break the database under the running server.
-    match backend {
+    match app.backend {
         Backend::Sqlite => {
             let mut conn = sqlx::SqliteConnection::connect(&app.database_url).await.unwrap();
             sqlx::query("ALTER TABLE customers RENAME TO customers_gone")
@@ -196,10 +179,7 @@ async fn an_internal_failure_is_a_500_that_sends_only_the_request_id(backend: Ba
     }
 }
 
-async fn health_and_readiness_answer(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn health_and_readiness_answer(app: TestApp) {
     let a = answer(app.get("/health")).await;
     assert_eq!(a.status, StatusCode::OK);
     assert_eq!(

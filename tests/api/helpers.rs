@@ -51,6 +51,7 @@ impl From<CreatedMerchant> for TestMerchant {
 }
 
 pub struct TestApp {
+    pub backend: Backend,
     pub base: String,
     pub client: reqwest::Client,
     pub gateway: Gateway,
@@ -114,10 +115,15 @@ pub async fn answer(request: RequestBuilder) -> Answer {
 }
 
 impl TestApp {
+    /// The server over a fresh database of `backend`, with one merchant; `None` when PostgreSQL
+    /// is absent outside CI (see [`TestDatabase::create`]). Tests get theirs through
+    /// `both_backends!(TestApp::spawn => ...)`, which returns early on `None`.
     pub async fn spawn(backend: Backend) -> Option<TestApp> {
         TestApp::spawn_with(backend, |_| {}).await
     }
 
+    /// [`TestApp::spawn`] with the configuration changed by `adjust` first; tests get theirs
+    /// through `both_backends!(TestApp::spawn_with(adjust) => ...)`.
     pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Option<TestApp> {
         let db = TestDatabase::create(backend).await?;
         let mut config = Config {
@@ -135,6 +141,7 @@ impl TestApp {
             .expect("merchant");
         let server = Server::start(gateway.clone()).await.expect("server starts");
         Some(TestApp {
+            backend,
             base: format!("http://{}", server.addr),
             client: reqwest::Client::new(),
             gateway,

@@ -12,11 +12,11 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, later, TestApp};
-use crate::payments::{collect_v1, post};
+use crate::requests::{collect_v1, post, transfer_v1};
 
 both_backends!(
+    TestApp::spawn =>
     expiry_asks_the_operator_one_last_time,
     expiry_waits_while_the_operator_cannot_be_asked,
     a_payment_the_operator_never_received_fails_not_sent,
@@ -66,10 +66,7 @@ async fn status_of(app: &TestApp, token: &str, id: &str) -> Value {
     a.body["data"].clone()
 }
 
-async fn expiry_asks_the_operator_one_last_time(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn expiry_asks_the_operator_one_last_time(app: TestApp) {
     let token = app.sandbox_token().await;
     // 02: the payer approved after the delay, but no callback was processed (workers behind).
     for (id, phone) in [("paid", "0701020302"), ("never", "0701020306")] {
@@ -98,10 +95,7 @@ async fn expiry_asks_the_operator_one_last_time(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn expiry_waits_while_the_operator_cannot_be_asked(backend: Backend) {
-    let Some(mut app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn expiry_waits_while_the_operator_cannot_be_asked(mut app: TestApp) {
     let down = Scripted::new(
         Ok(OperatorAnswer::Pending),
         Err(OperatorError::Transient("connection refused".into())),
@@ -121,10 +115,7 @@ async fn expiry_waits_while_the_operator_cannot_be_asked(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn a_payment_the_operator_never_received_fails_not_sent(backend: Backend) {
-    let Some(mut app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_payment_the_operator_never_received_fails_not_sent(mut app: TestApp) {
     // The initiation times out (ambiguous): it may or may not have arrived. The status check
     // then says the operator never received it.
     let lost = Scripted::new(
@@ -137,7 +128,7 @@ async fn a_payment_the_operator_never_received_fails_not_sent(backend: Backend) 
         &app,
         &token,
         "/v1/transfer/mobile-money",
-        &crate::payments::transfer_v1("lost", "0701020307", "DELTA_MONEY_CI", "1000"),
+        &transfer_v1("lost", "0701020307", "DELTA_MONEY_CI", "1000"),
     )
     .await;
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
@@ -156,10 +147,7 @@ async fn a_payment_the_operator_never_received_fails_not_sent(backend: Backend) 
     app.assert_ledger().await;
 }
 
-async fn a_dead_operator_opens_its_breaker_and_answers_503_at_once(backend: Backend) {
-    let Some(mut app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn a_dead_operator_opens_its_breaker_and_answers_503_at_once(mut app: TestApp) {
     let dead = Scripted::new(
         Err(OperatorError::Transient("connection refused".into())),
         Err(OperatorError::Transient("connection refused".into())),

@@ -4,21 +4,18 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, TestApp};
-use crate::payments::{collect_v1, collect_v2, post, transfer_v1};
+use crate::requests::{collect_v1, collect_v2, post, transfer_v1};
 
 both_backends!(
+    TestApp::spawn =>
     status_is_found_by_id_or_ref_on_every_path_in_the_v2_envelope,
     unknown_ids_are_404_in_the_envelope_of_the_path,
     transactions_are_listed_newest_first_with_filters_and_paging,
     another_tenant_never_sees_a_transaction,
 );
 
-async fn status_is_found_by_id_or_ref_on_every_path_in_the_v2_envelope(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn status_is_found_by_id_or_ref_on_every_path_in_the_v2_envelope(app: TestApp) {
     let token = app.sandbox_token().await;
     let created = post(
         &app,
@@ -60,10 +57,7 @@ async fn status_is_found_by_id_or_ref_on_every_path_in_the_v2_envelope(backend: 
     app.assert_ledger().await;
 }
 
-async fn unknown_ids_are_404_in_the_envelope_of_the_path(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn unknown_ids_are_404_in_the_envelope_of_the_path(app: TestApp) {
     let token = app.sandbox_token().await;
     for id in ["nope", "%FF", "ABCDEFGHIJ"] {
         let a = answer(app.get(&format!("/v2/get-status-payment/{id}")).bearer_auth(&token)).await;
@@ -79,10 +73,7 @@ async fn unknown_ids_are_404_in_the_envelope_of_the_path(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn transactions_are_listed_newest_first_with_filters_and_paging(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn transactions_are_listed_newest_first_with_filters_and_paging(app: TestApp) {
     let token = app.sandbox_token().await;
     post(
         &app,
@@ -185,10 +176,7 @@ async fn transactions_are_listed_newest_first_with_filters_and_paging(backend: B
     app.assert_ledger().await;
 }
 
-async fn another_tenant_never_sees_a_transaction(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn another_tenant_never_sees_a_transaction(app: TestApp) {
     let token = app.sandbox_token().await;
     let created = post(
         &app,

@@ -1,22 +1,25 @@
 //! Operating the gateway: rate limits and metrics.
 
+use momo_gateway::config::Config;
 use reqwest::StatusCode;
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, TestApp};
-use crate::payments::{collect_v1, post};
+use crate::requests::{collect_v1, post};
 
-both_backends!(
-    the_api_is_limited_per_merchant_environment_with_retry_after,
-    token_requests_are_limited_per_key_and_address,
-    metrics_show_requests_transactions_and_backlogs,
-);
+both_backends!(TestApp::spawn_with(one_request_per_second) => the_api_is_limited_per_merchant_environment_with_retry_after);
+both_backends!(TestApp::spawn_with(three_tokens_per_minute) => token_requests_are_limited_per_key_and_address);
+both_backends!(TestApp::spawn => metrics_show_requests_transactions_and_backlogs);
 
-async fn the_api_is_limited_per_merchant_environment_with_retry_after(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| c.rate_limit_per_s = 1).await else {
-        return;
-    };
+fn one_request_per_second(c: &mut Config) {
+    c.rate_limit_per_s = 1;
+}
+
+fn three_tokens_per_minute(c: &mut Config) {
+    c.auth_rate_limit_per_min = 3;
+}
+
+async fn the_api_is_limited_per_merchant_environment_with_retry_after(app: TestApp) {
     let token = app.sandbox_token().await;
     // A burst of twice the rate passes, the next request is refused.
     for _ in 0..2 {
@@ -45,10 +48,7 @@ async fn the_api_is_limited_per_merchant_environment_with_retry_after(backend: B
     );
 }
 
-async fn token_requests_are_limited_per_key_and_address(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| c.auth_rate_limit_per_min = 3).await else {
-        return;
-    };
+async fn token_requests_are_limited_per_key_and_address(app: TestApp) {
     let creds = app.merchant.sandbox.clone();
     for _ in 0..3 {
         assert_eq!(app.auth(&creds).await.status, StatusCode::OK);
@@ -62,10 +62,7 @@ async fn token_requests_are_limited_per_key_and_address(backend: Backend) {
     assert_eq!(app.auth(&other.sandbox).await.status, StatusCode::TOO_MANY_REQUESTS);
 }
 
-async fn metrics_show_requests_transactions_and_backlogs(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn metrics_show_requests_transactions_and_backlogs(app: TestApp) {
     let token = app.sandbox_token().await;
     post(
         &app,

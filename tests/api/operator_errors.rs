@@ -11,9 +11,8 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::TestApp;
-use crate::payments::{collect_v1, collect_v2, post};
+use crate::requests::{collect_v1, collect_v2, post};
 
 /// Fails every request in the way its phone number's last digit says.
 struct FailingOperator;
@@ -40,12 +39,9 @@ impl Operator for FailingOperator {
     }
 }
 
-both_backends!(operator_errors_leave_pending_or_fail_as_they_should);
+both_backends!(TestApp::spawn => operator_errors_leave_pending_or_fail_as_they_should);
 
-async fn operator_errors_leave_pending_or_fail_as_they_should(backend: Backend) {
-    let Some(mut app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn operator_errors_leave_pending_or_fail_as_they_should(mut app: TestApp) {
     app.replace_operator(Arc::new(FailingOperator)).await;
     let token = app.sandbox_token().await;
     let a = post(

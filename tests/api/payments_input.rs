@@ -1,18 +1,18 @@
 //! Bad payment input: each a clear 4xx in the right envelope, nothing written, no operator call.
 
+use momo_gateway::config::Config;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, set, TestApp};
-use crate::payments::{collect_v1, collect_v2, post, transfer_v2};
+use crate::requests::{collect_v1, collect_v2, post, transfer_v2};
 
 both_backends!(
+    TestApp::spawn =>
     bad_v1_payment_input_is_refused_with_its_field_named,
     bad_v2_payment_input_is_refused_with_its_constant,
     v2_routes_answer_401_and_400_in_the_v2_envelope,
-    a_disabled_operator_is_refused,
 );
 
 async fn nothing_written(app: &TestApp, token: &str) {
@@ -21,10 +21,7 @@ async fn nothing_written(app: &TestApp, token: &str) {
     app.assert_ledger().await;
 }
 
-async fn bad_v1_payment_input_is_refused_with_its_field_named(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn bad_v1_payment_input_is_refused_with_its_field_named(app: TestApp) {
     let token = app.sandbox_token().await;
     let base = collect_v1("bad", "0701020301", "ALPHA_MONEY_CI", "1500");
     let bad = StatusCode::BAD_REQUEST;
@@ -80,10 +77,7 @@ async fn bad_v1_payment_input_is_refused_with_its_field_named(backend: Backend) 
     nothing_written(&app, &token).await;
 }
 
-async fn bad_v2_payment_input_is_refused_with_its_constant(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn bad_v2_payment_input_is_refused_with_its_constant(app: TestApp) {
     let token = app.sandbox_token().await;
     let base = collect_v2("bad", json!("0701020301"), "GAMMA_MONEY_CI", json!(1500));
     let cases: Vec<(&str, Value, StatusCode, &str)> = vec![
@@ -179,10 +173,7 @@ async fn bad_v2_payment_input_is_refused_with_its_constant(backend: Backend) {
     nothing_written(&app, &token).await;
 }
 
-async fn v2_routes_answer_401_and_400_in_the_v2_envelope(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn v2_routes_answer_401_and_400_in_the_v2_envelope(app: TestApp) {
     let token = app.sandbox_token().await;
     let body = collect_v2("x", json!("0701020301"), "GAMMA_MONEY_CI", json!(1000));
     for request in [
@@ -238,15 +229,14 @@ async fn v2_routes_answer_401_and_400_in_the_v2_envelope(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn a_disabled_operator_is_refused(backend: Backend) {
+both_backends!(TestApp::spawn_with(delta_transfers_disabled) => a_disabled_operator_is_refused);
+
+fn delta_transfers_disabled(c: &mut Config) {
     use momo_gateway::domain::{Kind, OperatorCode};
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.disabled_operators = vec![(OperatorCode::Delta, Some(Kind::Transfer))]
-    })
-    .await
-    else {
-        return;
-    };
+    c.disabled_operators = vec![(OperatorCode::Delta, Some(Kind::Transfer))];
+}
+
+async fn a_disabled_operator_is_refused(app: TestApp) {
     let token = app.sandbox_token().await;
     let a = post(
         &app,

@@ -15,9 +15,9 @@ use sqlx::Connection;
 
 use crate::common::{Backend, TestDatabase};
 use crate::helpers::answer;
-use crate::payments::{collect_v1, transfer_v2};
 use crate::process::{self, demo_value};
 use crate::receiver::Receiver;
+use crate::requests::{collect_v1, transfer_v2};
 
 async fn token(client: &reqwest::Client, base: &str, key: &str, secret: &str) -> String {
     let a = answer(

@@ -7,11 +7,11 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::both_backends;
-use crate::common::Backend;
 use crate::helpers::{answer, later, TestApp};
-use crate::payments::{collect_v1, collect_v2, post, transfer_v1};
+use crate::requests::{collect_v1, collect_v2, post, transfer_v1};
 
 both_backends!(
+    TestApp::spawn =>
     pending_payments_resolve_as_the_simulator_table_says,
     final_states_never_change,
     the_beta_page_lets_the_payer_approve_or_decline,
@@ -19,10 +19,7 @@ both_backends!(
     the_reconciler_backs_off_instead_of_asking_every_pass,
 );
 
-async fn the_reconciler_backs_off_instead_of_asking_every_pass(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn the_reconciler_backs_off_instead_of_asking_every_pass(app: TestApp) {
     let token = app.sandbox_token().await;
     post(
         &app,
@@ -65,10 +62,7 @@ async fn status_of(app: &TestApp, token: &str, id: &str) -> Value {
     a.body["data"].clone()
 }
 
-async fn pending_payments_resolve_as_the_simulator_table_says(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn pending_payments_resolve_as_the_simulator_table_says(app: TestApp) {
     let token = app.sandbox_token().await;
     for ending in ["02", "03", "05", "06", "47"] {
         let a = post(
@@ -158,10 +152,7 @@ async fn pending_payments_resolve_as_the_simulator_table_says(backend: Backend) 
     app.assert_ledger().await;
 }
 
-async fn final_states_never_change(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn final_states_never_change(app: TestApp) {
     let token = app.sandbox_token().await;
     post(
         &app,
@@ -204,10 +195,7 @@ async fn final_states_never_change(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn the_beta_page_lets_the_payer_approve_or_decline(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     let token = app.sandbox_token().await;
     let no_redirects = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -299,10 +287,7 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(backend: Backend) {
     app.assert_ledger().await;
 }
 
-async fn stuck_transfers_are_listed_and_resolved_by_hand_with_an_audit(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn stuck_transfers_are_listed_and_resolved_by_hand_with_an_audit(app: TestApp) {
     let token = app.sandbox_token().await;
     let a = post(
         &app,

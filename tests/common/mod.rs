@@ -116,23 +116,38 @@ impl Drop for TestDatabase {
     }
 }
 
-/// Instantiates an async test function `fn(Backend)` once per backend, as `name::sqlite` and
-/// `name::postgres`.
+/// Instantiates async test functions once per backend, as `name::sqlite` and `name::postgres`,
+/// each given what a setup function made for that backend.
+///
+/// - `both_backends!(setup => a, b)`: `setup` is an `async fn(Backend) -> Option<T>` in scope
+///   in the calling module (`TestApp::spawn`, `TestDatabase::create`, ...) and each test an
+///   `async fn(T)`. `None` means PostgreSQL is absent outside CI: [`TestDatabase::create`] has
+///   printed the skip banner (under `CI=true` it panicked instead), and the test ends there.
+/// - `both_backends!(setup(arg) => a, b)`: the same with `setup(backend, arg)`, `arg` being an
+///   item of the calling module (`TestApp::spawn_with(small_balance)`, say).
 #[macro_export]
 macro_rules! both_backends {
-    ($($name:ident),* $(,)?) => {
-        $(
-            mod $name {
-                #[tokio::test]
-                async fn sqlite() {
-                    super::$name($crate::common::Backend::Sqlite).await
-                }
-
-                #[tokio::test]
-                async fn postgres() {
-                    super::$name($crate::common::Backend::Postgres).await
+    // One test at a time: `setup` repeats inside each test's module.
+    ($($setup:ident)::+ $(($arg:ident))? => $name:ident $(, $rest:ident)* $(,)?) => {
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                let backend = $crate::common::Backend::Sqlite;
+                if let Some(ready) = super::$($setup)::+(backend $(, super::$arg)?).await {
+                    super::$name(ready).await
                 }
             }
-        )*
+
+            #[tokio::test]
+            async fn postgres() {
+                let backend = $crate::common::Backend::Postgres;
+                if let Some(ready) = super::$($setup)::+(backend $(, super::$arg)?).await {
+                    super::$name(ready).await
+                }
+            }
+        }
+
+        $crate::both_backends!($($setup)::+ $(($arg))? => $($rest),*);
     };
+    ($($setup:ident)::+ $(($arg:ident))? =>) => {};
 }

@@ -12,7 +12,12 @@ use momo_gateway::store::{self, NewMerchant, NewMerchantEnvironment, Store, Stor
 
 use common::{Backend, TestDatabase};
 
-async fn open(backend: Backend) -> Option<(Arc<dyn Store>, TestDatabase)> {
+/// A migrated store over a fresh database, and the database, which lives as long as the test.
+type Opened = (Arc<dyn Store>, TestDatabase);
+
+/// What each test receives through `both_backends!(open => ...)`; `None` when PostgreSQL is
+/// absent outside CI.
+async fn open(backend: Backend) -> Option<Opened> {
     let db = TestDatabase::create(backend).await?;
     let store = store::connect(&db.url).await.expect("store opens and migrates");
     Some((store, db))
@@ -68,6 +73,7 @@ fn customer(tenant: &Tenant, id: &str, at: i64) -> Customer {
 }
 
 both_backends!(
+    open =>
     migrations_run_again_without_harm,
     a_setting_keeps_its_first_value_even_when_raced,
     merchants_are_recorded_with_their_environments_and_credentials,
@@ -76,18 +82,14 @@ both_backends!(
     customers_stay_inside_their_tenant_and_page_newest_first,
 );
 
-async fn migrations_run_again_without_harm(backend: Backend) {
-    let Some((store, db)) = open(backend).await else { return };
+async fn migrations_run_again_without_harm((store, db): Opened) {
     store.ping().await.unwrap();
     let again = store::connect(&db.url).await.expect("a second start migrates nothing");
     again.ping().await.unwrap();
     assert!(!again.has_merchants().await.unwrap());
 }
 
-async fn a_setting_keeps_its_first_value_even_when_raced(backend: Backend) {
-    let Some((store, _db)) = open(backend).await else {
-        return;
-    };
+async fn a_setting_keeps_its_first_value_even_when_raced((store, _db): Opened) {
     let tasks: Vec<_> = (0..10)
         .map(|i| {
             let store = store.clone();
@@ -103,10 +105,7 @@ async fn a_setting_keeps_its_first_value_even_when_raced(backend: Backend) {
     assert_eq!(store.setting_or_insert("race", "late").await.unwrap(), values[0]);
 }
 
-async fn merchants_are_recorded_with_their_environments_and_credentials(backend: Backend) {
-    let Some((store, _db)) = open(backend).await else {
-        return;
-    };
+async fn merchants_are_recorded_with_their_environments_and_credentials((store, _db): Opened) {
     let m = merchant("shop");
     store.create_merchant(&m).await.unwrap();
     assert!(store.has_merchants().await.unwrap());
@@ -122,10 +121,7 @@ async fn merchants_are_recorded_with_their_environments_and_credentials(backend:
     assert!(store.credential_by_key("pk_nobody").await.unwrap().is_none());
 }
 
-async fn a_duplicate_api_key_is_a_conflict_and_nothing_is_written(backend: Backend) {
-    let Some((store, _db)) = open(backend).await else {
-        return;
-    };
+async fn a_duplicate_api_key_is_a_conflict_and_nothing_is_written((store, _db): Opened) {
     store.create_merchant(&merchant("shop")).await.unwrap();
     let err = store.create_merchant(&merchant("shop")).await.unwrap_err();
     assert!(matches!(err, StoreError::Conflict { .. }), "{err:?}");
@@ -136,10 +132,7 @@ async fn a_duplicate_api_key_is_a_conflict_and_nothing_is_written(backend: Backe
     );
 }
 
-async fn rotation_revokes_the_old_credential_in_the_same_transaction(backend: Backend) {
-    let Some((store, _db)) = open(backend).await else {
-        return;
-    };
+async fn rotation_revokes_the_old_credential_in_the_same_transaction((store, _db): Opened) {
     let m = merchant("shop");
     store.create_merchant(&m).await.unwrap();
     let tenant = Tenant {
@@ -177,10 +170,7 @@ async fn rotation_revokes_the_old_credential_in_the_same_transaction(backend: Ba
     );
 }
 
-async fn customers_stay_inside_their_tenant_and_page_newest_first(backend: Backend) {
-    let Some((store, _db)) = open(backend).await else {
-        return;
-    };
+async fn customers_stay_inside_their_tenant_and_page_newest_first((store, _db): Opened) {
     let a = merchant("a");
     let b = merchant("b");
     store.create_merchant(&a).await.unwrap();
