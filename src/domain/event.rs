@@ -2,6 +2,7 @@
 
 use super::environment::Tenant;
 use super::time::Timestamp;
+use super::transaction::Status;
 
 /// Where an event's delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,7 +54,7 @@ pub struct EventSummary {
     pub tenant: Tenant,
     pub transaction_ref: String,
     pub transaction_id: String,
-    pub transaction_status: String,
+    pub transaction_status: Status,
     pub state: EventState,
     pub attempts: u32,
     pub next_attempt_at: Option<Timestamp>,

@@ -1,8 +1,76 @@
-//! The names the database stores for the domain's enums. They are part of the schema: renaming
+//! The names the database stores for the domain's enums (the `CHECK` constraints of the
+//! migrations list the same). They are part of the schema: renaming
 //! one needs a migration, so they live here rather than in the domain.
 
 use super::StoreError;
-use crate::domain::FailureCode;
+use crate::domain::{Cause, EventState, FailureCode, Kind, Status};
+
+/// The stored value among `all` whose name is `stored`, or `Corrupt` naming the column.
+fn parse<T: Copy>(all: &[T], name: fn(T) -> &'static str, column: &str, stored: &str) -> Result<T, StoreError> {
+    all.iter()
+        .copied()
+        .find(|value| name(*value) == stored)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown {column} {stored:?}")))
+}
+
+pub(super) fn status(status: Status) -> &'static str {
+    match status {
+        Status::Pending => "PENDING",
+        Status::Successful => "SUCCESSFUL",
+        Status::Failed => "FAILED",
+    }
+}
+
+pub(super) fn parse_status(stored: &str) -> Result<Status, StoreError> {
+    parse(
+        &[Status::Pending, Status::Successful, Status::Failed],
+        status,
+        "status",
+        stored,
+    )
+}
+
+pub(super) fn kind(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Collection => "collecte",
+        Kind::Transfer => "transfer",
+    }
+}
+
+pub(super) fn parse_kind(stored: &str) -> Result<Kind, StoreError> {
+    parse(&[Kind::Collection, Kind::Transfer], kind, "kind", stored)
+}
+
+pub(super) fn cause(cause: Cause) -> &'static str {
+    match cause {
+        Cause::Created => "CREATED",
+        Cause::OperatorAnswer => "OPERATOR_ANSWER",
+        Cause::OperatorCallback => "OPERATOR_CALLBACK",
+        Cause::Reconciled => "RECONCILED",
+        Cause::Payer => "PAYER",
+        Cause::Expired => "EXPIRED",
+        Cause::OperatorUnavailable => "OPERATOR_UNAVAILABLE",
+        Cause::Admin => "ADMIN",
+        Cause::NotSent => "NOT_SENT",
+    }
+}
+
+pub(super) fn event_state(state: EventState) -> &'static str {
+    match state {
+        EventState::Pending => "pending",
+        EventState::Delivered => "delivered",
+        EventState::Failed => "failed",
+    }
+}
+
+pub(super) fn parse_event_state(stored: &str) -> Result<EventState, StoreError> {
+    parse(
+        &[EventState::Pending, EventState::Delivered, EventState::Failed],
+        event_state,
+        "event state",
+        stored,
+    )
+}
 
 pub(super) fn failure_code(code: FailureCode) -> &'static str {
     match code {
@@ -17,18 +85,20 @@ pub(super) fn failure_code(code: FailureCode) -> &'static str {
 }
 
 pub(super) fn parse_failure_code(stored: &str) -> Result<FailureCode, StoreError> {
-    const ALL: [FailureCode; 7] = [
-        FailureCode::PayerDeclined,
-        FailureCode::OperatorRefused,
-        FailureCode::WrongOtp,
-        FailureCode::OperatorUnavailable,
-        FailureCode::Expired,
-        FailureCode::ResolvedByAdmin,
-        FailureCode::NotSent,
-    ];
-    ALL.into_iter()
-        .find(|code| failure_code(*code) == stored)
-        .ok_or_else(|| StoreError::Corrupt(format!("unknown failure_code {stored:?}")))
+    parse(
+        &[
+            FailureCode::PayerDeclined,
+            FailureCode::OperatorRefused,
+            FailureCode::WrongOtp,
+            FailureCode::OperatorUnavailable,
+            FailureCode::Expired,
+            FailureCode::ResolvedByAdmin,
+            FailureCode::NotSent,
+        ],
+        failure_code,
+        "failure_code",
+        stored,
+    )
 }
 
 #[cfg(test)]
@@ -49,5 +119,22 @@ mod tests {
             assert_eq!(parse_failure_code(failure_code(code)).unwrap(), code);
         }
         assert!(parse_failure_code("NOPE").is_err());
+    }
+
+    #[test]
+    fn statuses_kinds_and_event_states_round_trip() {
+        for s in [Status::Pending, Status::Successful, Status::Failed] {
+            assert_eq!(parse_status(status(s)).unwrap(), s);
+        }
+        for k in [Kind::Collection, Kind::Transfer] {
+            assert_eq!(parse_kind(kind(k)).unwrap(), k);
+        }
+        for e in [EventState::Pending, EventState::Delivered, EventState::Failed] {
+            assert_eq!(parse_event_state(event_state(e)).unwrap(), e);
+        }
+        assert!(
+            parse_status("SUCCESSFULL").is_err(),
+            "a wire spelling is not a stored name"
+        );
     }
 }

@@ -2,11 +2,11 @@
 
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
-use super::StoreError;
+use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, TransactionRecord};
 use crate::domain::{
-    Address, Amounts, Credential, Customer, Environment, EventState, Kind, MerchantId, Msisdn, OperatorCode, Status,
-    Tenant, Timestamp, Transaction,
+    Address, Amounts, Credential, Customer, Environment, EventState, MerchantId, Msisdn, OperatorCode, Tenant,
+    Timestamp, Transaction,
 };
 
 /// Reads a column, for any database whose rows decode text and 64-bit integers.
@@ -93,7 +93,7 @@ where
         reference: get(row, "ref")?,
         tenant: tenant.clone(),
         transaction_id: get(row, "transaction_id")?,
-        kind: Kind::parse(&kind).ok_or_else(|| corrupt("kind", &kind))?,
+        kind: names::parse_kind(&kind)?,
         operator: OperatorCode::from_name(&operator).ok_or_else(|| corrupt("operator", &operator))?,
         phone: Msisdn::parse(&phone).map_err(|_| corrupt("phone", "(hidden)"))?,
         phone_as_sent: get(row, "phone_as_sent")?,
@@ -103,7 +103,7 @@ where
             amount_receive: get(row, "amount_receive")?,
             amount_total: get(row, "amount_total")?,
         },
-        status: Status::parse(&status).ok_or_else(|| corrupt("status", &status))?,
+        status: names::parse_status(&status)?,
         customer_id: customer_id.clone(),
         name: get(row, "name")?,
         email: get(row, "email")?,
@@ -163,7 +163,7 @@ where
     for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
 {
     let state: String = get(row, "state")?;
-    let event_state = EventState::parse(&state).ok_or_else(|| StoreError::Corrupt(format!("event state {state:?}")))?;
+    let event_state = names::parse_event_state(&state)?;
     let next_attempt_at: i64 = get(row, "next_attempt_at")?;
     Ok(EventSummary {
         id: get(row, "id")?,
@@ -173,7 +173,7 @@ where
         },
         transaction_ref: get(row, "ref")?,
         transaction_id: get(row, "transaction_id")?,
-        transaction_status: get(row, "to_status")?,
+        transaction_status: names::parse_status(&get::<R, String>(row, "to_status")?)?,
         state: event_state,
         attempts: get::<R, i64>(row, "attempts")?.max(0) as u32,
         next_attempt_at: (event_state == EventState::Pending).then_some(Timestamp(next_attempt_at)),

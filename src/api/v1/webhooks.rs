@@ -8,6 +8,7 @@ use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::wire::StatusV1;
 use super::{envelope, Error};
 use crate::api::auth::Authenticated;
 use crate::api::error::ApiError;
@@ -25,7 +26,7 @@ pub struct EventOut<'a> {
     pub transaction_id: &'a str,
     #[serde(rename = "ref")]
     pub reference: &'a str,
-    pub transaction_status: &'a str,
+    pub transaction_status: StatusV1,
     pub status: &'static str,
     pub attempts: u32,
     pub next_attempt_at: Option<String>,
@@ -56,7 +57,7 @@ impl<'a> EventOut<'a> {
             id: &e.id,
             transaction_id: &e.transaction_id,
             reference: &e.transaction_ref,
-            transaction_status: &e.transaction_status,
+            transaction_status: e.transaction_status.into(),
             status: e.state.as_str(),
             attempts: e.attempts,
             next_attempt_at: e.next_attempt_at.map(|t| t.iso8601_millis()),

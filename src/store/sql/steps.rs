@@ -8,7 +8,7 @@ use sqlx::{Encode, Executor, Transaction, Type};
 use super::{Column, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Credential, Status, Tenant, Timestamp};
-use crate::store::{rows, StoreError};
+use crate::store::{names, rows, StoreError};
 
 /// Writes made inside a caller's transaction, which commits or rolls them back with the rest.
 pub(in crate::store) trait WriteSteps {
@@ -132,9 +132,9 @@ where
         )
         .bind(uuid::Uuid::new_v4().to_string())
         .bind(transaction_id)
-        .bind(from.map(|s| s.as_str()))
-        .bind(to.as_str())
-        .bind(cause.as_str())
+        .bind(from.map(names::status))
+        .bind(names::status(to))
+        .bind(names::cause(cause))
         .bind(detail)
         .bind(at.millis())
         .execute(&mut **self)

@@ -2,7 +2,7 @@
 //! conditions of a filtered, paged transaction list.
 
 use crate::domain::PageRequest;
-use crate::store::TransactionFilter;
+use crate::store::{names, TransactionFilter};
 
 /// The columns of a transaction and its customer, as `rows::transaction_record` reads them.
 pub(in crate::store) const TRANSACTION_SELECT: &str =
@@ -35,14 +35,14 @@ pub(in crate::store) fn list_conditions(filter: &TransactionFilter, page: &PageR
     if let Some(status) = filter.status {
         add(
             " AND t.status = ?1",
-            vec![Bind::Text(status.as_str().to_owned())],
+            vec![Bind::Text(names::status(status).to_owned())],
             &mut binds,
         );
     }
     if let Some(kind) = filter.kind {
         add(
             " AND t.kind = ?1",
-            vec![Bind::Text(kind.as_str().to_owned())],
+            vec![Bind::Text(names::kind(kind).to_owned())],
             &mut binds,
         );
     }

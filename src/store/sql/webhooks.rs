@@ -5,7 +5,8 @@
 use sqlx::{ColumnIndex, Encode, Executor, Type};
 
 use super::{Backend, Column, RowsAffected, SqlDb};
-use crate::domain::{PageRequest, Tenant, Timestamp};
+use crate::domain::{EventState, PageRequest, Tenant, Timestamp};
+use crate::store::names;
 use crate::store::{
     rows, Attempt, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, StoreError, WebhookStore,
 };
@@ -73,12 +74,15 @@ where
         let mut recorded = Vec::with_capacity(batch.len());
         for Finished { event, attempt, update } in batch {
             let (state, next_attempt_at, error, delivered_at) = match update {
-                EventUpdate::Delivered => ("delivered", now.millis(), None, Some(now.millis())),
-                EventUpdate::RetryAt { next_attempt_at, error } => {
-                    ("pending", next_attempt_at.millis(), Some(error.as_str()), None)
-                }
+                EventUpdate::Delivered => (EventState::Delivered, now.millis(), None, Some(now.millis())),
+                EventUpdate::RetryAt { next_attempt_at, error } => (
+                    EventState::Pending,
+                    next_attempt_at.millis(),
+                    Some(error.as_str()),
+                    None,
+                ),
                 EventUpdate::Failed { error } | EventUpdate::FailedAndDisableEndpoint { error } => {
-                    ("failed", now.millis(), Some(error.as_str()), None)
+                    (EventState::Failed, now.millis(), Some(error.as_str()), None)
                 }
             };
             let changed = sqlx::query(
@@ -86,7 +90,7 @@ where
                  last_error = $4, delivered_at = $5, lease_until = NULL, lease_token = NULL \
                  WHERE id = $6 AND lease_token = $7",
             )
-            .bind(state)
+            .bind(names::event_state(state))
             .bind(if attempt.is_some() { 1i64 } else { 0 })
             .bind(next_attempt_at)
             .bind(error)
@@ -154,7 +158,7 @@ where
             .bind(merchant)
             .bind(environment)
             .bind(filter.transaction_id.clone().unwrap_or_default())
-            .bind(filter.state.map(|s| s.as_str()).unwrap_or(""));
+            .bind(filter.state.map(names::event_state).unwrap_or(""));
         if let Some(after) = &page.after {
             query = query.bind(after.created_at.millis()).bind(after.id.clone());
         }
