@@ -1,9 +1,9 @@
 //! `docs/configuration.md`, rendered from the settings table; a unit test keeps the committed
 //! file equal to it.
 
-use super::settings::{Initial, SETTINGS};
+use super::settings::{all, Initial};
 
-/// `docs/configuration.md`, rendered from [`SETTINGS`].
+/// `docs/configuration.md`, rendered from the settings table.
 pub fn markdown() -> String {
     let mut out = String::from(
         "# Configuration\n\n\
@@ -18,7 +18,7 @@ pub fn markdown() -> String {
          | Variable | TOML key | Default | Accepts | Meaning |\n\
          |---|---|---|---|---|\n",
     );
-    for s in SETTINGS {
+    for s in all() {
         let default = match s.default {
             Initial::Value(v) => format!("`{v}`"),
             Initial::Unset(what) => what.to_owned(),

@@ -1,12 +1,14 @@
 //! Configuration: defaults, then an optional TOML file, then `MOMO_*` environment variables.
 //!
-//! Every setting is one row of [`SETTINGS`] (`settings.rs`): its TOML key, its variable, its
+//! Every setting is one row of the table [`settings`] gives (`settings.rs`): its TOML key, its variable, its
 //! default, what it accepts and where its value goes. Values are read as text whatever their
 //! source and go through the row's parser, so a bad value gets the same one-line error naming
 //! the setting, where it came from and what it accepts. `docs/configuration.md` is rendered from
 //! the same table. Each worker reads its own group of settings ([`WebhookSettings`],
 //! [`ReconcileSettings`], [`SimulatorSettings`]); durations are [`Duration`]s.
 
+mod connector_settings;
+pub mod connectors;
 mod docs;
 mod parse;
 mod settings;
@@ -24,8 +26,9 @@ use std::time::Duration;
 use crate::domain::fees::FeeRule;
 use crate::domain::{FeeSchedule, Kind, OperatorCode};
 
+pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
-pub use settings::{Initial, Setting, SETTINGS};
+pub use settings::{all as settings, Initial, Setting};
 pub use workers::{BreakerSettings, ReconcileSettings, SimulatorSettings, WebhookSettings};
 
 /// How log lines are written.
@@ -35,7 +38,7 @@ pub enum LogFormat {
     Json,
 }
 
-/// The gateway's settings. `Debug` redacts secrets. What each one means is in [`SETTINGS`].
+/// The gateway's settings. `Debug` redacts secrets. What each one means is in [`settings`].
 #[derive(Clone, PartialEq, Eq)]
 pub struct Config {
     pub database_url: String,
@@ -45,6 +48,7 @@ pub struct Config {
     pub jwt_secret: Option<String>,
     pub simulator: SimulatorSettings,
     pub breaker: BreakerSettings,
+    pub connectors: ConnectorSettings,
     pub reconcile: ReconcileSettings,
     pub webhook: WebhookSettings,
     pub sandbox_initial_balance: i64,
@@ -71,6 +75,7 @@ impl fmt::Debug for Config {
             jwt_secret,
             simulator,
             breaker,
+            connectors,
             reconcile,
             webhook,
             sandbox_initial_balance,
@@ -90,6 +95,7 @@ impl fmt::Debug for Config {
             .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
             .field("simulator", simulator)
             .field("breaker", breaker)
+            .field("connectors", connectors)
             .field("reconcile", reconcile)
             .field("webhook", webhook)
             .field("sandbox_initial_balance", sandbox_initial_balance)
@@ -122,7 +128,7 @@ pub fn redact_url(url: &str) -> String {
 impl Default for Config {
     fn default() -> Self {
         let mut config = Config::unset();
-        for setting in SETTINGS {
+        for setting in settings() {
             if let Initial::Value(value) = setting.default {
                 if !setting.set(&mut config, value) {
                     panic!("the default of {} does not parse: {value:?}", setting.var);
@@ -167,14 +173,14 @@ impl Config {
         if let Some(path) = file {
             let name = path.display().to_string();
             for (key, value) in parse::toml_file(path)? {
-                let Some(setting) = SETTINGS.iter().find(|s| s.key == key) else {
+                let Some(setting) = settings().find(|s| s.key == key) else {
                     return Err(ConfigError::UnknownKey { key, file: name });
                 };
                 let source = name.clone();
                 raw.insert(setting.key, Raw { value, source });
             }
         }
-        for setting in SETTINGS {
+        for setting in settings() {
             if let Some(value) = lookup(setting.var) {
                 let source = "environment".to_owned();
                 raw.insert(setting.key, Raw { value, source });
@@ -182,7 +188,7 @@ impl Config {
         }
         // In the table's order, whatever the source: `listen` sets `public_url`, which may follow.
         let mut config = Config::default();
-        for setting in SETTINGS {
+        for setting in settings() {
             if let Some(raw) = raw.get(setting.key) {
                 setting.apply(&mut config, raw)?;
             }
@@ -227,6 +233,7 @@ impl Config {
                 failures: 0,
                 cool_down: Duration::ZERO,
             },
+            connectors: ConnectorSettings::default(),
             reconcile: ReconcileSettings {
                 interval: Duration::ZERO,
                 after: Duration::ZERO,

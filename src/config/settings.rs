@@ -22,7 +22,7 @@ pub struct Setting {
     /// Never echoed in an error.
     pub secret: bool,
     /// Parses a (trimmed) value into the configuration; `None` when it is not acceptable.
-    write: fn(&mut Config, &str) -> Option<()>,
+    pub(super) write: fn(&mut Config, &str) -> Option<()>,
 }
 
 /// A setting's default.
@@ -58,13 +58,19 @@ impl Setting {
 }
 
 /// Stores a parsed value, if there is one.
-fn put<T>(field: &mut T, value: Option<T>) -> Option<()> {
+pub(super) fn put<T>(field: &mut T, value: Option<T>) -> Option<()> {
     *field = value?;
     Some(())
 }
 
-/// Every setting, in the order values are applied (`listen` before `public_url`).
-pub static SETTINGS: &[Setting] = &[
+/// Every setting in the order values are applied (`listen` before `public_url`): the core
+/// ones, then the operator connectors' (`connector_settings.rs`).
+pub fn all() -> impl Iterator<Item = &'static Setting> {
+    CORE.iter().chain(super::connector_settings::CONNECTORS.iter())
+}
+
+/// The core settings.
+pub static CORE: &[Setting] = &[
     Setting {
         key: "database_url",
         var: "MOMO_DATABASE_URL",

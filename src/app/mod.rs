@@ -1,8 +1,9 @@
 //! Assembling and running the gateway: store, use cases, HTTP server, graceful shutdown.
 
+pub mod operators;
+
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::Context;
 use tokio::net::TcpListener;
@@ -11,7 +12,6 @@ use tokio::task::JoinHandle;
 
 use crate::config::{redact_url, Config};
 use crate::domain::{Environment, Timestamp};
-use crate::operator::simulator::Simulator;
 use crate::operator::Operators;
 use crate::service::{CreatedMerchant, Gateway};
 use crate::store;
@@ -19,7 +19,7 @@ use crate::store;
 /// Opens the configured database (migrating it) and assembles the use cases with the
 /// operator connectors that configuration names.
 pub async fn open(config: Config) -> anyhow::Result<Gateway> {
-    let operators = operators(&config);
+    let operators = operators::operators(&config)?;
     open_with(config, operators).await
 }
 
@@ -29,14 +29,6 @@ pub async fn open_with(config: Config, operators: Operators) -> anyhow::Result<G
         .await
         .with_context(|| format!("cannot open the database {}", redact_url(&config.database_url)))?;
     Ok(Gateway::new(store, config, operators).await?)
-}
-
-/// The operator registry of `config`. No real connector exists yet: every operator in every
-/// environment is served by the built-in simulator (DECISIONS §1).
-pub fn operators(config: &Config) -> Operators {
-    Operators::new(Arc::new(Simulator {
-        delay: config.simulator.delay,
-    }))
 }
 
 /// A running HTTP server, for `serve` and for tests.
@@ -93,7 +85,9 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let gateway = open(config).await?;
     let config = gateway.config().clone();
     tracing::info!(database = %redact_url(&config.database_url), "database ready");
-    tracing::warn!("no operator connector is configured: Production uses the built-in simulator, like Sandbox");
+    if config.connectors.routes.is_empty() {
+        tracing::warn!("no operator connector is configured: Production uses the built-in simulator, like Sandbox (MOMO_OPERATOR_CONNECTORS)");
+    }
     if config.listen.ip().is_loopback() {
         if let Some(demo) = create_demo_merchant(&gateway).await? {
             print_demo_credentials(&demo, &config);

@@ -1,0 +1,69 @@
+//! The operator registry that configuration names: the simulator everywhere, except where
+//! `MOMO_OPERATOR_CONNECTORS` routes an operator in an environment to a public protocol.
+
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+
+use crate::config::{ApiCredentials, Config, Protocol};
+use crate::domain::{Environment, OperatorCode};
+use crate::operator::momo::{MomoConnector, MomoCredentials, MomoSettings};
+use crate::operator::simulator::Simulator;
+use crate::operator::{Operator, Operators};
+
+/// Builds the registry; an error names the missing or invalid setting.
+pub fn operators(config: &Config) -> anyhow::Result<Operators> {
+    let simulator: Arc<dyn Operator> = Arc::new(Simulator {
+        delay: config.simulator.delay,
+    });
+    let mut operators = Operators::new(simulator.clone());
+    for &(operator, environment, protocol) in &config.connectors.routes {
+        let connector: Arc<dyn Operator> = match protocol {
+            Protocol::Simulator => simulator.clone(),
+            Protocol::MomoOpenApi => Arc::new(momo(config, operator, environment)?),
+            Protocol::WaveCheckout => bail!(
+                "{operator}:{environment} is routed to wave-checkout, which this build does not include yet; \
+                 route it to momo-openapi or simulator (MOMO_OPERATOR_CONNECTORS)"
+            ),
+        };
+        tracing::info!(operator = operator.name(), %environment, protocol = protocol.name(), "operator connector");
+        operators = operators.route(operator, environment, connector);
+    }
+    Ok(operators)
+}
+
+/// Where operators call back about `operator` in `environment`.
+pub fn callback_url(config: &Config, operator: OperatorCode, environment: Environment, token: &str) -> String {
+    format!(
+        "{}/operator-callbacks/{}/{}?token={token}",
+        config.public_url,
+        operator.name(),
+        environment
+    )
+}
+
+fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> anyhow::Result<MomoConnector> {
+    let c = &config.connectors;
+    let missing = |var: &str| format!("{operator}:{environment} is routed to momo-openapi, but {var} is not set");
+    let credentials = |creds: &Option<ApiCredentials>, var: &str| -> anyhow::Result<MomoCredentials> {
+        let creds = creds.as_ref().with_context(|| missing(var))?;
+        Ok(MomoCredentials {
+            api_user: creds.user.clone(),
+            api_key: creds.key.clone(),
+            subscription_key: creds.subscription_key.clone(),
+        })
+    };
+    let settings = MomoSettings {
+        base_url: c.momo_url.clone().with_context(|| missing("MOMO_MOMO_OPENAPI_URL"))?,
+        collection: credentials(&c.momo_collection, "MOMO_MOMO_OPENAPI_COLLECTION")?,
+        disbursement: credentials(&c.momo_disbursement, "MOMO_MOMO_OPENAPI_DISBURSEMENT")?,
+        target_environment: c.momo_target_environment.clone(),
+        callback_url: c
+            .momo_callback_token
+            .as_deref()
+            .map(|token| callback_url(config, operator, environment, token)),
+        callback_token: c.momo_callback_token.clone(),
+        timeout: c.timeout,
+    };
+    MomoConnector::new(settings).context("cannot build the MoMo Open API client")
+}

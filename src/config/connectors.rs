@@ -1,0 +1,200 @@
+//! Which connector serves each operator in each environment, and how to reach the public
+//! protocols' deployments. Everything unnamed is served by the built-in simulator. `Debug`
+//! hides every secret.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::domain::{Environment, OperatorCode};
+
+/// A protocol a connector speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// The built-in simulator (`docs/sandbox.md`).
+    Simulator,
+    /// MTN's MoMo Open API: request-to-pay and transfer.
+    MomoOpenApi,
+    /// Wave: checkout sessions and payouts.
+    WaveCheckout,
+}
+
+impl Protocol {
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Simulator => "simulator",
+            Protocol::MomoOpenApi => "momo-openapi",
+            Protocol::WaveCheckout => "wave-checkout",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Protocol> {
+        [Protocol::Simulator, Protocol::MomoOpenApi, Protocol::WaveCheckout]
+            .into_iter()
+            .find(|p| p.name() == name)
+    }
+}
+
+/// An API user, its key and the product's subscription key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiCredentials {
+    pub user: String,
+    pub key: String,
+    pub subscription_key: String,
+}
+
+impl fmt::Debug for ApiCredentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ApiCredentials {{ user: {:?}, key: [redacted], subscription_key: [redacted] }}",
+            self.user
+        )
+    }
+}
+
+/// The connectors' settings.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ConnectorSettings {
+    /// Routes away from the simulator, by operator and environment.
+    pub routes: Vec<(OperatorCode, Environment, Protocol)>,
+    /// Each call to an operator, connection to last byte.
+    pub timeout: Duration,
+    pub momo_url: Option<String>,
+    pub momo_target_environment: String,
+    pub momo_collection: Option<ApiCredentials>,
+    pub momo_disbursement: Option<ApiCredentials>,
+    /// The secret our MoMo callback URLs carry; without it, MoMo payments are polled only.
+    pub momo_callback_token: Option<String>,
+    pub wave_url: Option<String>,
+    pub wave_api_key: Option<String>,
+    pub wave_webhook_secret: Option<String>,
+}
+
+impl ConnectorSettings {
+    /// The protocol serving `operator` in `environment`.
+    pub fn protocol(&self, operator: OperatorCode, environment: Environment) -> Protocol {
+        self.routes
+            .iter()
+            .find(|(o, e, _)| *o == operator && *e == environment)
+            .map(|(_, _, p)| *p)
+            .unwrap_or(Protocol::Simulator)
+    }
+}
+
+impl fmt::Debug for ConnectorSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hidden = |s: &Option<String>| s.as_ref().map(|_| "[redacted]");
+        f.debug_struct("ConnectorSettings")
+            .field("routes", &self.routes)
+            .field("timeout", &self.timeout)
+            .field("momo_url", &self.momo_url)
+            .field("momo_target_environment", &self.momo_target_environment)
+            .field("momo_collection", &self.momo_collection)
+            .field("momo_disbursement", &self.momo_disbursement)
+            .field("momo_callback_token", &hidden(&self.momo_callback_token))
+            .field("wave_url", &self.wave_url)
+            .field("wave_api_key", &hidden(&self.wave_api_key))
+            .field("wave_webhook_secret", &hidden(&self.wave_webhook_secret))
+            .finish()
+    }
+}
+
+impl Default for ConnectorSettings {
+    fn default() -> Self {
+        ConnectorSettings {
+            routes: Vec::new(),
+            timeout: Duration::ZERO,
+            momo_url: None,
+            momo_target_environment: String::new(),
+            momo_collection: None,
+            momo_disbursement: None,
+            momo_callback_token: None,
+            wave_url: None,
+            wave_api_key: None,
+            wave_webhook_secret: None,
+        }
+    }
+}
+
+/// `ALPHA:Production=momo-openapi,BETA:Production=wave-checkout`.
+pub fn parse_routes(value: &str) -> Option<Vec<(OperatorCode, Environment, Protocol)>> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            let (target, protocol) = item.split_once('=')?;
+            let (operator, environment) = target.trim().split_once(':')?;
+            let operator =
+                OperatorCode::from_name(operator.trim()).or_else(|| OperatorCode::parse(operator.trim()).ok())?;
+            let environment = environment.trim().parse::<Environment>().ok()?;
+            Some((operator, environment, Protocol::parse(protocol.trim())?))
+        })
+        .collect()
+}
+
+/// `API_USER:API_KEY:SUBSCRIPTION_KEY`, none empty.
+pub fn parse_credentials(value: &str) -> Option<ApiCredentials> {
+    let mut parts = value.splitn(3, ':');
+    let (user, key, subscription_key) = (parts.next()?, parts.next()?, parts.next()?);
+    (!user.is_empty() && !key.is_empty() && !subscription_key.is_empty()).then(|| ApiCredentials {
+        user: user.to_owned(),
+        key: key.to_owned(),
+        subscription_key: subscription_key.to_owned(),
+    })
+}
+
+/// A secret of at least 16 characters.
+pub fn parse_secret(value: &str) -> Option<String> {
+    (value.len() >= 16).then(|| value.to_owned())
+}
+
+/// Any non-empty text.
+pub fn parse_text(value: &str) -> Option<String> {
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_name_an_operator_an_environment_and_a_protocol() {
+        let routes = parse_routes("ALPHA:Production=momo-openapi, BETA_CI:Sandbox=wave-checkout").unwrap();
+        assert_eq!(
+            routes,
+            vec![
+                (OperatorCode::Alpha, Environment::Production, Protocol::MomoOpenApi),
+                (OperatorCode::Beta, Environment::Sandbox, Protocol::WaveCheckout),
+            ]
+        );
+        for bad in [
+            "ALPHA=momo-openapi",
+            "ALPHA:Live=momo-openapi",
+            "OMEGA:Sandbox=simulator",
+            "ALPHA:Sandbox=soap",
+        ] {
+            assert!(parse_routes(bad).is_none(), "{bad}");
+        }
+        let settings = ConnectorSettings {
+            routes,
+            ..ConnectorSettings::default()
+        };
+        assert_eq!(
+            settings.protocol(OperatorCode::Alpha, Environment::Production),
+            Protocol::MomoOpenApi
+        );
+        assert_eq!(
+            settings.protocol(OperatorCode::Alpha, Environment::Sandbox),
+            Protocol::Simulator
+        );
+    }
+
+    #[test]
+    fn credentials_have_three_parts_and_debug_hides_them() {
+        let c = parse_credentials("user:key:sub:with:colons").unwrap();
+        assert_eq!(c.subscription_key, "sub:with:colons");
+        assert!(parse_credentials("user::sub").is_none());
+        assert!(!format!("{c:?}").contains("sub:with"), "{c:?}");
+    }
+}
