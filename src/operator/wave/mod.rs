@@ -21,6 +21,9 @@ pub mod wire;
 mod checkout;
 mod payout;
 
+#[cfg(test)]
+mod tests;
+
 use std::time::Duration;
 
 use async_trait::async_trait;
