@@ -8,6 +8,7 @@ pub mod emulator;
 pub mod momo;
 pub mod registry;
 pub mod simulator;
+pub mod wave;
 
 use async_trait::async_trait;
 

@@ -8,9 +8,10 @@
 //!   callbacks by PUT (or POST) to `X-Callback-Url`, once, no retry.
 //! - `wave-checkout` (Wave Checkout and Payout APIs): `POST /v1/checkout/sessions`,
 //!   `GET /v1/checkout/sessions/{id}`, `GET /v1/checkout/sessions/search?client_reference=`,
-//!   `POST /v1/checkout/sessions/{id}/expire`, `POST /v1/payout`, `GET /v1/payout/{id}`, the
-//!   payer's launch page `GET /c/{id}` (`POST /c/{id}/approve`, `/decline`), and webhooks signed
-//!   with `Wave-Signature` to the configured URL.
+//!   `POST /v1/checkout/sessions/{id}/expire`, `POST /v1/payout`, `GET /v1/payout/{id}`,
+//!   `GET /v1/payouts/search?client_reference=`, the payer's launch page `GET /c/{id}`
+//!   (`POST /c/{id}/approve`, `/decline`), and webhooks signed with `Wave-Signature` to the
+//!   configured URL.
 //! - `/_emulator/…`: the admin API for tests (initiation counts, payments, faults, settling).
 //!
 //! Outcomes follow the Sandbox number table (`scenario.rs`); faults come from the

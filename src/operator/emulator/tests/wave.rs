@@ -256,3 +256,29 @@ async fn payouts_follow_the_sandbox_rows() {
     );
     assert!(h.received().is_empty(), "Wave documents no payout webhook");
 }
+
+#[tokio::test]
+async fn payouts_are_found_by_client_reference_except_refused_ones() {
+    let h = start(|_| {}).await;
+    let (_, sent) = h
+        .wave_post("/v1/payout", &payout("+2250700000077"), &[("idempotency-key", "k-1")])
+        .await;
+    let mut refused = payout("+2250700000004");
+    refused["client_reference"] = json!("tr-2");
+    assert_eq!(
+        h.wave_post("/v1/payout", &refused, &[("idempotency-key", "k-2")])
+            .await
+            .0,
+        422
+    );
+    let (status, found) = h.wave_get("/v1/payouts/search?client_reference=tr-1").await;
+    assert_eq!((status, &found), (200, &json!({"result": [sent]})));
+    for nothing in ["tr-2", "tr-unknown"] {
+        let (status, found) = h
+            .wave_get(&format!("/v1/payouts/search?client_reference={nothing}"))
+            .await;
+        assert_eq!((status, found), (200, json!({"result": []})), "{nothing}");
+    }
+    let (status, body) = h.wave_get("/v1/payouts/search").await;
+    assert_eq!((status, &body["code"]), (400, &json!("request-validation-error")));
+}

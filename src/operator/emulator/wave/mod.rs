@@ -1,7 +1,8 @@
 //! `wave-checkout`: Wave's Checkout API (hosted sessions the payer completes in the Wave app,
 //! reached through `wave_launch_url`), Payout API (send to a mobile number, idempotent by the
 //! `idempotency-key` header) and webhooks, as docs.wave.com describes them. One API key in
-//! `Authorization: Bearer`; errors carry `{code, message}`.
+//! `Authorization: Bearer`; errors carry `{code, message}`. Payouts are found again by
+//! `client_reference` (`GET /v1/payouts/search`), as sessions are.
 
 mod auth;
 mod checkout;
@@ -32,6 +33,7 @@ pub fn routes() -> Router<Ctx> {
         .route("/v1/checkout/sessions/{id}/expire", post(checkout::expire))
         .route("/v1/payout", post(payout::create))
         .route("/v1/payout/{id}", get(payout::get))
+        .route("/v1/payouts/search", get(payout::search))
         .route("/c/{id}", get(launch::page))
         .route("/c/{id}/approve", post(launch::approve))
         .route("/c/{id}/decline", post(launch::decline))

@@ -1,13 +1,17 @@
 //! Wave payouts: `POST /v1/payout` with an `idempotency-key` header (the same key and body give
 //! back the same payout, never a second one; the same key with another body is refused 409
 //! `idempotency-mismatch`), answered 200 with the payout (`processing`, `succeeded` or
-//! `failed`) or refused outright (422 with a code, nothing sent); `GET /v1/payout/{id}`.
-//! Wave documents no payout webhook: the status is polled.
+//! `failed`) or refused outright (422 with a code, nothing sent); `GET /v1/payout/{id}`;
+//! `GET /v1/payouts/search?client_reference=…` (`{"result": [...]}`, oldest first; refused
+//! payouts are not listed, as they are not found by id either). Wave documents no payout
+//! webhook: the status is polled.
+
+use std::collections::HashMap;
 
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -15,7 +19,7 @@ use serde_json::Value;
 
 use super::auth::authorize;
 use super::guarded;
-use super::wire::{error, invalid, CreatePayout, Payout, PayoutError};
+use super::wire::{error, invalid, CreatePayout, Payout, PayoutError, SearchResult};
 use crate::operator::emulator::fields::{fits, header, is_e164, is_whole_amount};
 use crate::operator::emulator::guard::{Guard, Protocol, Refusal};
 use crate::operator::emulator::listener::Connection;
@@ -197,6 +201,32 @@ pub async fn get(
             .filter(|p| p.flow == Flow::Payout && !p.refused && !guard.faults.not_found)
             .ok_or_else(|| error(StatusCode::NOT_FOUND, "payout-not-found", "The payout was not found."))?;
         Ok(Json(view(payout, Instant::now())).into_response())
+    })
+    .await
+}
+
+/// `GET /v1/payouts/search?client_reference=…`: the payouts created with that reference. A
+/// connector that lost a payout's id (a timeout on creation) finds it again here.
+pub async fn search(
+    State(ctx): State<Ctx>,
+    ConnectInfo(conn): ConnectInfo<Connection>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    guarded(&ctx, "wave.payout.search", &headers, conn, |guard| {
+        let reference = query
+            .get("client_reference")
+            .ok_or_else(|| invalid("client_reference", "is required"))?;
+        let state = ctx.lock();
+        let now = Instant::now();
+        let result = state
+            .payments()
+            .iter()
+            .filter(|p| p.flow == Flow::Payout && !p.refused && !guard.faults.not_found)
+            .filter(|p| p.request.get("client_reference").and_then(Value::as_str) == Some(reference.as_str()))
+            .map(|p| view(p, now))
+            .collect();
+        Ok(Json(SearchResult { result }).into_response())
     })
     .await
 }

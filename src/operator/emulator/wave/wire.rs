@@ -59,10 +59,10 @@ pub struct CheckoutSession {
     pub when_expires: String,
 }
 
-/// `GET /v1/checkout/sessions/search`.
+/// `GET /v1/checkout/sessions/search` (sessions) and `GET /v1/payouts/search` (payouts).
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchResult {
-    pub result: Vec<CheckoutSession>,
+pub struct SearchResult<T> {
+    pub result: Vec<T>,
 }
 
 /// `POST /v1/payout`.

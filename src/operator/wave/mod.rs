@@ -1,0 +1,224 @@
+//! `wave-checkout`: Wave's Checkout API (collections), Payout API (transfers) and webhooks, as
+//! docs.wave.com describes them, as a connector behind the [`Operator`] trait.
+//!
+//! - A collection is a hosted checkout session restricted to the payer's number; the payer
+//!   approves it in the Wave app. A transfer is a payout to a number.
+//! - Nothing of Wave's needs storing: our `ref` travels as `client_reference`, and a status
+//!   lookup searches by it (`…/search?client_reference=`). An empty search means Wave never
+//!   received the payment ([`OperatorAnswer::NotReceived`]).
+//! - The transaction's internal id (a UUID v4 stored with the `PENDING` row before any call) is
+//!   the `idempotency-key` of both creations, so a resend after a crash or an ambiguous answer
+//!   finds the first payment instead of making a second one.
+//! - Outcomes: a refused connection never reached Wave (transient); a timeout, a reset, a 5xx
+//!   or a 409 after sending may have executed (ambiguous: the payment stays `PENDING` for the
+//!   reconciler); other 4xx refuse the payment (nothing happened).
+//! - Anything Wave answers that does not add up (an unknown status, another amount or currency
+//!   than we sent, malformed JSON) is ambiguous and never settles anything.
+
+pub mod callback;
+pub mod wire;
+
+mod checkout;
+mod payout;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::{CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use crate::domain::{Amount, FailureCode, Kind, Msisdn, Timestamp, Transaction};
+use wire::WaveError;
+
+/// Where and how to reach Wave. `Debug` hides the secrets.
+#[derive(Clone)]
+pub struct WaveSettings {
+    /// `https://api.wave.com`, or the emulator's address.
+    pub base_url: String,
+    /// `Authorization: Bearer` on every call; bound to one business wallet.
+    pub api_key: String,
+    /// The key of the `Wave-Signature` HMAC on webhooks; empty refuses every webhook.
+    pub webhook_secret: String,
+    /// For each call, connection to last byte.
+    pub timeout: Duration,
+    /// Where the payer's browser goes after paying, when the transaction names no URL of its
+    /// own (Wave requires one).
+    pub success_url_fallback: String,
+    /// Where it goes after a failed attempt, likewise.
+    pub error_url_fallback: String,
+}
+
+impl std::fmt::Debug for WaveSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WaveSettings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &"[redacted]")
+            .field("webhook_secret", &"[redacted]")
+            .field("timeout", &self.timeout)
+            .field("success_url_fallback", &self.success_url_fallback)
+            .field("error_url_fallback", &self.error_url_fallback)
+            .finish()
+    }
+}
+
+/// The connector.
+pub struct WaveConnector {
+    settings: WaveSettings,
+    http: reqwest::Client,
+}
+
+/// An answer read to its end: reading the body can fail too, after Wave acted.
+struct Answer {
+    status: StatusCode,
+    body: Vec<u8>,
+}
+
+impl WaveConnector {
+    pub fn new(settings: WaveSettings) -> Result<WaveConnector, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .timeout(settings.timeout)
+            .connect_timeout(settings.timeout)
+            // A redirect would replay a payment request somewhere we did not choose.
+            .redirect(reqwest::redirect::Policy::none())
+            // A proxy from the environment would route money around our own checks.
+            .no_proxy()
+            .user_agent(concat!("momo-gateway/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(WaveConnector { settings, http })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.settings.base_url.trim_end_matches('/'))
+    }
+
+    /// Sends `request` with the API key and reads the whole answer.
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer, OperatorError> {
+        let answer = request
+            .bearer_auth(&self.settings.api_key)
+            .send()
+            .await
+            .map_err(transport_error)?;
+        let status = answer.status();
+        let body = answer
+            .bytes()
+            .await
+            .map_err(|e| OperatorError::Ambiguous(format!("the answer ({status}) broke off: {e}")))?;
+        Ok(Answer {
+            status,
+            body: body.to_vec(),
+        })
+    }
+}
+
+/// A transport error: a refused connection never reached Wave; anything later (a timeout, a
+/// reset) may have, and from here a reset before Wave acted looks the same as one after.
+fn transport_error(e: reqwest::Error) -> OperatorError {
+    if e.is_connect() {
+        OperatorError::Transient(format!("cannot connect: {e}"))
+    } else {
+        OperatorError::Ambiguous(format!("no answer after sending: {e}"))
+    }
+}
+
+/// Why a creation (session or payout) that did not answer 200 failed.
+fn refused(what: &str, answer: &Answer) -> OperatorError {
+    let status = answer.status;
+    let error: WaveError = serde_json::from_slice(&answer.body).unwrap_or_default();
+    let detail = format!("{what} answered {status}: {}", error.describe());
+    match status {
+        // Authentication and rate limits are checked before anything is done.
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+            OperatorError::Transient(format!("{detail}; check the Wave API key and its permissions"))
+        }
+        StatusCode::TOO_MANY_REQUESTS => OperatorError::Transient(detail),
+        // `idempotency-mismatch`: a payment already exists under this key with another body
+        // (a fallback URL changed between a crash and the resend). It may be executing, so
+        // this must not fail the transaction; the status lookup will find it.
+        StatusCode::CONFLICT => OperatorError::Ambiguous(detail),
+        s if s.is_client_error() => OperatorError::Rejected {
+            code: FailureCode::OperatorRefused,
+            reason: format!("Wave refused it: {detail}"),
+        },
+        // 5xx, and anything we do not expect (a 3xx: redirects are not followed).
+        _ => OperatorError::Ambiguous(detail),
+    }
+}
+
+/// A lookup (search, expire) that did not answer 200: nothing can be concluded from it.
+fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {
+    match refused(what, answer) {
+        transient @ OperatorError::Transient(_) => transient,
+        OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
+    }
+}
+
+/// Reads a 200's JSON; a body that does not parse is ambiguous (Wave may have acted).
+fn read<T: DeserializeOwned>(what: &str, answer: &Answer) -> Result<T, OperatorError> {
+    serde_json::from_slice(&answer.body)
+        .map_err(|e| OperatorError::Ambiguous(format!("malformed answer from {what}: {e}")))
+}
+
+/// Checks that Wave speaks of what we sent: `amount` francs in XOF.
+fn check_sent(what: &str, amount: &str, currency: &str, sent: i64) -> Result<(), OperatorError> {
+    let mismatch = |detail: String| {
+        Err(OperatorError::Ambiguous(format!(
+            "{what} does not match what we sent: {detail}"
+        )))
+    };
+    if Amount::parse_text(amount).map(Amount::francs) != Ok(sent) {
+        return mismatch(format!("amount {amount:?}, sent {sent}"));
+    }
+    if currency != "XOF" {
+        return mismatch(format!("currency {currency:?}, sent XOF"));
+    }
+    Ok(())
+}
+
+/// A national number in the E.164 form Wave takes (`+2250700000001`).
+fn e164(phone: &Msisdn) -> String {
+    format!("+225{}", phone.as_str())
+}
+
+#[async_trait]
+impl Operator for WaveConnector {
+    /// ALPHA's one-time code has no place in either Wave call and is not sent: a Wave payer
+    /// approves in the Wave app (docs/operators.md).
+    async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        match r.kind {
+            // `OperatorRequest` carries no success or error URL yet: the fallbacks serve.
+            Kind::Collection => self.create_session(r, None, None).await,
+            Kind::Transfer => self.create_payout(r).await,
+        }
+    }
+
+    /// Expires the collection's open session. `Ok` when there is nothing left to pay (no
+    /// session, or expired); an error means "do not expire it now": `Ambiguous` when the payer
+    /// paid first (ask for the status: it is `Succeeded`) or the outcome is unknown,
+    /// `Transient` when nothing reached Wave. A payout cannot be cancelled.
+    async fn cancel(&self, t: &Transaction) -> Result<(), OperatorError> {
+        match t.kind {
+            Kind::Collection => self.expire_sessions(t).await,
+            Kind::Transfer => Ok(()),
+        }
+    }
+
+    async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        match t.kind {
+            Kind::Collection => self.session_status(t).await,
+            Kind::Transfer => self.payout_status(t).await,
+        }
+    }
+
+    fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
+        callback::verify(&self.settings.webhook_secret, request)
+    }
+
+    fn callback(&self, _: &Transaction, _: Timestamp) -> Option<OperatorAnswer> {
+        // Webhooks arrive over HTTP (`verify_callback`), never made up here.
+        None
+    }
+}

@@ -1,0 +1,106 @@
+//! Webhooks as the emulator sends them, received by a small server in the test and handed to
+//! `verify_callback` as the gateway's callback route would (hand-signed cases are in
+//! `callback.rs`).
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::Router;
+use tokio::net::TcpListener;
+
+use super::{request, start, transaction, Setup};
+use crate::domain::{Kind, Timestamp};
+use crate::operator::{CallbackRejected, CallbackRequest, Operator};
+
+/// `Wave-Signature` and body of each webhook received.
+type Log = Arc<Mutex<Vec<(Option<String>, Vec<u8>)>>>;
+
+async fn record(State(log): State<Log>, headers: HeaderMap, body: Bytes) -> &'static str {
+    let signature = headers
+        .get("wave-signature")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    log.lock().unwrap().push((signature, body.to_vec()));
+    "ok"
+}
+
+/// An emulator whose webhooks go to a receiver, and the receiver's log.
+async fn start_with_receiver() -> (Setup, Log) {
+    let log: Log = Arc::default();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/webhooks/wave", listener.local_addr().unwrap());
+    let app = Router::new().fallback(record).with_state(log.clone());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let setup = start(|e| e.wave.webhook_url = Some(url)).await;
+    (setup, log)
+}
+
+/// Waits (up to 3 s) for `n` webhooks.
+async fn webhooks(log: &Log, n: usize) -> Vec<(Option<String>, Vec<u8>)> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let got = log.lock().unwrap().clone();
+        if got.len() >= n || Instant::now() > deadline {
+            assert!(got.len() >= n, "expected {n} webhooks, got {}", got.len());
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+fn callback<'a>(signature: &'a Option<String>, body: &'a [u8]) -> CallbackRequest<'a> {
+    CallbackRequest {
+        token: None,
+        signature: signature.as_deref(),
+        body,
+        now: Timestamp::now(),
+    }
+}
+
+#[tokio::test]
+async fn a_webhook_wave_signs_names_our_reference() {
+    let (s, log) = start_with_receiver().await;
+    let t = transaction(Kind::Collection, "0700000001", 2500);
+    s.wave.initiate(&request(&t)).await.unwrap();
+    let got = webhooks(&log, 1).await;
+    let (signature, body) = &got[0];
+    assert_eq!(s.wave.verify_callback(&callback(signature, body)), Ok(t.reference));
+    // The same webhook replayed six minutes later.
+    let mut replayed = callback(signature, body);
+    replayed.now = Timestamp::from_millis(Timestamp::now().millis() + 6 * 60 * 1000);
+    assert!(matches!(
+        s.wave.verify_callback(&replayed),
+        Err(CallbackRejected::Unauthenticated(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_failed_attempt_and_a_duplicate_are_authentic_hints_too() {
+    let (s, log) = start_with_receiver().await;
+    s.fault_once("wave.checkout.create", "callback=duplicate").await;
+    let t = transaction(Kind::Collection, "0700000004", 2500);
+    s.wave.initiate(&request(&t)).await.unwrap();
+    for (signature, body) in webhooks(&log, 2).await {
+        assert_eq!(
+            s.wave.verify_callback(&callback(&signature, &body)),
+            Ok(t.reference.clone())
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_webhook_signed_with_another_secret_is_refused() {
+    let (s, log) = start_with_receiver().await;
+    s.fault_once("wave.checkout.create", "callback=bad_signature").await;
+    let t = transaction(Kind::Collection, "0700000001", 2500);
+    s.wave.initiate(&request(&t)).await.unwrap();
+    let got = webhooks(&log, 1).await;
+    let (signature, body) = &got[0];
+    assert!(matches!(
+        s.wave.verify_callback(&callback(signature, body)),
+        Err(CallbackRejected::Unauthenticated(_))
+    ));
+}
