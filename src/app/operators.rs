@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 
 use crate::config::{ApiCredentials, Config, Protocol};
 use crate::domain::{Environment, OperatorCode};
 use crate::operator::momo::{MomoConnector, MomoCredentials, MomoSettings};
 use crate::operator::simulator::Simulator;
+use crate::operator::wave::{WaveConnector, WaveSettings};
 use crate::operator::{Operator, Operators};
 
 /// Builds the registry; an error names the missing or invalid setting.
@@ -21,10 +22,7 @@ pub fn operators(config: &Config) -> anyhow::Result<Operators> {
         let connector: Arc<dyn Operator> = match protocol {
             Protocol::Simulator => simulator.clone(),
             Protocol::MomoOpenApi => Arc::new(momo(config, operator, environment)?),
-            Protocol::WaveCheckout => bail!(
-                "{operator}:{environment} is routed to wave-checkout, which this build does not include yet; \
-                 route it to momo-openapi or simulator (MOMO_OPERATOR_CONNECTORS)"
-            ),
+            Protocol::WaveCheckout => Arc::new(wave(config, operator, environment)?),
         };
         tracing::info!(operator = operator.name(), %environment, protocol = protocol.name(), "operator connector");
         operators = operators.route(operator, environment, connector);
@@ -66,4 +64,23 @@ fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> an
         timeout: c.timeout,
     };
     MomoConnector::new(settings).context("cannot build the MoMo Open API client")
+}
+
+fn wave(config: &Config, operator: OperatorCode, environment: Environment) -> anyhow::Result<WaveConnector> {
+    let c = &config.connectors;
+    let missing = |var: &str| format!("{operator}:{environment} is routed to wave-checkout, but {var} is not set");
+    let settings = WaveSettings {
+        base_url: c.wave_url.clone().with_context(|| missing("MOMO_WAVE_URL"))?,
+        api_key: c.wave_api_key.clone().with_context(|| missing("MOMO_WAVE_API_KEY"))?,
+        webhook_secret: c
+            .wave_webhook_secret
+            .clone()
+            .with_context(|| missing("MOMO_WAVE_WEBHOOK_SECRET"))?,
+        timeout: c.timeout,
+        // Wave requires both; a collection that names none sends its payer back to the
+        // gateway's public address.
+        success_url_fallback: config.public_url.clone(),
+        error_url_fallback: config.public_url.clone(),
+    };
+    WaveConnector::new(settings).context("cannot build the Wave client")
 }

@@ -30,6 +30,9 @@ pub struct OperatorRequest<'a> {
     pub amount: i64,
     /// ALPHA's one-time code, typed by the payer.
     pub otp_code: Option<&'a str>,
+    /// Where a hosted payment page sends the payer after paying, or after a failed attempt.
+    pub success_url: Option<&'a str>,
+    pub error_url: Option<&'a str>,
 }
 
 /// An operator's answer about a payment.

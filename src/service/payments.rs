@@ -176,6 +176,8 @@ impl Gateway {
                 phone: &request.phone,
                 amount: request.amount.francs(),
                 otp_code: request.otp_code.as_deref(),
+                success_url: request.success_url.as_deref(),
+                error_url: request.error_url.as_deref(),
             })
             .await;
         let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {

@@ -189,8 +189,8 @@ impl Operator for WaveConnector {
     /// approves in the Wave app (docs/operators.md).
     async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
         match r.kind {
-            // `OperatorRequest` carries no success or error URL yet: the fallbacks serve.
-            Kind::Collection => self.create_session(r, None, None).await,
+            // The merchant's return URLs when the collection gave them, else the fallbacks.
+            Kind::Collection => self.create_session(r, r.success_url, r.error_url).await,
             Kind::Transfer => self.create_payout(r).await,
         }
     }

@@ -102,6 +102,8 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
         phone: &t.phone,
         amount: t.amounts.amount,
         otp_code: None,
+        success_url: None,
+        error_url: None,
     }
 }
 
