@@ -1,13 +1,41 @@
 //! Operator callbacks. Real connectors receive them over HTTP; the simulator's are made up
 //! here, once its delay has passed, and settle like a real callback would.
+//!
+//! The simulator calls back at a fixed time after creation, so a transaction looked at once
+//! after its delay needs no second look: the server's loop keeps a [`Watermark`] and each pass
+//! reads only the transactions that became due since the last one, whatever the backlog of
+//! pending payments. A payment it misses (created by a transaction that committed after the
+//! watermark passed its time) is settled by the reconciler's status check instead.
 
-use super::{for_each_pending, outcome_of, Report};
-use crate::domain::{Cause, Timestamp};
+use std::sync::{Arc, Mutex};
+
+use super::{for_each_pending_after, outcome_of, Report};
+use crate::domain::{Cause, Cursor, Timestamp};
 use crate::service::{Gateway, ServiceError};
 
+/// Where the previous pass stopped.
+#[derive(Debug, Clone, Default)]
+pub struct Watermark(Arc<Mutex<Option<Cursor>>>);
+
+impl Watermark {
+    fn get(&self) -> Option<Cursor> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set(&self, cursor: Option<Cursor>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = cursor;
+    }
+}
+
+/// One pass over every pending transaction whose callback is due.
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
+    run_after(gateway, now, &Watermark::default()).await
+}
+
+/// One pass over the pending transactions that became due since `watermark`, which it moves.
+pub async fn run_after(gateway: &Gateway, now: Timestamp, watermark: &Watermark) -> Result<Report, ServiceError> {
     let created_before = now.minus(gateway.config().simulator.delay);
-    for_each_pending(gateway, created_before, None, |record| async move {
+    let (report, last) = for_each_pending_after(gateway, created_before, None, watermark.get(), |record| async move {
         let Some(outcome) = gateway
             .operator_callback(&record, now)
             .and_then(|answer| outcome_of(answer, Cause::OperatorCallback))
@@ -16,5 +44,7 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
         };
         Ok(gateway.settle_later(&record, outcome, now, None).await?.is_some())
     })
-    .await
+    .await?;
+    watermark.set(last);
+    Ok(report)
 }

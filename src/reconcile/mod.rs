@@ -56,23 +56,44 @@ pub(crate) async fn for_each_pending<F, Fut>(
     gateway: &Gateway,
     created_before: Timestamp,
     kind: Option<Kind>,
-    mut visit: F,
+    visit: F,
 ) -> Result<Report, ServiceError>
 where
     F: FnMut(TransactionRecord) -> Fut,
     Fut: Future<Output = Result<bool, ServiceError>>,
 {
+    Ok(for_each_pending_after(gateway, created_before, kind, None, visit)
+        .await?
+        .0)
+}
+
+/// Visits the pending transactions created at or before `created_before` that come after
+/// `start` (oldest first), in batches; returns the last one visited, where the next pass may
+/// start.
+pub(crate) async fn for_each_pending_after<F, Fut>(
+    gateway: &Gateway,
+    created_before: Timestamp,
+    kind: Option<Kind>,
+    start: Option<Cursor>,
+    mut visit: F,
+) -> Result<(Report, Option<Cursor>), ServiceError>
+where
+    F: FnMut(TransactionRecord) -> Fut,
+    Fut: Future<Output = Result<bool, ServiceError>>,
+{
     let mut report = Report::default();
-    let mut after: Option<Cursor> = None;
+    let mut after: Option<Cursor> = start;
     loop {
         let batch = gateway
             .pending_transactions(created_before, kind, after.as_ref(), BATCH)
             .await?;
         let full = batch.len() == BATCH as usize;
-        after = batch.last().map(|r| Cursor {
-            created_at: r.transaction.created_at,
-            id: r.transaction.id.clone(),
-        });
+        if let Some(last) = batch.last() {
+            after = Some(Cursor {
+                created_at: last.transaction.created_at,
+                id: last.transaction.id.clone(),
+            });
+        }
         for record in batch {
             report.examined += 1;
             if visit(record).await? {
@@ -80,7 +101,7 @@ where
             }
         }
         if !full {
-            return Ok(report);
+            return Ok((report, after));
         }
     }
 }
@@ -90,13 +111,17 @@ pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHan
     let reconcile_every = gateway.config().reconcile.interval;
     let callback_every =
         (gateway.config().simulator.delay / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
+    let watermark = callbacks::Watermark::default();
     vec![
         spawn_loop(
             "simulated operator callbacks",
             callback_every,
             gateway.clone(),
             stop.clone(),
-            |g, now| async move { callbacks::run_once(&g, now).await },
+            move |g, now| {
+                let watermark = watermark.clone();
+                async move { callbacks::run_after(&g, now, &watermark).await }
+            },
         ),
         spawn_loop(
             "reconciler",

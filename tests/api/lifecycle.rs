@@ -7,6 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use momo_gateway::domain::{FailureCode, Timestamp, Transaction};
 use momo_gateway::operator::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use momo_gateway::reconcile::callbacks::{self, Watermark};
 use momo_gateway::reconcile::{expiry, reconciler};
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -21,6 +22,7 @@ both_backends!(
     expiry_waits_while_the_operator_cannot_be_asked,
     a_payment_the_operator_never_received_fails_not_sent,
     a_dead_operator_opens_its_breaker_and_answers_503_at_once,
+    simulated_callbacks_read_only_what_became_due,
 );
 
 /// An operator scripted by the test: what `initiate` and `status` answer, and how often each
@@ -189,5 +191,41 @@ async fn a_dead_operator_opens_its_breaker_and_answers_503_at_once(mut app: Test
         metrics.contains("momo_operator_calls_total{operator=\"ALPHA\",call=\"initiate\",outcome=\"circuit_open\"} 2"),
         "{metrics}"
     );
+    app.assert_ledger().await;
+}
+
+async fn simulated_callbacks_read_only_what_became_due(app: TestApp) {
+    let token = app.sandbox_token().await;
+    // A backlog that never resolves (06), then one payment that does (02).
+    for i in 0..5 {
+        post(
+            &app,
+            &token,
+            "/v1/collecte/mobile-money",
+            &collect_v1(&format!("stuck-{i}"), "0701020306", "GAMMA_MONEY_CI", "1000"),
+        )
+        .await;
+    }
+    let watermark = Watermark::default();
+    let first = callbacks::run_after(&app.gateway, later(2_500), &watermark)
+        .await
+        .unwrap();
+    assert_eq!((first.examined, first.settled), (5, 0));
+    let again = callbacks::run_after(&app.gateway, later(3_000), &watermark)
+        .await
+        .unwrap();
+    assert_eq!(again.examined, 0, "the backlog is not read again");
+    post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("due", "0701020302", "GAMMA_MONEY_CI", "1000"),
+    )
+    .await;
+    let next = callbacks::run_after(&app.gateway, later(2_500), &watermark)
+        .await
+        .unwrap();
+    assert_eq!((next.examined, next.settled), (1, 1), "only what became due");
+    assert_eq!(status_of(&app, &token, "due").await["status"], "SUCCESSFUL");
     app.assert_ledger().await;
 }
