@@ -1,8 +1,11 @@
-//! The BETA launch page: where a payer approves or declines a BETA collection.
+//! The BETA launch page: where a payer approves or declines a Sandbox BETA collection served by
+//! the simulator (in Production the payer approves with the operator).
 //!
-//! `GET /checkout/{ref}` shows the merchant, the amount and two buttons; the buttons post to
-//! `/checkout/{ref}/approve` or `/decline`, which settle the transaction first and then send the
-//! payer (303) to the merchant's `urlSuccess` / `errorUrl`, or show the result.
+//! `GET /checkout/{token}` shows the merchant, the amount and two buttons; the buttons post to
+//! `/checkout/{token}/approve` or `/decline`, which settle the transaction first and then send
+//! the payer (303) to the merchant's `urlSuccess` / `errorUrl`, or show the result. The token is
+//! random and stored with the transaction: holding the reference (merchants, webhook receivers,
+//! logs) is not enough to approve a payment.
 
 use axum::extract::{Path, State};
 use axum::http::header::LOCATION;
@@ -10,7 +13,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
 use super::error::{ApiError, Dialect, ErrorKind};
-use crate::domain::{Kind, OperatorCode, Status, Timestamp, TransactionRecord};
+use crate::domain::{Status, Timestamp, TransactionRecord};
 use crate::service::{CheckoutPayment, Gateway, PayerDecision, ServiceError};
 
 fn escape(text: &str) -> String {
@@ -24,9 +27,8 @@ fn escape(text: &str) -> String {
 /// The BETA launch page of a transaction, for the collections that have one. Both dialects
 /// show it: v1 as `betaLaunchUrl`, v2 as `redirectUrl`.
 pub fn launch_url(gateway: &Gateway, record: &TransactionRecord) -> Option<String> {
-    let t = &record.transaction;
-    (t.kind == Kind::Collection && t.operator == OperatorCode::Beta)
-        .then(|| format!("{}/checkout/{}", gateway.config().public_url, t.reference))
+    let token = record.transaction.checkout_token.as_deref()?;
+    Some(format!("{}/checkout/{token}", gateway.config().public_url))
 }
 
 fn not_found() -> Response {
@@ -58,11 +60,11 @@ fn result_page(record: &TransactionRecord) -> Response {
     page("BETA Money", &format!("<h1>BETA Money</h1><p>{text}</p>"))
 }
 
-pub async fn show(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
+pub async fn show(State(gateway): State<Gateway>, Path(token): Path<String>) -> Response {
     let CheckoutPayment {
         record,
         merchant_name: merchant,
-    } = match gateway.checkout_payment(&reference).await {
+    } = match gateway.checkout_payment(&token).await {
         Ok(payment) => payment,
         Err(e) => return failure(e),
     };
@@ -71,13 +73,14 @@ pub async fn show(State(gateway): State<Gateway>, Path(reference): Path<String>)
     }
     let t = &record.transaction;
     let reference = escape(&t.reference);
+    let token = escape(&token);
     page(
         "BETA Money: approve the payment",
         &format!(
             "<h1>BETA Money</h1><p><strong>{}</strong> asks you to pay <strong>{} XOF</strong> \
              from the number ending {}.</p><p>Reference {reference}</p>\
-             <form method=\"post\" action=\"/checkout/{reference}/approve\" style=\"display:inline\"><button>Approve</button></form>\
-             <form method=\"post\" action=\"/checkout/{reference}/decline\" style=\"display:inline\"><button>Decline</button></form>",
+             <form method=\"post\" action=\"/checkout/{token}/approve\" style=\"display:inline\"><button>Approve</button></form>\
+             <form method=\"post\" action=\"/checkout/{token}/decline\" style=\"display:inline\"><button>Decline</button></form>",
             escape(&merchant),
             t.amounts.amount_total,
             escape(t.phone.last_two_digits()),
@@ -85,16 +88,16 @@ pub async fn show(State(gateway): State<Gateway>, Path(reference): Path<String>)
     )
 }
 
-pub async fn approve(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
-    decide(gateway, reference, PayerDecision::Approve).await
+pub async fn approve(State(gateway): State<Gateway>, Path(token): Path<String>) -> Response {
+    decide(gateway, token, PayerDecision::Approve).await
 }
 
-pub async fn decline(State(gateway): State<Gateway>, Path(reference): Path<String>) -> Response {
-    decide(gateway, reference, PayerDecision::Decline).await
+pub async fn decline(State(gateway): State<Gateway>, Path(token): Path<String>) -> Response {
+    decide(gateway, token, PayerDecision::Decline).await
 }
 
-async fn decide(gateway: Gateway, reference: String, decision: PayerDecision) -> Response {
-    let settled = match gateway.decide_checkout(&reference, decision, Timestamp::now()).await {
+async fn decide(gateway: Gateway, token: String, decision: PayerDecision) -> Response {
+    let settled = match gateway.decide_checkout(&token, decision, Timestamp::now()).await {
         Ok(settled) => settled,
         Err(e) => return failure(e),
     };

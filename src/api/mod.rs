@@ -42,9 +42,9 @@ pub fn router(gateway: Gateway) -> Router {
             "/operator-callbacks/{operator}/{environment}",
             axum::routing::post(operator_callbacks::receive).put(operator_callbacks::receive),
         )
-        .route("/checkout/{reference}", get(checkout::show))
-        .route("/checkout/{reference}/approve", axum::routing::post(checkout::approve))
-        .route("/checkout/{reference}/decline", axum::routing::post(checkout::decline))
+        .route("/checkout/{token}", get(checkout::show))
+        .route("/checkout/{token}/approve", axum::routing::post(checkout::approve))
+        .route("/checkout/{token}/decline", axum::routing::post(checkout::decline))
         .route("/v1/transfers/mobile-money", axum::routing::post(either::transfer))
         .route("/v1/get-status-payment/{id}", get(either::status))
         .route("/v1/transaction/{id}", get(either::status))

@@ -194,6 +194,9 @@ pub struct Transaction {
     pub failure_reason: Option<String>,
     pub success_url: Option<String>,
     pub error_url: Option<String>,
+    /// The unguessable key of the payer's approve/decline page, for the Sandbox BETA
+    /// collections that have one.
+    pub checkout_token: Option<String>,
     pub created_at: Timestamp,
     /// Null until the first change after creation.
     pub updated_at: Option<Timestamp>,

@@ -143,6 +143,10 @@ impl Operator for Guarded {
             .await
     }
 
+    fn hosts_payer_page(&self) -> bool {
+        self.inner.hosts_payer_page()
+    }
+
     fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
         self.inner.verify_callback(request)
     }

@@ -112,6 +112,12 @@ pub trait Operator: Send + Sync + 'static {
     /// Asks where a payment we started stands.
     async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError>;
 
+    /// Whether the payer approves on a page the gateway serves (the simulator's BETA launch
+    /// page) rather than with the operator.
+    fn hosts_payer_page(&self) -> bool {
+        false
+    }
+
     /// Authenticates a callback and reads which payment (our `ref`) it is about. The callback
     /// is only a hint: the gateway then asks the operator for the status before settling.
     fn verify_callback(&self, _request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {

@@ -101,6 +101,10 @@ impl Operator for Simulator {
         })
     }
 
+    fn hosts_payer_page(&self) -> bool {
+        true
+    }
+
     async fn status(&self, t: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
         let script = script(t.phone.last_two_digits());
         let later = self.delay_passed(t, now);

@@ -1,8 +1,8 @@
-//! The BETA launch page's use cases: the payment a payer is asked to approve, and the payer's
-//! decision, which settles it.
+//! The BETA launch page's use cases (Sandbox only, found by an unguessable token): the payment
+//! a payer is asked to approve, and the payer's decision, which settles it.
 
 use super::{Gateway, ServiceError};
-use crate::domain::{Cause, FailureCode, Kind, OperatorCode, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, Environment, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 
 /// What the payer chose on the launch page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,9 +19,9 @@ pub struct CheckoutPayment {
 }
 
 impl Gateway {
-    /// The BETA collection with this reference; `NotFound` for any other transaction.
-    pub async fn checkout_payment(&self, reference: &str) -> Result<CheckoutPayment, ServiceError> {
-        let record = self.beta_collection(reference).await?;
+    /// The payment whose payer's page has this token; `NotFound` for any other.
+    pub async fn checkout_payment(&self, token: &str) -> Result<CheckoutPayment, ServiceError> {
+        let record = self.beta_collection(token).await?;
         let merchant_name = self
             .store
             .merchant_name(&record.transaction.tenant.merchant_id)
@@ -34,11 +34,11 @@ impl Gateway {
     /// click, or a decision after expiry, changes nothing and shows the final state.
     pub async fn decide_checkout(
         &self,
-        reference: &str,
+        token: &str,
         decision: PayerDecision,
         now: Timestamp,
     ) -> Result<TransactionRecord, ServiceError> {
-        let record = self.beta_collection(reference).await?;
+        let record = self.beta_collection(token).await?;
         let outcome = match decision {
             PayerDecision::Approve => Outcome {
                 status: Status::Successful,
@@ -55,14 +55,29 @@ impl Gateway {
         };
         match self.settle_later(&record, outcome, now, None).await? {
             Some(settled) => Ok(settled),
-            None => Ok(self.store.transaction_by_ref(reference).await?.unwrap_or(record)),
+            None => Ok(self
+                .store
+                .transaction_by_ref(&record.transaction.reference)
+                .await?
+                .unwrap_or(record)),
         }
     }
 
-    async fn beta_collection(&self, reference: &str) -> Result<TransactionRecord, ServiceError> {
-        match self.store.transaction_by_ref(reference).await? {
-            Some(r) if r.transaction.kind == Kind::Collection && r.transaction.operator == OperatorCode::Beta => Ok(r),
-            _ => Err(ServiceError::NotFound("payment waiting for approval")),
+    /// Only Sandbox collections carry a token (`Gateway::checkout_token`), and a token that
+    /// is too short to be one is not looked up at all.
+    async fn beta_collection(&self, token: &str) -> Result<TransactionRecord, ServiceError> {
+        let not_found = || ServiceError::NotFound("payment waiting for approval");
+        if token.len() != 32 {
+            return Err(not_found());
+        }
+        match self.store.transaction_by_checkout_token(token).await? {
+            Some(r)
+                if r.transaction.kind == Kind::Collection
+                    && r.transaction.tenant.environment == Environment::Sandbox =>
+            {
+                Ok(r)
+            }
+            Some(_) | None => Err(not_found()),
         }
     }
 }

@@ -11,8 +11,8 @@ use super::{Gateway, ServiceError};
 use crate::domain::ledger;
 use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{
-    Address, Amount, Cause, Customer, FailureCode, Kind, Msisdn, OperatorCode, Outcome, PageRequest, Status, Tenant,
-    Timestamp, Transaction,
+    Address, Amount, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, PageRequest,
+    Status, Tenant, Timestamp, Transaction,
 };
 use crate::domain::{Balance, TransactionFilter, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
@@ -73,6 +73,14 @@ impl From<StoreError> for PaymentError {
     }
 }
 
+/// An unguessable token: 32 characters of the reference alphabet, about 165 bits.
+fn new_checkout_token() -> String {
+    let mut rng = rand::thread_rng();
+    (0..32)
+        .map(|_| REFERENCE_ALPHABET[rng.gen_range(0..REFERENCE_ALPHABET.len())] as char)
+        .collect()
+}
+
 fn new_reference() -> String {
     let mut rng = rand::thread_rng();
     (0..REFERENCE_LEN)
@@ -81,6 +89,20 @@ fn new_reference() -> String {
 }
 
 impl Gateway {
+    /// The token of the payer's approve/decline page: only for a BETA collection in the
+    /// Sandbox whose connector has the gateway host that page (the simulator). In Production
+    /// the payer approves with the operator, never on a page of ours.
+    fn checkout_token(&self, tenant: &Tenant, request: &PaymentRequest) -> Option<String> {
+        let hosted = request.kind == Kind::Collection
+            && request.operator == OperatorCode::Beta
+            && tenant.environment == Environment::Sandbox
+            && self
+                .operators
+                .connector(request.operator, tenant.environment)
+                .hosts_payer_page();
+        hosted.then(new_checkout_token)
+    }
+
     /// Creates a collection or a transfer and asks the operator for it.
     pub async fn create_payment(
         &self,
@@ -124,6 +146,7 @@ impl Gateway {
             failure_reason: None,
             success_url: request.success_url.clone(),
             error_url: request.error_url.clone(),
+            checkout_token: self.checkout_token(tenant, &request),
             created_at: now,
             updated_at: None,
         };

@@ -113,6 +113,7 @@ where
         failure_reason: get(row, "failure_reason")?,
         success_url: get(row, "success_url")?,
         error_url: get(row, "error_url")?,
+        checkout_token: get(row, "checkout_token")?,
         created_at: Timestamp(get(row, "created_at")?),
         updated_at: get::<R, Option<i64>>(row, "updated_at")?.map(Timestamp),
     };

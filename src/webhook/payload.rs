@@ -140,6 +140,7 @@ mod tests {
                 failure_reason: None,
                 success_url: None,
                 error_url: None,
+                checkout_token: None,
                 created_at: Timestamp(1_700_000_001_000),
                 updated_at: Some(Timestamp(1_700_000_003_000)),
             },

@@ -195,6 +195,17 @@ async fn final_states_never_change(app: TestApp) {
     app.assert_ledger().await;
 }
 
+/// The path of a launch URL (`http://gateway.test/checkout/TOKEN` → `/checkout/TOKEN`).
+fn launch_path(url: &Value) -> String {
+    let url = url.as_str().expect("a launch URL");
+    let path = url.strip_prefix("http://gateway.test").expect("under the public URL");
+    assert!(
+        path.starts_with("/checkout/") && path.len() == "/checkout/".len() + 32,
+        "{url}"
+    );
+    path.to_owned()
+}
+
 async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     let token = app.sandbox_token().await;
     let no_redirects = reqwest::Client::builder()
@@ -206,12 +217,8 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     body["errorUrl"] = json!("https://shop.example.ci/echec");
     let a = post(&app, &token, "/v1/collecte/mobile-money", &body).await;
     assert_eq!(a.status, StatusCode::ACCEPTED);
-    let reference = a.body["data"]["ref"].as_str().unwrap().to_owned();
-    let page = no_redirects
-        .get(app.url(&format!("/checkout/{reference}")))
-        .send()
-        .await
-        .unwrap();
+    let page_path = launch_path(&a.body["data"]["betaLaunchUrl"]);
+    let page = no_redirects.get(app.url(&page_path)).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::OK);
     assert!(page.headers()["content-type"]
         .to_str()
@@ -226,7 +233,7 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
         "{html}"
     );
     let approved = no_redirects
-        .post(app.url(&format!("/checkout/{reference}/approve")))
+        .post(app.url(&format!("{page_path}/approve")))
         .send()
         .await
         .unwrap();
@@ -241,9 +248,9 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     let mut body = collect_v1("beta-no", "0701020308", "BETA_MONEY_CI", "5000");
     body["errorUrl"] = json!("https://shop.example.ci/echec");
     let a = post(&app, &token, "/v1/collecte/mobile-money", &body).await;
-    let reference = a.body["data"]["ref"].as_str().unwrap().to_owned();
+    let page_path = launch_path(&a.body["data"]["betaLaunchUrl"]);
     let declined = no_redirects
-        .post(app.url(&format!("/checkout/{reference}/decline")))
+        .post(app.url(&format!("{page_path}/decline")))
         .send()
         .await
         .unwrap();
@@ -252,7 +259,7 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     assert_eq!(status_of(&app, &token, "beta-no").await["status"], "FAILED");
     // A second click changes nothing.
     let again = no_redirects
-        .post(app.url(&format!("/checkout/{reference}/approve")))
+        .post(app.url(&format!("{page_path}/approve")))
         .send()
         .await
         .unwrap();
@@ -268,7 +275,7 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
         &collect_v2("beta-03", json!("0701020303"), "BETA_CI", json!(1000)),
     )
     .await;
-    let reference = a.body["data"]["ref"].as_str().unwrap().to_owned();
+    let page_path = launch_path(&a.body["data"]["redirectUrl"]);
     assert_eq!(
         callbacks::run_once(&app.gateway, later(2_500)).await.unwrap().settled,
         1,
@@ -276,7 +283,7 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     );
     assert_eq!(status_of(&app, &token, "beta-03").await["status"], "FAILED");
     let shown = no_redirects
-        .post(app.url(&format!("/checkout/{reference}/approve")))
+        .post(app.url(&format!("{page_path}/approve")))
         .send()
         .await
         .unwrap();
@@ -284,6 +291,10 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     assert!(shown.text().await.unwrap().contains("declined"));
     let missing = answer(app.get("/checkout/NOSUCHREF0")).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    // The reference alone opens nothing: the page is keyed by its unguessable token.
+    let reference = a.body["data"]["ref"].as_str().unwrap();
+    let by_reference = answer(app.post(&format!("/checkout/{reference}/approve"))).await;
+    assert_eq!(by_reference.status, StatusCode::NOT_FOUND);
     app.assert_ledger().await;
 }
 

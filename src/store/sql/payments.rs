@@ -42,8 +42,8 @@ where
         sqlx::query(
             "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
              phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
-             success_url, error_url, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+             success_url, error_url, created_at, checkout_token) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
         )
         .bind(&t.id)
         .bind(&t.reference)
@@ -65,6 +65,7 @@ where
         .bind(t.success_url.as_deref())
         .bind(t.error_url.as_deref())
         .bind(t.created_at.millis())
+        .bind(t.checkout_token.as_deref())
         .execute(&mut *tx)
         .await?;
         tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
@@ -155,6 +156,12 @@ where
     async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError> {
         let sql = format!("{} WHERE t.ref = $1", transactions::TRANSACTION_SELECT);
         let row = sqlx::query(&sql).bind(reference).fetch_optional(self.reader()).await?;
+        row.as_ref().map(rows::transaction_record).transpose()
+    }
+
+    async fn transaction_by_checkout_token(&self, token: &str) -> Result<Option<TransactionRecord>, StoreError> {
+        let sql = format!("{} WHERE t.checkout_token = $1", transactions::TRANSACTION_SELECT);
+        let row = sqlx::query(&sql).bind(token).fetch_optional(self.reader()).await?;
         row.as_ref().map(rows::transaction_record).transpose()
     }
 

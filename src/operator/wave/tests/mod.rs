@@ -87,6 +87,7 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         failure_reason: None,
         success_url: None,
         error_url: None,
+        checkout_token: None,
         created_at: Timestamp::now(),
         updated_at: None,
     }
