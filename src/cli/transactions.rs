@@ -34,8 +34,8 @@ pub enum TransactionsCommand {
 
 fn parse_final_status(raw: &str) -> Result<Status, String> {
     match Status::parse(&raw.to_ascii_uppercase()) {
-        Some(status) if status.is_final() => Ok(status),
-        _ => Err("expected SUCCESSFUL or FAILED".to_owned()),
+        Some(status @ (Status::Successful | Status::Failed)) => Ok(status),
+        Some(Status::Pending) | None => Err("expected SUCCESSFUL or FAILED".to_owned()),
     }
 }
 

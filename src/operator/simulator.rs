@@ -87,7 +87,12 @@ impl Operator for Simulator {
         if waits_for_payer(r.kind, r.operator) {
             return Ok(match script {
                 Script::FailAtOnce => refused(r.kind),
-                _ => OperatorAnswer::Pending,
+                Script::SucceedAtOnce
+                | Script::SucceedLater
+                | Script::FailLater
+                | Script::SucceedWhenAsked
+                | Script::NeverResolve
+                | Script::Default => OperatorAnswer::Pending,
             });
         }
         Ok(match (script, r.kind) {
@@ -112,7 +117,12 @@ impl Operator for Simulator {
             return Ok(match script {
                 Script::FailAtOnce => refused(t.kind),
                 Script::FailLater if later => refused(t.kind),
-                _ => OperatorAnswer::Pending,
+                Script::SucceedAtOnce
+                | Script::SucceedLater
+                | Script::FailLater
+                | Script::SucceedWhenAsked
+                | Script::NeverResolve
+                | Script::Default => OperatorAnswer::Pending,
             });
         }
         Ok(match script {
