@@ -13,6 +13,7 @@ mod lookups;
 mod openapi;
 mod operations;
 mod operator_errors;
+mod operators_crash;
 mod operators_momo;
 mod payments_balances;
 mod payments_duplicates;
