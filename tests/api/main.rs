@@ -15,6 +15,7 @@ mod operations;
 mod operator_errors;
 mod operators_crash;
 mod operators_momo;
+mod operators_wave;
 mod payments_balances;
 mod payments_duplicates;
 mod payments_input;
