@@ -59,7 +59,14 @@ fn command(bin: &PathBuf, database_url: &str) -> Command {
 }
 
 impl Gateway {
+    /// The gateway as the hot-path scenarios want it: a long simulator delay keeps scenario
+    /// d's PENDING payments pending during the run.
     pub async fn start(args: &Args, webhook_url: &str) -> anyhow::Result<Gateway> {
+        Gateway::start_with(args, webhook_url, &[("MOMO_SIMULATOR_DELAY_MS", "86400000")]).await
+    }
+
+    /// The gateway with `settings` (`MOMO_*` variables) for `serve`.
+    pub async fn start_with(args: &Args, webhook_url: &str, settings: &[(&str, &str)]) -> anyhow::Result<Gateway> {
         let dir = tempfile::tempdir()?;
         let (database_url, postgres) = match args.db {
             Db::Sqlite => (format!("sqlite://{}/bench.db", dir.path().display()), None),
@@ -101,9 +108,11 @@ impl Gateway {
             sandbox["apiSecret"].as_str().unwrap_or_default(),
         );
 
-        // A long simulator delay keeps scenario d's PENDING payments pending during the run.
-        let mut child = command(&bin, &database_url)
-            .env("MOMO_SIMULATOR_DELAY_MS", "86400000")
+        let mut serve = command(&bin, &database_url);
+        for (name, value) in settings {
+            serve.env(name, value);
+        }
+        let mut child = serve
             .arg("serve")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

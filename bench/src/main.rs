@@ -11,6 +11,7 @@ mod drain;
 mod gateway;
 mod load;
 mod report;
+mod settlement;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -53,7 +54,7 @@ pub struct Args {
     #[arg(long)]
     pub gateway: Option<std::path::PathBuf>,
     /// Only these scenarios (e.g. `c` to profile one path); ratios need their ceiling too.
-    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f")]
+    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g")]
     pub scenarios: Vec<char>,
 }
 
@@ -169,6 +170,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
         }
     };
 
+    eprintln!("g. settlement under load with the test settings (delay 1.5 s, lifetime 6 s)");
+    let settled = if wants('g') {
+        Some(settlement::run(&args, &load, &receiver.url).await?)
+    } else {
+        None
+    };
+
     eprintln!("checking what the load wrote");
     let created: HashSet<String> = successful.created.union(&pending.created).cloned().collect();
     let check = gw.check(&created).await?;
@@ -176,6 +184,16 @@ async fn run(args: Args) -> anyhow::Result<()> {
     gw.stop().await;
 
     report::print(&args, &rows, &drained, idle_kib, peak_kib, &check);
+    if let Some(s) = &settled {
+        println!(
+            "g. settlement under load: {} collections the operator settles SUCCESSFUL; {} SUCCESSFUL, {} expired, {} other failures, {} still pending; nothing pending {:.1} s after the load",
+            s.created, s.successful, s.expired, s.other_failures, s.still_pending, s.drained_in.as_secs_f64()
+        );
+        anyhow::ensure!(
+            s.expired == 0 && s.other_failures == 0 && s.still_pending == 0,
+            "collections the operator settled did not all end SUCCESSFUL"
+        );
+    }
     anyhow::ensure!(check.ok(), "the correctness check failed");
     let errors: u64 = [&health, &commits, &successful, &pending, &status]
         .iter()

@@ -11,6 +11,7 @@ pub mod review;
 use std::future::Future;
 use std::time::Duration;
 
+use futures_util::stream::{self, StreamExt};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -21,6 +22,9 @@ use crate::service::{Gateway, ServiceError};
 
 /// How many pending transactions a worker reads at a time.
 pub(crate) const BATCH: u32 = 200;
+
+/// How many of them a worker settles at once.
+const CONCURRENT_VISITS: usize = 16;
 
 /// What one step did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -94,9 +98,12 @@ where
                 id: last.transaction.id.clone(),
             });
         }
-        for record in batch {
-            report.examined += 1;
-            if visit(record).await? {
+        // Several settlements in flight at once: each is its own database transaction and
+        // operator call, and one at a time cannot keep up with a busy gateway's creations.
+        report.examined += batch.len();
+        let mut visits = stream::iter(batch).map(&mut visit).buffer_unordered(CONCURRENT_VISITS);
+        while let Some(settled) = visits.next().await {
+            if settled? {
                 report.settled += 1;
             }
         }
