@@ -27,8 +27,13 @@ fn escape(text: &str) -> String {
 /// The BETA launch page of a transaction, for the collections that have one. Both dialects
 /// show it: v1 as `betaLaunchUrl`, v2 as `redirectUrl`.
 pub fn launch_url(gateway: &Gateway, record: &TransactionRecord) -> Option<String> {
-    let token = record.transaction.checkout_token.as_deref()?;
-    Some(format!("{}/checkout/{token}", gateway.config().public_url))
+    let t = &record.transaction;
+    match (&t.checkout_token, &t.launch_url) {
+        (Some(token), _) => Some(format!("{}/checkout/{token}", gateway.config().public_url)),
+        // The operator's own page (a Wave checkout), never one of ours in Production.
+        (None, Some(operator_page)) => Some(operator_page.clone()),
+        (None, None) => None,
+    }
 }
 
 fn not_found() -> Response {

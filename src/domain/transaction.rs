@@ -197,6 +197,8 @@ pub struct Transaction {
     /// The unguessable key of the payer's approve/decline page, for the Sandbox BETA
     /// collections that have one.
     pub checkout_token: Option<String>,
+    /// The operator's own page where the payer approves (a Wave checkout's launch URL).
+    pub launch_url: Option<String>,
     pub created_at: Timestamp,
     /// Null until the first change after creation.
     pub updated_at: Option<Timestamp>,

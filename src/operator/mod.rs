@@ -45,6 +45,11 @@ pub enum OperatorAnswer {
     },
     /// Not settled yet: a callback or a later status check will tell.
     Pending,
+    /// Not settled yet, and the payer approves on the operator's page at `launch_url` (only
+    /// an initiation answers this).
+    AwaitingPayer {
+        launch_url: String,
+    },
     /// The operator has no payment with this reference: the initiation never reached it (a
     /// crash between our `PENDING` commit and the call). Only a status check answers this.
     NotReceived,

@@ -16,7 +16,7 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
             Ok(answer @ (OperatorAnswer::Succeeded | OperatorAnswer::Failed { .. })) => {
                 outcome_of(answer, Cause::Reconciled)
             }
-            Ok(OperatorAnswer::Pending | OperatorAnswer::NotReceived) => {
+            Ok(OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived) => {
                 // Cancelled first where the protocol allows, so a payer cannot pay a
                 // collection we are about to call failed.
                 if let Err(e) = gateway.cancel_at_operator(&record).await {

@@ -51,7 +51,7 @@ pub(crate) fn outcome_of(answer: OperatorAnswer, cause: Cause) -> Option<Outcome
             code: Some(code),
             reason: Some(reason),
         }),
-        OperatorAnswer::Pending | OperatorAnswer::NotReceived => None,
+        OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived => None,
     }
 }
 

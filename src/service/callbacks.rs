@@ -91,7 +91,7 @@ impl Gateway {
                 },
                 // A callback for a payment the operator calls pending or unknown: the
                 // reconciler keeps asking; nothing is settled on the callback's word.
-                OperatorAnswer::Pending | OperatorAnswer::NotReceived => return,
+                OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived => return,
             };
             if let Err(e) = gateway.settle_later(&record, outcome, now, None).await {
                 tracing::warn!(reference = %record.transaction.reference, error = %e,

@@ -147,6 +147,7 @@ impl Gateway {
             success_url: request.success_url.clone(),
             error_url: request.error_url.clone(),
             checkout_token: self.checkout_token(tenant, &request),
+            launch_url: None,
             created_at: now,
             updated_at: None,
         };
@@ -211,6 +212,14 @@ impl Gateway {
         };
         match answer {
             Ok(OperatorAnswer::Pending) => Ok(record),
+            Ok(OperatorAnswer::AwaitingPayer { launch_url }) => {
+                // The merchant sends the payer there: it is kept with the transaction so
+                // every later status lookup shows it too.
+                self.store.set_launch_url(&record.transaction.id, &launch_url).await?;
+                let mut record = record;
+                record.transaction.launch_url = Some(launch_url);
+                Ok(record)
+            }
             // An initiation cannot be "not received" by the one receiving it: a connector's
             // bug, so leave it to the reconciler's status check rather than guess.
             Ok(OperatorAnswer::NotReceived) => {

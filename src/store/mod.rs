@@ -178,6 +178,9 @@ pub trait PaymentStore: Send + Sync + 'static {
     /// A transaction by its service reference alone (the payer's launch page has no tenant).
     async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError>;
 
+    /// Records the operator's page where the payer approves a pending transaction.
+    async fn set_launch_url(&self, transaction_id: &str, url: &str) -> Result<(), StoreError>;
+
     /// A transaction by the token of its payer's page (Sandbox BETA collections).
     async fn transaction_by_checkout_token(&self, token: &str) -> Result<Option<TransactionRecord>, StoreError>;
 

@@ -114,6 +114,7 @@ where
         success_url: get(row, "success_url")?,
         error_url: get(row, "error_url")?,
         checkout_token: get(row, "checkout_token")?,
+        launch_url: get(row, "launch_url")?,
         created_at: Timestamp(get(row, "created_at")?),
         updated_at: get::<R, Option<i64>>(row, "updated_at")?.map(Timestamp),
     };

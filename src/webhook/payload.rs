@@ -141,6 +141,7 @@ mod tests {
                 success_url: None,
                 error_url: None,
                 checkout_token: None,
+                launch_url: None,
                 created_at: Timestamp(1_700_000_001_000),
                 updated_at: Some(Timestamp(1_700_000_003_000)),
             },

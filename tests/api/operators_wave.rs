@@ -116,10 +116,16 @@ async fn wave_webhooks_settle_collections_through_a_status_check(w: Waved) {
         )
         .await;
         assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+        let launch = a.body["data"]["betaLaunchUrl"].as_str().unwrap_or_default().to_owned();
         assert!(
-            a.body["data"].get("betaLaunchUrl").is_none(),
-            "no page of ours: {}",
+            launch.starts_with(&format!("{}/c/cos-", w.emulator.url)),
+            "Wave's own page, not one of ours: {}",
             a.body
+        );
+        assert_eq!(
+            w.status(id).await["redirectUrl"],
+            launch.as_str(),
+            "every lookup shows it"
         );
     }
     assert_eq!(w.settled("w01").await, "SUCCESSFUL", "by the signed webhook");

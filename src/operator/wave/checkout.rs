@@ -99,7 +99,10 @@ impl WaveConnector {
         }
         let session: CheckoutSession = read("creating the checkout session", &answer)?;
         // A resend with the same key answers the first session as it is now: maybe paid.
-        answer_of(&session, r.amount)
+        match (answer_of(&session, r.amount)?, session.wave_launch_url) {
+            (OperatorAnswer::Pending, Some(launch_url)) => Ok(OperatorAnswer::AwaitingPayer { launch_url }),
+            (answer, _) => Ok(answer),
+        }
     }
 
     /// The sessions whose `client_reference` is our `ref` (the search may match more loosely).

@@ -159,6 +159,15 @@ where
         row.as_ref().map(rows::transaction_record).transpose()
     }
 
+    async fn set_launch_url(&self, transaction_id: &str, url: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE transactions SET launch_url = $1 WHERE id = $2")
+            .bind(url)
+            .bind(transaction_id)
+            .execute(self.writer())
+            .await?;
+        Ok(())
+    }
+
     async fn transaction_by_checkout_token(&self, token: &str) -> Result<Option<TransactionRecord>, StoreError> {
         let sql = format!("{} WHERE t.checkout_token = $1", transactions::TRANSACTION_SELECT);
         let row = sqlx::query(&sql).bind(token).fetch_optional(self.reader()).await?;

@@ -11,11 +11,22 @@ use crate::operator::emulator::EmulatorSettings;
 use crate::operator::wave::WaveConnector;
 use crate::operator::{Operator, OperatorAnswer, OperatorError};
 
+/// A created session: the payer approves on Wave's page, whose URL the answer carries.
+fn awaits_payer(answer: Result<OperatorAnswer, OperatorError>) -> String {
+    match answer {
+        Ok(OperatorAnswer::AwaitingPayer { launch_url }) => {
+            assert!(launch_url.contains("/c/cos-"), "Wave's launch page: {launch_url}");
+            launch_url
+        }
+        other => panic!("expected a session awaiting its payer, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn a_collection_from_01_is_a_session_for_the_payer_and_is_paid_at_once() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0700000001", 2500);
-    assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
+    awaits_payer(s.wave.initiate(&request(&t)).await);
     let sent = s.admin(&format!("payments/{}", t.id)).await;
     assert_eq!(sent["flow"], "checkout", "keyed by the idempotency key: {sent}");
     let wire = &sent["wire"];
@@ -34,7 +45,7 @@ async fn a_collection_from_01_is_a_session_for_the_payer_and_is_paid_at_once() {
 async fn a_collection_from_02_stays_pending_until_the_payer_approves() {
     let s = start(|e| e.delay = Duration::from_millis(400)).await;
     let t = transaction(Kind::Collection, "0700000002", 1000);
-    assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
+    awaits_payer(s.wave.initiate(&request(&t)).await);
     assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Pending));
     assert_eq!(s.settled(&t).await, OperatorAnswer::Succeeded);
 }
@@ -43,7 +54,7 @@ async fn a_collection_from_02_stays_pending_until_the_payer_approves() {
 async fn a_failed_attempt_from_04_is_not_final_until_the_session_expires() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0500000004", 1500);
-    assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
+    awaits_payer(s.wave.initiate(&request(&t)).await);
     let wire = s.admin(&format!("payments/{}", t.id)).await["wire"].clone();
     assert_eq!(wire["last_payment_error"]["code"], "insufficient-funds");
     // The payer may still try again with enough money: Wave keeps the session open.
@@ -62,7 +73,7 @@ async fn a_failed_attempt_from_04_is_not_final_until_the_session_expires() {
 async fn a_collection_from_06_stays_pending_and_expires_when_cancelled_twice_over() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0100000006", 700);
-    assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
+    awaits_payer(s.wave.initiate(&request(&t)).await);
     assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Pending));
     assert_eq!(s.wave.cancel(&t).await, Ok(()));
     assert!(matches!(
@@ -106,8 +117,8 @@ async fn a_payer_who_pays_during_the_expiry_keeps_the_collection_paid() {
 async fn the_same_transaction_sent_twice_makes_one_session() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0700000006", 2500);
-    assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
-    assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
+    awaits_payer(s.wave.initiate(&request(&t)).await);
+    awaits_payer(s.wave.initiate(&request(&t)).await);
     assert_eq!(s.counts(&t.id).await, (2, 1));
     let sessions = s.admin("payments").await;
     assert_eq!(sessions.as_array().unwrap().len(), 1, "{sessions}");
@@ -157,7 +168,7 @@ async fn a_reset_is_ambiguous_and_the_resend_executes_once() {
         s.wave.status(&t, Timestamp::now()).await,
         Ok(OperatorAnswer::NotReceived)
     );
-    assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
+    awaits_payer(s.wave.initiate(&request(&t)).await);
     assert_eq!(s.counts(&t.id).await, (2, 1));
 
     let after = transaction(Kind::Collection, "0700000006", 2500);

@@ -88,6 +88,7 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         success_url: None,
         error_url: None,
         checkout_token: None,
+        launch_url: None,
         created_at: Timestamp::now(),
         updated_at: None,
     }
