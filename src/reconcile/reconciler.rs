@@ -7,8 +7,12 @@ use std::time::Duration;
 
 use super::{outcome_of, Report};
 use crate::domain::{Cause, Cursor, FailureCode, Outcome, Status, Timestamp};
-use crate::operator::OperatorAnswer;
+use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::{Gateway, ServiceError};
+
+/// How old a payment the operator never received may be and still be sent again: a payer
+/// asked to approve much later than they started would not expect it.
+const RESEND_WITHIN: Duration = Duration::from_secs(600);
 
 /// The longest wait between two checks of one transaction.
 const MAX_CHECK_INTERVAL_MS: i64 = 3_600_000;
@@ -49,13 +53,47 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
             };
             let outcome = match answer {
                 // Asked after the reconcile delay, the operator has no such payment: our
-                // initiation never reached it, so nothing moved and the payment fails.
-                OperatorAnswer::NotReceived => Outcome {
-                    status: Status::Failed,
-                    cause: Cause::NotSent,
-                    code: Some(FailureCode::NotSent),
-                    reason: Some("the operator never received the payment; nothing was debited".into()),
-                },
+                // initiation never reached it, so nothing moved. A young payment is sent again,
+                // once, with the same key; after that, or later, it fails.
+                OperatorAnswer::NotReceived => {
+                    let young = now.millis() - t.created_at.millis() <= RESEND_WITHIN.as_millis() as i64;
+                    let resent = if young {
+                        gateway.resend(&record, now).await?
+                    } else {
+                        None
+                    };
+                    match resent {
+                        None => Outcome {
+                            status: Status::Failed,
+                            cause: Cause::NotSent,
+                            code: Some(FailureCode::NotSent),
+                            reason: Some("the operator never received the payment; nothing was debited".into()),
+                        },
+                        Some(Ok(answer)) => match outcome_of(answer, Cause::Reconciled) {
+                            Some(outcome) => outcome,
+                            None => {
+                                gateway
+                                    .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
+                                    .await?;
+                                continue;
+                            }
+                        },
+                        Some(Err(OperatorError::Rejected { code, reason })) => Outcome {
+                            status: Status::Failed,
+                            cause: Cause::Reconciled,
+                            code: Some(code),
+                            reason: Some(reason),
+                        },
+                        // Unknown again: the next check asks, and a second "never received" fails it.
+                        Some(Err(e)) => {
+                            tracing::warn!(reference = %t.reference, error = %e, "resend failed; will ask again");
+                            gateway
+                                .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
+                                .await?;
+                            continue;
+                        }
+                    }
+                }
                 other => match outcome_of(other, Cause::Reconciled) {
                     Some(outcome) => outcome,
                     None => {

@@ -3,7 +3,7 @@
 
 use super::{Gateway, ServiceError};
 use crate::domain::{Cursor, Kind, Timestamp, TransactionRecord};
-use crate::operator::{OperatorAnswer, OperatorError};
+use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
 use crate::store::LedgerCheck;
 
 impl Gateway {
@@ -49,6 +49,39 @@ impl Gateway {
             .connector(t.operator, t.tenant.environment)
             .status(t, now)
             .await
+    }
+
+    /// Sends a pending payment to its operator again, with the same operator-side reference
+    /// (the operator's idempotency key), once: `None` when it was resent before. For a payment
+    /// the operator says it never received.
+    pub async fn resend(
+        &self,
+        record: &TransactionRecord,
+        now: Timestamp,
+    ) -> Result<Option<Result<OperatorAnswer, OperatorError>>, ServiceError> {
+        let t = &record.transaction;
+        if !self.store.claim_resend(&t.id, now).await? {
+            return Ok(None);
+        }
+        tracing::warn!(reference = %t.reference, "the operator never received this payment: sending it again, once, with the same key");
+        let request = OperatorRequest {
+            reference: &t.reference,
+            operator_reference: &t.id,
+            kind: t.kind,
+            operator: t.operator,
+            phone: &t.phone,
+            amount: t.amounts.amount,
+            // Never stored: a one-time code is the payer's, for one attempt.
+            otp_code: None,
+            success_url: t.success_url.as_deref(),
+            error_url: t.error_url.as_deref(),
+        };
+        Ok(Some(
+            self.operators
+                .connector(t.operator, t.tenant.environment)
+                .initiate(&request)
+                .await,
+        ))
     }
 
     /// Cancels a payment still pending at its operator, where the protocol allows it.

@@ -7,32 +7,35 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 6] = [
+const NAMES: [&str; 7] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
     "0004_reconcile_backoff",
     "0005_checkout_token",
     "0006_launch_url",
+    "0007_resent_at",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 6] = [
+const SQLITE: [&str; 7] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
     include_str!("../../migrations/sqlite/0004_reconcile_backoff.sql"),
     include_str!("../../migrations/sqlite/0005_checkout_token.sql"),
     include_str!("../../migrations/sqlite/0006_launch_url.sql"),
+    include_str!("../../migrations/sqlite/0007_resent_at.sql"),
 ];
 
-const POSTGRES: [&str; 6] = [
+const POSTGRES: [&str; 7] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
     include_str!("../../migrations/postgres/0004_reconcile_backoff.sql"),
     include_str!("../../migrations/postgres/0005_checkout_token.sql"),
     include_str!("../../migrations/postgres/0006_launch_url.sql"),
+    include_str!("../../migrations/postgres/0007_resent_at.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

@@ -178,6 +178,10 @@ pub trait PaymentStore: Send + Sync + 'static {
     /// A transaction by its service reference alone (the payer's launch page has no tenant).
     async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError>;
 
+    /// Claims the one resend a pending transaction may get: `true` for the caller that set
+    /// `resent_at`, `false` when it was resent before (or is no longer pending).
+    async fn claim_resend(&self, transaction_id: &str, at: Timestamp) -> Result<bool, StoreError>;
+
     /// Records the operator's page where the payer approves a pending transaction.
     async fn set_launch_url(&self, transaction_id: &str, url: &str) -> Result<(), StoreError>;
 

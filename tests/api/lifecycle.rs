@@ -135,13 +135,20 @@ async fn a_payment_the_operator_never_received_fails_not_sent(mut app: TestApp) 
     .await;
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     assert_eq!(a.body["data"]["status"], "PENDING", "ambiguous is never a failure");
+    // First check: never received, so it is sent again, once, with the same key (and that
+    // times out too).
     let report = reconciler::run_once(&app.gateway, later(60_000)).await.unwrap();
+    assert_eq!(report.settled, 0);
+    assert_eq!(lost.initiations.load(Ordering::SeqCst), 2, "sent again once");
+    assert_eq!(status_of(&app, &token, "lost").await["status"], "PENDING");
+    // Next check: still never received, and already resent: it fails.
+    let report = reconciler::run_once(&app.gateway, later(120_000)).await.unwrap();
     assert_eq!(report.settled, 1);
     assert_eq!(status_of(&app, &token, "lost").await["status"], "FAILED");
     let tenant = app.sandbox_tenant();
     let failed = app.gateway.transaction(&tenant, "lost").await.unwrap();
     assert_eq!(failed.transaction.failure_code, Some(FailureCode::NotSent));
-    assert_eq!(lost.initiations.load(Ordering::SeqCst), 1);
+    assert_eq!(lost.initiations.load(Ordering::SeqCst), 2, "never a third time");
     // The reservation is released: the balance is what it was.
     let balance = answer(app.get("/v1/balance").bearer_auth(&token)).await;
     assert_eq!(balance.body["data"]["reserved"], "0", "{}", balance.body);

@@ -1,6 +1,7 @@
 //! The gateway against the operator emulator over HTTP, with ALPHA routed to the MoMo Open API
 //! connector: callbacks that settle through a status check, polling when no callback comes,
-//! an initiation that never arrived, a timeout after sending, forged callbacks. After each:
+//! an initiation that never arrived (sent again, once), a timeout after sending, forged
+//! callbacks. After each:
 //! nothing initiated twice, nothing left pending once the operator has answered, and the ledger
 //! balanced.
 
@@ -69,7 +70,7 @@ both_backends!(
     with_emulator =>
     callbacks_settle_collections_and_transfers_through_a_status_check,
     without_a_callback_the_reconciler_polls,
-    an_initiation_that_never_arrived_fails_not_sent,
+    an_initiation_that_never_arrived_is_sent_again_once,
     a_timeout_after_sending_stays_pending_until_the_operator_answers,
     forged_and_unknown_callbacks_settle_nothing,
 );
@@ -184,7 +185,7 @@ async fn without_a_callback_the_reconciler_polls(e: Emulated) {
     e.app.assert_ledger().await;
 }
 
-async fn an_initiation_that_never_arrived_fails_not_sent(e: Emulated) {
+async fn an_initiation_that_never_arrived_is_sent_again_once(e: Emulated) {
     // The operator answers 503 without executing anything: ambiguous, so PENDING...
     e.fault("momo.transfer", "status=503").await;
     e.create(
@@ -193,19 +194,30 @@ async fn an_initiation_that_never_arrived_fails_not_sent(e: Emulated) {
     )
     .await;
     assert_eq!(e.executed("lost").await, 0);
-    // ...until the status lookup says it never arrived (404).
-    let report = reconciler::run_once(&e.app.gateway, later(60_000)).await.unwrap();
-    assert_eq!(report.settled, 1);
-    assert_eq!(e.status("lost").await, "FAILED");
-    let lost = e
+    // ...until the status lookup says it never arrived (404): it is sent again, with the same
+    // X-Reference-Id, and this time it goes through.
+    reconciler::run_once(&e.app.gateway, later(60_000)).await.unwrap();
+    let status = e.settled("lost").await;
+    let status = if status == "PENDING" {
+        reconciler::run_once(&e.app.gateway, later(120_000)).await.unwrap();
+        e.status("lost").await
+    } else {
+        status
+    };
+    assert_eq!(status, "SUCCESSFUL");
+    assert_eq!(e.executed("lost").await, 1, "paid once");
+    let t = e
         .app
         .gateway
         .transaction(&e.app.sandbox_tenant(), "lost")
         .await
         .unwrap();
-    assert_eq!(lost.transaction.failure_code, Some(FailureCode::NotSent));
+    let counts = e
+        .emulator(&format!("/_emulator/initiations/{}", t.transaction.id))
+        .await;
+    assert_eq!(counts["received"], 2, "sent twice, executed once: {counts}");
     let balance = answer(e.app.get("/v1/balance").bearer_auth(&e.token)).await;
-    assert_eq!(balance.body["data"]["reserved"], "0", "the reservation is released");
+    assert_eq!(balance.body["data"]["reserved"], "0", "nothing left reserved");
     e.app.assert_ledger().await;
 }
 

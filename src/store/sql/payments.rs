@@ -159,6 +159,17 @@ where
         row.as_ref().map(rows::transaction_record).transpose()
     }
 
+    async fn claim_resend(&self, transaction_id: &str, at: Timestamp) -> Result<bool, StoreError> {
+        let claimed = sqlx::query(
+            "UPDATE transactions SET resent_at = $1 WHERE id = $2 AND resent_at IS NULL AND status = 'PENDING'",
+        )
+        .bind(at.millis())
+        .bind(transaction_id)
+        .execute(self.writer())
+        .await?;
+        Ok(claimed.rows_affected() == 1)
+    }
+
     async fn set_launch_url(&self, transaction_id: &str, url: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE transactions SET launch_url = $1 WHERE id = $2")
             .bind(url)
