@@ -6,13 +6,16 @@
 use std::time::Duration;
 
 use super::{outcome_of, Report};
-use crate::domain::{Cause, Cursor, FailureCode, Outcome, Status, Timestamp};
+use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::{Gateway, ServiceError};
 
 /// How old a payment the operator never received may be and still be sent again: a payer
 /// asked to approve much later than they started would not expect it.
 const RESEND_WITHIN: Duration = Duration::from_secs(600);
+
+/// How long a claimed status check is reserved for the pass that claimed it.
+const CHECK_LEASE: Duration = Duration::from_secs(120);
 
 /// The longest wait between two checks of one transaction.
 const MAX_CHECK_INTERVAL_MS: i64 = 3_600_000;
@@ -28,16 +31,14 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
     let reconcile_after = gateway.config().reconcile.after;
     let created_before = now.minus(reconcile_after);
     let mut report = Report::default();
-    let mut after: Option<Cursor> = None;
+    // Claimed checks are leased: a process that dies mid-pass leaves them to another after
+    // the lease, and two processes never ask about one payment at once.
+    let lease_until = Timestamp(now.millis() + CHECK_LEASE.as_millis() as i64);
     loop {
         let batch = gateway
-            .due_for_check(now, created_before, after.as_ref(), super::BATCH)
+            .claim_due_checks(now, created_before, lease_until, super::BATCH)
             .await?;
         let full = batch.len() == super::BATCH as usize;
-        after = batch.last().map(|r| Cursor {
-            created_at: r.transaction.created_at,
-            id: r.transaction.id.clone(),
-        });
         for record in batch {
             report.examined += 1;
             let t = &record.transaction;

@@ -22,15 +22,19 @@ impl Gateway {
             .await?)
     }
 
-    /// Pending transactions whose next status check is due at `now`, oldest first.
-    pub async fn due_for_check(
+    /// Claims pending transactions whose next status check is due at `now`, oldest first,
+    /// until `lease_until` (see `Store::claim_due_checks`).
+    pub async fn claim_due_checks(
         &self,
         now: Timestamp,
         created_before: Timestamp,
-        after: Option<&Cursor>,
+        lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, ServiceError> {
-        Ok(self.store.due_for_check(now, created_before, after, limit).await?)
+        Ok(self
+            .store
+            .claim_due_checks(now, created_before, lease_until, limit)
+            .await?)
     }
 
     /// Sets when the reconciler may next ask about a pending transaction.

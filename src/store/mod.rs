@@ -206,13 +206,15 @@ pub trait PaymentStore: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 
-    /// Pending transactions the reconciler may ask about at `now`: created at or before
-    /// `created_before` and not checked again before `now`. Oldest first, after `after`.
-    async fn due_for_check(
+    /// Claims up to `limit` pending transactions the reconciler may ask about at `now` (created
+    /// at or before `created_before`, next check due), oldest first, moving their next check to
+    /// `lease_until`: until then no other reconciler claims them, and `schedule_check` sets
+    /// the real next check.
+    async fn claim_due_checks(
         &self,
         now: Timestamp,
         created_before: Timestamp,
-        after: Option<&Cursor>,
+        lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 

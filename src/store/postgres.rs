@@ -36,6 +36,11 @@ impl Backend for PostgresStore {
         SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
         AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
 
+    /// Rows another reconciler is claiming are skipped, not waited for.
+    const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\
+        SELECT id FROM transactions WHERE status = 'PENDING' AND created_at <= $3 \
+        AND (next_check_at IS NULL OR next_check_at <= $4) ORDER BY created_at, id LIMIT $5 FOR UPDATE SKIP LOCKED)";
+
     fn reader(&self) -> &PgPool {
         &self.pool
     }

@@ -61,6 +61,11 @@ impl Backend for SqliteStore {
         SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
         AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4)";
 
+    /// SQLite's single writer connection serializes claims.
+    const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\
+        SELECT id FROM transactions WHERE status = 'PENDING' AND created_at <= $3 \
+        AND (next_check_at IS NULL OR next_check_at <= $4) ORDER BY created_at, id LIMIT $5)";
+
     fn reader(&self) -> &SqlitePool {
         &self.reader
     }

@@ -23,6 +23,7 @@ both_backends!(
     a_payment_the_operator_never_received_fails_not_sent,
     a_dead_operator_opens_its_breaker_and_answers_503_at_once,
     simulated_callbacks_read_only_what_became_due,
+    a_status_check_is_claimed_by_one_reconciler_at_a_time,
 );
 
 /// An operator scripted by the test: what `initiate` and `status` answer, and how often each
@@ -235,4 +236,44 @@ async fn simulated_callbacks_read_only_what_became_due(app: TestApp) {
     assert_eq!((next.examined, next.settled), (1, 1), "only what became due");
     assert_eq!(status_of(&app, &token, "due").await["status"], "SUCCESSFUL");
     app.assert_ledger().await;
+}
+
+async fn a_status_check_is_claimed_by_one_reconciler_at_a_time(app: TestApp) {
+    let token = app.sandbox_token().await;
+    for i in 0..3 {
+        post(
+            &app,
+            &token,
+            "/v1/collecte/mobile-money",
+            &collect_v1(&format!("due-{i}"), "0701020306", "GAMMA_MONEY_CI", "1000"),
+        )
+        .await;
+    }
+    // Two processes' reconcilers, on their own connections, claiming at the same moment.
+    let one = momo_gateway::store::connect(&app.database_url).await.unwrap();
+    let two = momo_gateway::store::connect(&app.database_url).await.unwrap();
+    let (now, lease) = (later(60_000), later(180_000));
+    let (a, b) = tokio::join!(
+        one.claim_due_checks(now, now, lease, 2),
+        two.claim_due_checks(now, now, lease, 2)
+    );
+    let ids = |claimed: Vec<momo_gateway::domain::TransactionRecord>| -> Vec<String> {
+        claimed.into_iter().map(|r| r.transaction.transaction_id).collect()
+    };
+    let (a, b) = (ids(a.unwrap()), ids(b.unwrap()));
+    assert_eq!(a.len() + b.len(), 3, "every due check claimed: {a:?} {b:?}");
+    assert!(a.iter().all(|id| !b.contains(id)), "never claimed twice: {a:?} {b:?}");
+    assert!(
+        one.claim_due_checks(now, now, lease, 10).await.unwrap().is_empty(),
+        "leased"
+    );
+    let after_the_lease = later(181_000);
+    assert_eq!(
+        one.claim_due_checks(after_the_lease, after_the_lease, later(300_000), 10)
+            .await
+            .unwrap()
+            .len(),
+        3,
+        "a lease that runs out makes them due again"
+    );
 }

@@ -233,25 +233,31 @@ where
         rows.iter().map(rows::transaction_record).collect()
     }
 
-    async fn due_for_check(
+    async fn claim_due_checks(
         &self,
         now: Timestamp,
         created_before: Timestamp,
-        after: Option<&Cursor>,
+        lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError> {
-        let sql = format!(
-            "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND (t.created_at, t.id) > ($3, $4) \
-             AND (t.next_check_at IS NULL OR t.next_check_at <= $2) ORDER BY t.created_at, t.id LIMIT {limit}",
-            transactions::TRANSACTION_SELECT
-        );
-        let rows = sqlx::query(&sql)
+        let token = uuid::Uuid::new_v4().to_string();
+        let claimed = sqlx::query(S::CLAIM_DUE_CHECKS)
+            .bind(lease_until.millis())
+            .bind(&token)
             .bind(created_before.millis())
             .bind(now.millis())
-            .bind(after.map(|c| c.created_at.millis()).unwrap_or(i64::MIN))
-            .bind(after.map(|c| c.id.as_str()).unwrap_or(""))
-            .fetch_all(self.reader())
+            .bind(limit as i64)
+            .execute(self.writer())
             .await?;
+        if claimed.rows_affected() == 0 {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "{} WHERE t.check_token = $1 ORDER BY t.created_at, t.id",
+            transactions::TRANSACTION_SELECT
+        );
+        // From the writer: the claim just committed there.
+        let rows = sqlx::query(&sql).bind(&token).fetch_all(self.writer()).await?;
         rows.iter().map(rows::transaction_record).collect()
     }
 
