@@ -208,6 +208,9 @@ pub struct Transaction {
 pub const REFERENCE_ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 pub const REFERENCE_LEN: usize = 10;
 
+/// The length of a payer's page token (of the reference alphabet): about 165 bits.
+pub const CHECKOUT_TOKEN_LEN: usize = 32;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,8 +16,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::domain::TransactionRecord;
-use crate::domain::{Cause, Cursor, Kind, Outcome, Status, Timestamp};
-use crate::operator::OperatorAnswer;
+use crate::domain::{Cursor, Kind, Timestamp};
+pub(crate) use crate::service::outcome_of;
 use crate::service::{Gateway, ServiceError};
 
 /// How many pending transactions a worker reads at a time.
@@ -33,26 +33,6 @@ pub struct Report {
     pub examined: usize,
     /// Transactions this step moved to a final state.
     pub settled: usize,
-}
-
-/// The final outcome an operator's answer gives, with `cause`; `None` while it is not final.
-/// `NotReceived` is final only where the caller decides so (the reconciler), never here.
-pub(crate) fn outcome_of(answer: OperatorAnswer, cause: Cause) -> Option<Outcome> {
-    match answer {
-        OperatorAnswer::Succeeded => Some(Outcome {
-            status: Status::Successful,
-            cause,
-            code: None,
-            reason: None,
-        }),
-        OperatorAnswer::Failed { code, reason } => Some(Outcome {
-            status: Status::Failed,
-            cause,
-            code: Some(code),
-            reason: Some(reason),
-        }),
-        OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived => None,
-    }
 }
 
 /// Visits every pending transaction created at or before `created_before`, in batches.

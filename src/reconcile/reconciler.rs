@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::{outcome_of, Report};
-use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp};
+use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::{Gateway, ServiceError};
 
@@ -42,77 +42,71 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
         for record in batch {
             report.examined += 1;
             let t = &record.transaction;
-            let answer = match gateway.operator_status(&record, now).await {
-                Ok(answer) => answer,
-                Err(e) => {
-                    tracing::warn!(reference = %t.reference, error = %e, "status check failed; will ask again");
+            match decide(gateway, &record, now).await? {
+                Some(outcome) => {
+                    if gateway.settle_later(&record, outcome, now, None).await?.is_some() {
+                        report.settled += 1;
+                    }
+                }
+                None => {
                     gateway
                         .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
-                        .await?;
-                    continue;
+                        .await?
                 }
-            };
-            let outcome = match answer {
-                // Asked after the reconcile delay, the operator has no such payment: our
-                // initiation never reached it, so nothing moved. A young payment is sent again,
-                // once, with the same key; after that, or later, it fails.
-                OperatorAnswer::NotReceived => {
-                    let young = now.millis() - t.created_at.millis() <= RESEND_WITHIN.as_millis() as i64;
-                    let resent = if young {
-                        gateway.resend(&record, now).await?
-                    } else {
-                        None
-                    };
-                    match resent {
-                        None => Outcome {
-                            status: Status::Failed,
-                            cause: Cause::NotSent,
-                            code: Some(FailureCode::NotSent),
-                            reason: Some("the operator never received the payment; nothing was debited".into()),
-                        },
-                        Some(Ok(answer)) => match outcome_of(answer, Cause::Reconciled) {
-                            Some(outcome) => outcome,
-                            None => {
-                                gateway
-                                    .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
-                                    .await?;
-                                continue;
-                            }
-                        },
-                        Some(Err(OperatorError::Rejected { code, reason })) => Outcome {
-                            status: Status::Failed,
-                            cause: Cause::Reconciled,
-                            code: Some(code),
-                            reason: Some(reason),
-                        },
-                        // Unknown again: the next check asks, and a second "never received" fails it.
-                        Some(Err(e)) => {
-                            tracing::warn!(reference = %t.reference, error = %e, "resend failed; will ask again");
-                            gateway
-                                .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
-                                .await?;
-                            continue;
-                        }
-                    }
-                }
-                other => match outcome_of(other, Cause::Reconciled) {
-                    Some(outcome) => outcome,
-                    None => {
-                        gateway
-                            .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
-                            .await?;
-                        continue;
-                    }
-                },
-            };
-            if gateway.settle_later(&record, outcome, now, None).await?.is_some() {
-                report.settled += 1;
             }
         }
         if !full {
             return Ok(report);
         }
     }
+}
+
+/// What the operator's answer about a pending payment settles; `None`: ask again later.
+async fn decide(
+    gateway: &Gateway,
+    record: &TransactionRecord,
+    now: Timestamp,
+) -> Result<Option<Outcome>, ServiceError> {
+    let t = &record.transaction;
+    let answer = match gateway.operator_status(record, now).await {
+        Ok(answer) => answer,
+        Err(e) => {
+            tracing::warn!(reference = %t.reference, error = %e, "status check failed; will ask again");
+            return Ok(None);
+        }
+    };
+    if answer != OperatorAnswer::NotReceived {
+        return Ok(outcome_of(answer, Cause::Reconciled));
+    }
+    // Asked after the reconcile delay, the operator has no such payment: our initiation never
+    // reached it, so nothing moved. A young payment is sent again, once, with the same key;
+    // after that, or later, it fails.
+    let young = now.millis() - t.created_at.millis() <= RESEND_WITHIN.as_millis() as i64;
+    let resent = if young {
+        gateway.resend(record, now).await?
+    } else {
+        None
+    };
+    Ok(match resent {
+        None => Some(Outcome {
+            status: Status::Failed,
+            cause: Cause::NotSent,
+            code: Some(FailureCode::NotSent),
+            reason: Some("the operator never received the payment; nothing was debited".into()),
+        }),
+        Some(Ok(answer)) => outcome_of(answer, Cause::Reconciled),
+        Some(Err(OperatorError::Rejected { code, reason })) => Some(Outcome {
+            status: Status::Failed,
+            cause: Cause::Reconciled,
+            code: Some(code),
+            reason: Some(reason),
+        }),
+        // Unknown again: the next check asks, and a second "never received" fails it.
+        Some(Err(e)) => {
+            tracing::warn!(reference = %t.reference, error = %e, "resend failed; will ask again");
+            None
+        }
+    })
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 //! same one-transaction path as everything else. A forged, replayed, duplicated or
 //! out-of-order callback therefore cannot settle anything the operator does not confirm.
 
+use super::pending::outcome_of;
 use super::{Gateway, ServiceError};
-use crate::domain::{Cause, Environment, OperatorCode, Outcome, Status, Timestamp};
-use crate::operator::{CallbackRejected, CallbackRequest, OperatorAnswer};
+use crate::domain::{Cause, Environment, OperatorCode, Timestamp};
+use crate::operator::{CallbackRejected, CallbackRequest};
 
 /// What became of a callback that was authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,22 +77,10 @@ impl Gateway {
                     return;
                 }
             };
-            let outcome = match answer {
-                OperatorAnswer::Succeeded => Outcome {
-                    status: Status::Successful,
-                    cause: Cause::OperatorCallback,
-                    code: None,
-                    reason: None,
-                },
-                OperatorAnswer::Failed { code, reason } => Outcome {
-                    status: Status::Failed,
-                    cause: Cause::OperatorCallback,
-                    code: Some(code),
-                    reason: Some(reason),
-                },
-                // A callback for a payment the operator calls pending or unknown: the
-                // reconciler keeps asking; nothing is settled on the callback's word.
-                OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived => return,
+            // A callback for a payment the operator calls pending or unknown: the reconciler
+            // keeps asking; nothing is settled on the callback's word.
+            let Some(outcome) = outcome_of(answer, Cause::OperatorCallback) else {
+                return;
             };
             if let Err(e) = gateway.settle_later(&record, outcome, now, None).await {
                 tracing::warn!(reference = %record.transaction.reference, error = %e,

@@ -2,6 +2,7 @@
 //! a payer is asked to approve, and the payer's decision, which settles it.
 
 use super::{Gateway, ServiceError};
+use crate::domain::transaction::CHECKOUT_TOKEN_LEN;
 use crate::domain::{Cause, Environment, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 
 /// What the payer chose on the launch page.
@@ -67,7 +68,7 @@ impl Gateway {
     /// is too short to be one is not looked up at all.
     async fn beta_collection(&self, token: &str) -> Result<TransactionRecord, ServiceError> {
         let not_found = || ServiceError::NotFound("payment waiting for approval");
-        if token.len() != 32 {
+        if token.len() != CHECKOUT_TOKEN_LEN {
             return Err(not_found());
         }
         match self.store.transaction_by_checkout_token(token).await? {

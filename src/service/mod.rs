@@ -29,6 +29,7 @@ pub use callbacks::{CallbackError, CallbackReceipt};
 pub use checkout::{CheckoutPayment, PayerDecision};
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets};
 pub use payments::{Party, PaymentError, PaymentRequest};
+pub use pending::outcome_of;
 
 /// The gateway's use cases over one store. Cheap to clone. Its parts are private: handlers,
 /// workers and the command line go through its methods, never straight to the store.

@@ -9,7 +9,7 @@ use rand::Rng;
 
 use super::{Gateway, ServiceError};
 use crate::domain::ledger;
-use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
+use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{
     Address, Amount, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, PageRequest,
     Status, Tenant, Timestamp, Transaction,
@@ -73,10 +73,10 @@ impl From<StoreError> for PaymentError {
     }
 }
 
-/// An unguessable token: 32 characters of the reference alphabet, about 165 bits.
+/// An unguessable token for the payer's page.
 fn new_checkout_token() -> String {
     let mut rng = rand::thread_rng();
-    (0..32)
+    (0..CHECKOUT_TOKEN_LEN)
         .map(|_| REFERENCE_ALPHABET[rng.gen_range(0..REFERENCE_ALPHABET.len())] as char)
         .collect()
 }

@@ -2,9 +2,29 @@
 //! the operator's view of one, when to ask again, and the whole-ledger check.
 
 use super::{Gateway, ServiceError};
-use crate::domain::{Cursor, Kind, Timestamp, TransactionRecord};
+use crate::domain::{Cause, Cursor, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
 use crate::store::LedgerCheck;
+
+/// The final outcome an operator's answer gives, with `cause`; `None` while it is not final.
+/// `NotReceived` is final only where the caller decides so (the reconciler), never here.
+pub fn outcome_of(answer: OperatorAnswer, cause: Cause) -> Option<Outcome> {
+    match answer {
+        OperatorAnswer::Succeeded => Some(Outcome {
+            status: Status::Successful,
+            cause,
+            code: None,
+            reason: None,
+        }),
+        OperatorAnswer::Failed { code, reason } => Some(Outcome {
+            status: Status::Failed,
+            cause,
+            code: Some(code),
+            reason: Some(reason),
+        }),
+        OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived => None,
+    }
+}
 
 impl Gateway {
     /// `PENDING` transactions of every tenant created at or before `created_before`, oldest

@@ -92,6 +92,15 @@ pub fn set(mut body: Value, pointer: &str, value: Value) -> Value {
     body
 }
 
+/// A free port on loopback, so a gateway's public URL (where operators call back) is known
+/// before it starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
 /// `ms` milliseconds from now: tests drive workers with explicit times instead of sleeping.
 pub fn later(ms: i64) -> Timestamp {
     Timestamp(Timestamp::now().millis() + ms)

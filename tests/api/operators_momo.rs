@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, later, TestApp};
+use crate::helpers::{answer, free_port, later, TestApp};
 use crate::requests::{collect_v1, post, transfer_v1};
 
 const CALLBACK_TOKEN: &str = "momo-callback-token-for-tests";
@@ -26,15 +26,6 @@ pub struct Emulated {
     app: TestApp,
     emulator: RunningEmulator,
     token: String,
-}
-
-/// A free port on loopback, so the gateway's public URL (where the emulator calls back) is
-/// known before it starts.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 async fn with_emulator(backend: Backend) -> Option<Emulated> {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, later, TestApp};
+use crate::helpers::{answer, free_port, later, TestApp};
 use crate::requests::{collect_v1, post, transfer_v1};
 
 /// The gateway, the emulator it calls, and a Sandbox token.
@@ -21,13 +21,6 @@ pub struct Waved {
     app: TestApp,
     emulator: RunningEmulator,
     token: String,
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 async fn with_wave(backend: Backend) -> Option<Waved> {
