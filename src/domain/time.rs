@@ -21,6 +21,11 @@ impl Timestamp {
         self.0
     }
 
+    /// The instant `duration` after this one.
+    pub fn plus(self, duration: std::time::Duration) -> Timestamp {
+        Timestamp(self.0.saturating_add(duration.as_millis() as i64))
+    }
+
     /// The instant `duration` before this one.
     pub fn minus(self, duration: std::time::Duration) -> Timestamp {
         Timestamp(self.0 - duration.as_millis() as i64)

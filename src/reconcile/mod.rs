@@ -35,22 +35,6 @@ pub struct Report {
     pub settled: usize,
 }
 
-/// Visits every pending transaction created at or before `created_before`, in batches.
-pub(crate) async fn for_each_pending<F, Fut>(
-    gateway: &Gateway,
-    created_before: Timestamp,
-    kind: Option<Kind>,
-    visit: F,
-) -> Result<Report, ServiceError>
-where
-    F: FnMut(TransactionRecord) -> Fut,
-    Fut: Future<Output = Result<bool, ServiceError>>,
-{
-    Ok(for_each_pending_after(gateway, created_before, kind, None, visit)
-        .await?
-        .0)
-}
-
 /// Visits the pending transactions created at or before `created_before` that come after
 /// `start` (oldest first), in batches; returns the last one visited, where the next pass may
 /// start.
@@ -89,6 +73,45 @@ where
         }
         if !full {
             return Ok((report, after));
+        }
+    }
+}
+
+/// How long a claimed status check is reserved for the pass that claimed it.
+const CHECK_LEASE: Duration = Duration::from_secs(120);
+
+/// Claims the pending transactions created at or before `created_before` (of `kind`, if
+/// given) whose next check is due at `now`, in batches, and visits them several at a time.
+/// Claims are leased: a process that dies mid-pass leaves them to another after the lease, and
+/// two processes never visit one payment at once. A visit settles its transaction or sets its
+/// next check (`Gateway::schedule_check`); one that does neither leaves it to the lease.
+pub(crate) async fn for_each_due<F, Fut>(
+    gateway: &Gateway,
+    now: Timestamp,
+    created_before: Timestamp,
+    kind: Option<Kind>,
+    mut visit: F,
+) -> Result<Report, ServiceError>
+where
+    F: FnMut(TransactionRecord) -> Fut,
+    Fut: Future<Output = Result<bool, ServiceError>>,
+{
+    let mut report = Report::default();
+    let lease_until = now.plus(CHECK_LEASE);
+    loop {
+        let batch = gateway
+            .claim_due_checks(now, created_before, kind, lease_until, BATCH)
+            .await?;
+        let full = batch.len() == BATCH as usize;
+        report.examined += batch.len();
+        let mut visits = stream::iter(batch).map(&mut visit).buffer_unordered(CONCURRENT_VISITS);
+        while let Some(settled) = visits.next().await {
+            if settled? {
+                report.settled += 1;
+            }
+        }
+        if !full {
+            return Ok(report);
         }
     }
 }

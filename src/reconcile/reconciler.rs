@@ -5,17 +5,14 @@
 
 use std::time::Duration;
 
-use super::{outcome_of, Report};
-use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp, TransactionRecord};
+use super::{expiry, for_each_due, outcome_of, Report};
+use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::{Gateway, ServiceError};
 
 /// How old a payment the operator never received may be and still be sent again: a payer
 /// asked to approve much later than they started would not expect it.
 const RESEND_WITHIN: Duration = Duration::from_secs(600);
-
-/// How long a claimed status check is reserved for the pass that claimed it.
-const CHECK_LEASE: Duration = Duration::from_secs(120);
 
 /// The longest wait between two checks of one transaction.
 const MAX_CHECK_INTERVAL_MS: i64 = 3_600_000;
@@ -28,36 +25,35 @@ pub fn next_check(created_at: Timestamp, now: Timestamp, reconcile_after: Durati
 }
 
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let reconcile_after = gateway.config().reconcile.after;
-    let created_before = now.minus(reconcile_after);
-    let mut report = Report::default();
-    // Claimed checks are leased: a process that dies mid-pass leaves them to another after
-    // the lease, and two processes never ask about one payment at once.
-    let lease_until = Timestamp(now.millis() + CHECK_LEASE.as_millis() as i64);
-    loop {
-        let batch = gateway
-            .claim_due_checks(now, created_before, lease_until, super::BATCH)
-            .await?;
-        let full = batch.len() == super::BATCH as usize;
-        for record in batch {
-            report.examined += 1;
-            let t = &record.transaction;
-            match decide(gateway, &record, now).await? {
-                Some(outcome) => {
-                    if gateway.settle_later(&record, outcome, now, None).await?.is_some() {
-                        report.settled += 1;
-                    }
-                }
-                None => {
-                    gateway
-                        .schedule_check(&t.id, next_check(t.created_at, now, reconcile_after))
-                        .await?
-                }
+    let created_before = now.minus(gateway.config().reconcile.after);
+    for_each_due(gateway, now, created_before, None, |record| async move {
+        // A collection past its lifetime gets its last check here as in the expiry pass,
+        // whichever of the two claims it first.
+        if expiry::is_expired(gateway, &record, now) {
+            return expiry::expire(gateway, &record, now).await;
+        }
+        match decide(gateway, &record, now).await? {
+            Some(outcome) => Ok(gateway.settle_later(&record, outcome, now, None).await?.is_some()),
+            None => {
+                gateway
+                    .schedule_check(&record.transaction.id, check_after(gateway, &record, now))
+                    .await?;
+                Ok(false)
             }
         }
-        if !full {
-            return Ok(report);
-        }
+    })
+    .await
+}
+
+/// When to ask again about `record`, still pending at `now`: by its age, and for a collection
+/// no later than its expiry, so the last check comes on time.
+fn check_after(gateway: &Gateway, record: &TransactionRecord, now: Timestamp) -> Timestamp {
+    let t = &record.transaction;
+    let reconcile = &gateway.config().reconcile;
+    let next = next_check(t.created_at, now, reconcile.after);
+    match t.kind {
+        Kind::Collection => next.min(t.created_at.plus(reconcile.collection_ttl)),
+        Kind::Transfer => next,
     }
 }
 

@@ -48,12 +48,13 @@ impl Gateway {
         &self,
         now: Timestamp,
         created_before: Timestamp,
+        kind: Option<Kind>,
         lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, ServiceError> {
         Ok(self
             .store
-            .claim_due_checks(now, created_before, lease_until, limit)
+            .claim_due_checks(now, created_before, kind, lease_until, limit)
             .await?)
     }
 

@@ -207,13 +207,14 @@ pub trait PaymentStore: Send + Sync + 'static {
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 
     /// Claims up to `limit` pending transactions the reconciler may ask about at `now` (created
-    /// at or before `created_before`, next check due), oldest first, moving their next check to
-    /// `lease_until`: until then no other reconciler claims them, and `schedule_check` sets
-    /// the real next check.
+    /// at or before `created_before`, of `kind` if given, next check due), oldest first, moving
+    /// their next check to `lease_until`: until then no other reconciler claims them, and
+    /// `schedule_check` sets the real next check.
     async fn claim_due_checks(
         &self,
         now: Timestamp,
         created_before: Timestamp,
+        kind: Option<Kind>,
         lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError>;

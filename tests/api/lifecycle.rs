@@ -254,8 +254,8 @@ async fn a_status_check_is_claimed_by_one_reconciler_at_a_time(app: TestApp) {
     let two = momo_gateway::store::connect(&app.database_url).await.unwrap();
     let (now, lease) = (later(60_000), later(180_000));
     let (a, b) = tokio::join!(
-        one.claim_due_checks(now, now, lease, 2),
-        two.claim_due_checks(now, now, lease, 2)
+        one.claim_due_checks(now, now, None, lease, 2),
+        two.claim_due_checks(now, now, None, lease, 2)
     );
     let ids = |claimed: Vec<momo_gateway::domain::TransactionRecord>| -> Vec<String> {
         claimed.into_iter().map(|r| r.transaction.transaction_id).collect()
@@ -264,12 +264,15 @@ async fn a_status_check_is_claimed_by_one_reconciler_at_a_time(app: TestApp) {
     assert_eq!(a.len() + b.len(), 3, "every due check claimed: {a:?} {b:?}");
     assert!(a.iter().all(|id| !b.contains(id)), "never claimed twice: {a:?} {b:?}");
     assert!(
-        one.claim_due_checks(now, now, lease, 10).await.unwrap().is_empty(),
+        one.claim_due_checks(now, now, None, lease, 10)
+            .await
+            .unwrap()
+            .is_empty(),
         "leased"
     );
     let after_the_lease = later(181_000);
     assert_eq!(
-        one.claim_due_checks(after_the_lease, after_the_lease, later(300_000), 10)
+        one.claim_due_checks(after_the_lease, after_the_lease, None, later(300_000), 10)
             .await
             .unwrap()
             .len(),

@@ -53,6 +53,12 @@ async fn the_reconciler_backs_off_instead_of_asking_every_pass(app: TestApp) {
         "ten minutes old: every five minutes"
     );
     assert_eq!(status_of(&app, &token, "slow06").await["status"], "PENDING");
+    // Backed off to 901.5 s, but a collection's check never comes after its expiry (900 s):
+    // the last check is on time, and settles it once.
+    let report = expiry::run_once(g, at(900_500)).await.unwrap();
+    assert_eq!((report.examined, report.settled), (1, 1), "expired at its lifetime");
+    assert_eq!(status_of(&app, &token, "slow06").await["status"], "FAILED");
+    assert_eq!(reconciler::run_once(g, at(900_500)).await.unwrap().examined, 0);
     app.assert_ledger().await;
 }
 

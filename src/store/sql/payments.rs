@@ -237,6 +237,7 @@ where
         &self,
         now: Timestamp,
         created_before: Timestamp,
+        kind: Option<Kind>,
         lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError> {
@@ -247,6 +248,7 @@ where
             .bind(created_before.millis())
             .bind(now.millis())
             .bind(limit as i64)
+            .bind(kind.map(names::kind).unwrap_or(""))
             .execute(self.writer())
             .await?;
         if claimed.rows_affected() == 0 {
