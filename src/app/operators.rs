@@ -61,7 +61,7 @@ fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> an
             .as_deref()
             .map(|token| callback_url(config, operator, environment, token)),
         callback_token: c.momo_callback_token.clone(),
-        timeout: c.timeout,
+        timeout: c.timeout_for(operator, environment),
     };
     MomoConnector::new(settings).context("cannot build the MoMo Open API client")
 }
@@ -76,7 +76,7 @@ fn wave(config: &Config, operator: OperatorCode, environment: Environment) -> an
             .wave_webhook_secret
             .clone()
             .with_context(|| missing("MOMO_WAVE_WEBHOOK_SECRET"))?,
-        timeout: c.timeout,
+        timeout: c.timeout_for(operator, environment),
         // Wave requires both; a collection that names none sends its payer back to the
         // gateway's public address.
         success_url_fallback: config.public_url.clone(),

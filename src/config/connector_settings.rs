@@ -25,6 +25,15 @@ pub static CONNECTORS: &[Setting] = &[
         write: |c, v| put(&mut c.connectors.timeout, parse::millis(v, 100, 120_000)),
     },
     Setting {
+        key: "operator_timeouts",
+        var: "MOMO_OPERATOR_TIMEOUTS",
+        default: Initial::Unset("none: every route uses MOMO_OPERATOR_TIMEOUT_MS"),
+        accepts: "comma-separated OPERATOR:Environment=MILLISECONDS (100 to 120000), e.g. BETA:Production=30000",
+        doc: "timeouts of their own for some operators in some environments, overriding MOMO_OPERATOR_TIMEOUT_MS",
+        secret: false,
+        write: |c, v| put(&mut c.connectors.timeouts, connectors::parse_timeouts(v)),
+    },
+    Setting {
         key: "momo_openapi_url",
         var: "MOMO_MOMO_OPENAPI_URL",
         default: Initial::Unset("none (required by a momo-openapi route)"),

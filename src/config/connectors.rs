@@ -57,8 +57,10 @@ impl fmt::Debug for ApiCredentials {
 pub struct ConnectorSettings {
     /// Routes away from the simulator, by operator and environment.
     pub routes: Vec<(OperatorCode, Environment, Protocol)>,
-    /// Each call to an operator, connection to last byte.
+    /// Each call to an operator, connection to last byte, unless `timeouts` names the route.
     pub timeout: Duration,
+    /// Timeouts of their own, by operator and environment.
+    pub timeouts: Vec<(OperatorCode, Environment, Duration)>,
     pub momo_url: Option<String>,
     pub momo_target_environment: String,
     pub momo_collection: Option<ApiCredentials>,
@@ -79,6 +81,15 @@ impl ConnectorSettings {
             .map(|(_, _, p)| *p)
             .unwrap_or(Protocol::Simulator)
     }
+
+    /// How long one call to `operator` in `environment` may take.
+    pub fn timeout_for(&self, operator: OperatorCode, environment: Environment) -> Duration {
+        self.timeouts
+            .iter()
+            .find(|(o, e, _)| *o == operator && *e == environment)
+            .map(|(_, _, t)| *t)
+            .unwrap_or(self.timeout)
+    }
 }
 
 impl fmt::Debug for ConnectorSettings {
@@ -87,6 +98,7 @@ impl fmt::Debug for ConnectorSettings {
         f.debug_struct("ConnectorSettings")
             .field("routes", &self.routes)
             .field("timeout", &self.timeout)
+            .field("timeouts", &self.timeouts)
             .field("momo_url", &self.momo_url)
             .field("momo_target_environment", &self.momo_target_environment)
             .field("momo_collection", &self.momo_collection)
@@ -104,6 +116,7 @@ impl Default for ConnectorSettings {
         ConnectorSettings {
             routes: Vec::new(),
             timeout: Duration::ZERO,
+            timeouts: Vec::new(),
             momo_url: None,
             momo_target_environment: String::new(),
             momo_collection: None,
@@ -118,17 +131,27 @@ impl Default for ConnectorSettings {
 
 /// `ALPHA:Production=momo-openapi,BETA:Production=wave-checkout`.
 pub fn parse_routes(value: &str) -> Option<Vec<(OperatorCode, Environment, Protocol)>> {
+    per_route(value, Protocol::parse)
+}
+
+/// `BETA:Production=30000`: milliseconds from 100 to 120000 for each named route.
+pub fn parse_timeouts(value: &str) -> Option<Vec<(OperatorCode, Environment, Duration)>> {
+    per_route(value, |ms| super::parse::millis(ms, 100, 120_000))
+}
+
+/// A comma-separated list of `OPERATOR:Environment=VALUE`.
+fn per_route<T>(value: &str, parse: impl Fn(&str) -> Option<T>) -> Option<Vec<(OperatorCode, Environment, T)>> {
     value
         .split(',')
         .map(str::trim)
         .filter(|item| !item.is_empty())
         .map(|item| {
-            let (target, protocol) = item.split_once('=')?;
+            let (target, value) = item.split_once('=')?;
             let (operator, environment) = target.trim().split_once(':')?;
             let operator =
                 OperatorCode::from_name(operator.trim()).or_else(|| OperatorCode::parse(operator.trim()).ok())?;
             let environment = environment.trim().parse::<Environment>().ok()?;
-            Some((operator, environment, Protocol::parse(protocol.trim())?))
+            Some((operator, environment, parse(value.trim())?))
         })
         .collect()
 }
@@ -188,6 +211,27 @@ mod tests {
             settings.protocol(OperatorCode::Alpha, Environment::Sandbox),
             Protocol::Simulator
         );
+    }
+
+    #[test]
+    fn a_route_may_have_a_timeout_of_its_own() {
+        let settings = ConnectorSettings {
+            timeout: Duration::from_secs(15),
+            timeouts: parse_timeouts("BETA:Production=30000").unwrap(),
+            ..ConnectorSettings::default()
+        };
+        assert_eq!(
+            settings.timeout_for(OperatorCode::Beta, Environment::Production),
+            Duration::from_secs(30)
+        );
+        assert_eq!(
+            settings.timeout_for(OperatorCode::Beta, Environment::Sandbox),
+            Duration::from_secs(15),
+            "the others keep MOMO_OPERATOR_TIMEOUT_MS"
+        );
+        for bad in ["BETA:Production=50", "BETA:Production=fast", "BETA=30000"] {
+            assert!(parse_timeouts(bad).is_none(), "{bad}");
+        }
     }
 
     #[test]

@@ -115,6 +115,11 @@ impl Guarded {
             Err(OperatorError::Rejected { .. }) => ("rejected", false),
             Err(OperatorError::Transient(_)) => ("unreachable", true),
             Err(OperatorError::Ambiguous(_)) => ("ambiguous", true),
+            // It answered: the operator is up, whatever it said.
+            Err(OperatorError::BadAnswer { kind, .. }) => {
+                self.metrics.operator_bad_answer(operator.name(), kind.name());
+                ("bad_answer", false)
+            }
         };
         self.metrics
             .operator_call(operator.name(), call, outcome, started.elapsed());

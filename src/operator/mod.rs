@@ -68,6 +68,51 @@ pub enum OperatorError {
     /// unknown, so the transaction stays `PENDING` for the reconciler, never `FAILED`.
     #[error("operator outcome unknown: {0}")]
     Ambiguous(String),
+    /// The operator answered, but with something we cannot take at its word (malformed, an
+    /// unknown status, another amount or currency than we sent): like `Ambiguous`, nothing is
+    /// settled on it, and it is counted by kind.
+    #[error("operator answer refused ({kind}): {detail}")]
+    BadAnswer { kind: BadAnswer, detail: String },
+}
+
+impl OperatorError {
+    pub fn bad_answer(kind: BadAnswer, detail: impl Into<String>) -> OperatorError {
+        OperatorError::BadAnswer {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// What was wrong with an operator's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BadAnswer {
+    /// Not the JSON the protocol sends.
+    Malformed,
+    /// A status the protocol does not define.
+    UnknownStatus,
+    /// Another amount than we sent.
+    AmountMismatch,
+    /// Another currency than we sent.
+    CurrencyMismatch,
+}
+
+impl BadAnswer {
+    /// The metrics label.
+    pub fn name(self) -> &'static str {
+        match self {
+            BadAnswer::Malformed => "malformed",
+            BadAnswer::UnknownStatus => "unknown_status",
+            BadAnswer::AmountMismatch => "amount_mismatch",
+            BadAnswer::CurrencyMismatch => "currency_mismatch",
+        }
+    }
+}
+
+impl std::fmt::Display for BadAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// An operator's callback as it reached us over HTTP.

@@ -41,7 +41,12 @@ impl Gateway {
         let reference = match connector.verify_callback(&request) {
             Ok(reference) => reference,
             Err(rejected) => {
-                self.metrics.operator_callback(operator.name(), "rejected");
+                let outcome = match rejected {
+                    CallbackRejected::Unauthenticated(_) => "unauthenticated",
+                    CallbackRejected::Malformed(_) => "malformed",
+                    CallbackRejected::Unsupported => "unsupported",
+                };
+                self.metrics.operator_callback(operator.name(), outcome);
                 tracing::warn!(operator = operator.name(), %environment, error = %rejected, "operator callback refused");
                 return Err(rejected.into());
             }
@@ -51,14 +56,19 @@ impl Gateway {
             .transaction_by_ref(&reference)
             .await
             .map_err(ServiceError::from)?;
-        let Some(record) =
-            record.filter(|r| r.transaction.operator == operator && r.transaction.tenant.environment == environment)
-        else {
+        let Some(record) = record else {
             self.metrics.operator_callback(operator.name(), "unknown_reference");
             tracing::warn!(operator = operator.name(), %environment, %reference,
-                "operator callback for a reference of no payment of this operator and environment; ignored");
+                "operator callback for a reference of no payment; ignored");
             return Ok(CallbackReceipt::Ignored);
         };
+        let t = &record.transaction;
+        if t.operator != operator || t.tenant.environment != environment {
+            self.metrics.operator_callback(operator.name(), "other_route");
+            tracing::warn!(operator = operator.name(), %environment, %reference,
+                "operator callback for a payment of another operator or environment; ignored");
+            return Ok(CallbackReceipt::Ignored);
+        }
         if record.transaction.status.is_final() {
             self.metrics.operator_callback(operator.name(), "already_final");
             return Ok(CallbackReceipt::AlreadyFinal);

@@ -226,8 +226,8 @@ impl Gateway {
                 tracing::warn!(reference = %record.transaction.reference, "operator answered an initiation with not-received: left PENDING for the reconciler");
                 Ok(record)
             }
-            Err(OperatorError::Ambiguous(why)) => {
-                tracing::warn!(reference = %record.transaction.reference, %why, "operator outcome unknown: left PENDING for the reconciler");
+            Err(e @ (OperatorError::Ambiguous(_) | OperatorError::BadAnswer { .. })) => {
+                tracing::warn!(reference = %record.transaction.reference, error = %e, "operator outcome unknown: left PENDING for the reconciler");
                 Ok(record)
             }
             Ok(OperatorAnswer::Succeeded) => {

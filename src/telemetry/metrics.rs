@@ -64,6 +64,7 @@ struct Series {
     operator_latency: BTreeMap<(&'static str, &'static str), Histogram>,
     operator_breakers: BTreeMap<&'static str, BreakerState>,
     operator_callbacks: BTreeMap<(&'static str, &'static str), u64>,
+    operator_bad_answers: BTreeMap<(&'static str, &'static str), u64>,
     requests: BTreeMap<(String, String, u16), u64>,
     latency: BTreeMap<(String, String), Histogram>,
     transactions: BTreeMap<(&'static str, &'static str, &'static str), u64>,
@@ -120,8 +121,13 @@ impl Metrics {
         })
     }
 
+    /// An answer from an operator that was not taken at its word, by what was wrong with it.
+    pub fn operator_bad_answer(&self, operator: &'static str, kind: &'static str) {
+        self.with(|s| *s.operator_bad_answers.entry((operator, kind)).or_default() += 1)
+    }
+
     /// An operator's callback and what became of it (`accepted`, `already_final`,
-    /// `unknown_reference`, `rejected`).
+    /// `unknown_reference`, `other_route`, `unauthenticated`, `malformed`, `unsupported`).
     pub fn operator_callback(&self, operator: &'static str, outcome: &'static str) {
         self.with(|s| *s.operator_callbacks.entry((operator, outcome)).or_default() += 1)
     }
@@ -184,6 +190,11 @@ impl Metrics {
             let _ = writeln!(out, "# TYPE momo_operator_callbacks_total counter");
             for ((operator, outcome), n) in &s.operator_callbacks {
                 let _ = writeln!(out, "momo_operator_callbacks_total{{operator=\"{operator}\",outcome=\"{outcome}\"}} {n}");
+            }
+            let _ = writeln!(out, "# HELP momo_operator_bad_answers_total Operator answers not taken at their word (malformed, unknown status, another amount or currency), by operator and kind.");
+            let _ = writeln!(out, "# TYPE momo_operator_bad_answers_total counter");
+            for ((operator, kind), n) in &s.operator_bad_answers {
+                let _ = writeln!(out, "momo_operator_bad_answers_total{{operator=\"{operator}\",kind=\"{kind}\"}} {n}");
             }
             let _ = writeln!(out, "# HELP momo_operator_breaker_state Each operator's circuit breaker: 0 closed, 1 half-open, 2 open.");
             let _ = writeln!(out, "# TYPE momo_operator_breaker_state gauge");

@@ -64,6 +64,7 @@ both_backends!(
     an_initiation_that_never_arrived_is_sent_again_once,
     a_timeout_after_sending_stays_pending_until_the_operator_answers,
     forged_and_unknown_callbacks_settle_nothing,
+    answers_that_cannot_be_trusted_are_counted_and_settle_nothing,
 );
 
 impl Emulated {
@@ -282,9 +283,48 @@ async fn forged_and_unknown_callbacks_settle_nothing(e: Emulated) {
     .await;
     assert_eq!(a.status, StatusCode::NOT_FOUND);
     let metrics = e.app.get("/metrics").send().await.unwrap().text().await.unwrap();
-    assert!(
-        metrics.contains("momo_operator_callbacks_total{operator=\"ALPHA\",outcome=\"rejected\"} 2"),
-        "{metrics}"
-    );
+    for (operator, outcome) in [
+        ("ALPHA", "unauthenticated"),
+        ("ALPHA", "malformed"),
+        ("ALPHA", "unknown_reference"),
+        ("GAMMA", "unsupported"),
+    ] {
+        let line = format!("momo_operator_callbacks_total{{operator=\"{operator}\",outcome=\"{outcome}\"}} 1");
+        assert!(metrics.contains(&line), "{line} in {metrics}");
+    }
+    e.app.assert_ledger().await;
+}
+
+async fn answers_that_cannot_be_trusted_are_counted_and_settle_nothing(e: Emulated) {
+    // 05: the operator settles it SUCCESSFUL and never calls back, so only status checks tell.
+    e.create(
+        "/v1/collecte/mobile-money",
+        &collect_v1("c05", "0701020305", "ALPHA_MONEY_CI", "1500"),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Each check comes after the previous one's backoff.
+    let kinds = [
+        ("other_amount", "amount_mismatch", 60_000),
+        ("other_currency", "currency_mismatch", 100_000),
+        ("unknown_status", "unknown_status", 200_000),
+        ("malformed", "malformed", 400_000),
+    ];
+    for (fault, _, at) in kinds {
+        e.fault("momo.requesttopay.status", &format!("answer={fault}")).await;
+        let report = reconciler::run_once(&e.app.gateway, later(at)).await.unwrap();
+        assert_eq!((report.examined, report.settled), (1, 0), "{fault}: asked, not settled");
+        assert_eq!(e.status("c05").await, "PENDING", "{fault}");
+    }
+    let metrics = e.app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    for (_, kind, _) in kinds {
+        let line = format!("momo_operator_bad_answers_total{{operator=\"ALPHA\",kind=\"{kind}\"}} 1");
+        assert!(metrics.contains(&line), "{line} in {metrics}");
+    }
+    // A truthful answer settles it.
+    let report = reconciler::run_once(&e.app.gateway, later(700_000)).await.unwrap();
+    assert_eq!(report.settled, 1);
+    assert_eq!(e.status("c05").await, "SUCCESSFUL");
+    assert_eq!(e.executed("c05").await, 1);
     e.app.assert_ledger().await;
 }

@@ -54,6 +54,7 @@ both_backends!(
     wave_webhooks_settle_collections_through_a_status_check,
     wave_payouts_settle_at_once_or_are_refused,
     forged_wave_webhooks_are_refused,
+    payout_answers_that_cannot_be_trusted_settle_nothing,
 );
 
 impl Waved {
@@ -96,6 +97,16 @@ impl Waved {
         .await
         .unwrap();
         answer["executed"].as_u64().unwrap_or(0)
+    }
+
+    async fn fault(&self, on: &str, fault: &str) {
+        let answer = reqwest::Client::new()
+            .post(format!("{}/_emulator/faults", self.emulator.url))
+            .json(&json!({"on": on, "fault": fault, "times": 1}))
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_success(), "{:?}", answer.text().await);
     }
 }
 
@@ -215,5 +226,33 @@ async fn forged_wave_webhooks_are_refused(w: Waved) {
         "PENDING",
         "nothing settled on the webhook's word"
     );
+    w.app.assert_ledger().await;
+}
+
+async fn payout_answers_that_cannot_be_trusted_settle_nothing(w: Waved) {
+    let a = post(
+        &w.app,
+        &w.token,
+        "/v1/transfer/mobile-money",
+        &transfer_v1("p02", "0701020302", "DELTA_MONEY_CI", "1000"),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Wave paid it; its search answers lie twice, each check after the previous one's backoff.
+    for (fault, at) in [("other_amount", 60_000), ("unknown_status", 100_000)] {
+        w.fault("wave.payout.search", &format!("answer={fault}")).await;
+        let report = reconciler::run_once(&w.app.gateway, later(at)).await.unwrap();
+        assert_eq!((report.examined, report.settled), (1, 0), "{fault}");
+        assert_eq!(w.status("p02").await["status"], "PENDING", "{fault}");
+    }
+    let metrics = w.app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    for kind in ["amount_mismatch", "unknown_status"] {
+        let line = format!("momo_operator_bad_answers_total{{operator=\"DELTA\",kind=\"{kind}\"}} 1");
+        assert!(metrics.contains(&line), "{line} in {metrics}");
+    }
+    reconciler::run_once(&w.app.gateway, later(200_000)).await.unwrap();
+    assert_eq!(w.status("p02").await["status"], "SUCCESSFUL");
+    assert_eq!(w.executed("p02").await, 1);
     w.app.assert_ledger().await;
 }

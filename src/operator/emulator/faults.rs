@@ -18,6 +18,9 @@
 //! | `callback=bad_signature` | Wave webhooks signed with the wrong secret |
 //! | `callback_delay=1s` | callbacks sent that long after the payment settles |
 //! | `approve_after=3s` | the payer approves late: the payment succeeds that long after it arrives |
+//! | `answer=malformed` | a 200's body is cut short: not JSON |
+//! | `answer=unknown_status` | a 200's statuses are ones the protocol does not define |
+//! | `answer=other_amount` / `answer=other_currency` | a 200 speaks of ten times the amount / of EUR |
 //!
 //! Several `callback=` items add up; `callback=duplicate+bad_signature` is the same as two items.
 
@@ -44,6 +47,15 @@ pub struct CallbackFaults {
     pub delay: Option<Duration>,
 }
 
+/// A lie in an answer's body, for the client's checks of what an operator says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tamper {
+    Malformed,
+    UnknownStatus,
+    OtherAmount,
+    OtherCurrency,
+}
+
 /// The faults that apply to one request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Faults {
@@ -54,6 +66,7 @@ pub struct Faults {
     pub not_found: bool,
     pub callback: CallbackFaults,
     pub approve_after: Option<Duration>,
+    pub answer: Option<Tamper>,
 }
 
 /// Parses `500ms`, `2s`, `1m` or a bare number of milliseconds.
@@ -121,6 +134,19 @@ impl Faults {
                 }
                 "callback_delay" => faults.callback.delay = Some(parse_duration(need()?)?),
                 "approve_after" => faults.approve_after = Some(parse_duration(need()?)?),
+                "answer" => {
+                    faults.answer = Some(match need()? {
+                        "malformed" => Tamper::Malformed,
+                        "unknown_status" => Tamper::UnknownStatus,
+                        "other_amount" => Tamper::OtherAmount,
+                        "other_currency" => Tamper::OtherCurrency,
+                        other => {
+                            return Err(format!(
+                                "answer={other}: use malformed, unknown_status, other_amount or other_currency"
+                            ))
+                        }
+                    })
+                }
                 other => return Err(format!("unknown fault {other:?}")),
             }
         }
@@ -140,6 +166,7 @@ impl Faults {
         self.callback.bad_signature |= other.callback.bad_signature;
         self.callback.delay = other.callback.delay.or(self.callback.delay);
         self.approve_after = other.approve_after.or(self.approve_after);
+        self.answer = other.answer.or(self.answer);
     }
 }
 
@@ -213,7 +240,7 @@ mod tests {
     fn the_header_syntax_parses_every_fault() {
         let faults = Faults::parse(
             "latency=250ms, status=503,timeout=2s,reset=after,not_found,callback=duplicate+bad_signature,\
-             callback=out_of_order,callback_delay=1s,approve_after=3",
+             callback=out_of_order,callback_delay=1s,approve_after=3,answer=other_amount",
         )
         .unwrap();
         assert_eq!(faults.latency, Some(Duration::from_millis(250)));
@@ -225,6 +252,7 @@ mod tests {
         assert!(!faults.callback.drop);
         assert_eq!(faults.callback.delay, Some(Duration::from_secs(1)));
         assert_eq!(faults.approve_after, Some(Duration::from_millis(3)));
+        assert_eq!(faults.answer, Some(Tamper::OtherAmount));
         assert_eq!(Faults::parse("reset").unwrap().reset, Some(ResetWhen::Before));
     }
 
@@ -234,6 +262,7 @@ mod tests {
         assert!(Faults::parse("status=200").unwrap_err().contains("200"));
         assert!(Faults::parse("callback=twice").unwrap_err().contains("twice"));
         assert!(Faults::parse("explode").unwrap_err().contains("explode"));
+        assert!(Faults::parse("answer=late").unwrap_err().contains("late"));
         assert!(Faults::parse("status").unwrap_err().contains("needs a value"));
     }
 

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use super::faults::{self, Faults, ResetWhen};
+use super::faults::{self, Faults, ResetWhen, Tamper};
 use super::fields::header;
 use super::listener::Connection;
 use super::Ctx;
@@ -92,8 +92,12 @@ impl Guard {
         self.faults.status.map(|status| self.protocol.injected(status))
     }
 
-    /// The answer after executing: held back, or never sent.
+    /// The answer after executing: held back, never sent, or lying.
     pub async fn leave(&self, answer: Response) -> Response {
+        let answer = match self.faults.answer {
+            Some(tamper) if answer.status() == StatusCode::OK => tampered(answer, tamper).await,
+            _ => answer,
+        };
         if let Some(timeout) = self.faults.timeout {
             tokio::time::sleep(timeout).await;
         }
@@ -106,5 +110,53 @@ impl Guard {
     /// The delay a late payer takes, if any.
     pub fn approve_after(&self) -> Option<Duration> {
         self.faults.approve_after
+    }
+}
+
+/// `answer` with the lie `tamper` in its JSON body.
+async fn tampered(answer: Response, tamper: Tamper) -> Response {
+    let (parts, body) = answer.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the emulator could not read its own answer",
+        )
+            .into_response();
+    };
+    let body = match (tamper, serde_json::from_slice::<serde_json::Value>(&bytes)) {
+        (Tamper::Malformed, _) | (_, Err(_)) => bytes[..bytes.len() / 2].to_vec(),
+        (tamper, Ok(mut value)) => {
+            lie(&mut value, tamper);
+            value.to_string().into_bytes()
+        }
+    };
+    let mut parts = parts;
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(body))
+}
+
+/// Rewrites every status, amount or currency field of `value`, however deep.
+fn lie(value: &mut serde_json::Value, tamper: Tamper) {
+    match value {
+        serde_json::Value::Object(fields) => {
+            for (key, field) in fields.iter_mut() {
+                match (tamper, key.as_str(), &field) {
+                    (
+                        Tamper::UnknownStatus,
+                        "status" | "checkout_status" | "payment_status",
+                        serde_json::Value::String(_),
+                    ) => {
+                        *field = json!("ON_HOLD_BY_EMULATOR");
+                    }
+                    (Tamper::OtherAmount, "amount" | "receive_amount", serde_json::Value::String(amount)) => {
+                        *field = json!(format!("{amount}0"));
+                    }
+                    (Tamper::OtherCurrency, "currency", serde_json::Value::String(_)) => *field = json!("EUR"),
+                    _ => lie(field, tamper),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|item| lie(item, tamper)),
+        _ => {}
     }
 }

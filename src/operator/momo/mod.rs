@@ -26,7 +26,9 @@ use reqwest::StatusCode;
 
 use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, Transfer};
-use super::{same_secret, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use super::{
+    same_secret, BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest,
+};
 use crate::domain::{FailureCode, Kind, Timestamp, Transaction};
 
 /// The credentials of one product (collection or disbursement): MTN provisions an API user
@@ -236,23 +238,27 @@ fn francs(text: &str) -> Option<i64> {
 
 /// What a status object says about `transaction`, checked against what we sent.
 pub fn answer_of(result: &PaymentResult, transaction: &Transaction) -> Result<OperatorAnswer, OperatorError> {
-    let mismatch = |what: String| {
-        Err(OperatorError::Ambiguous(format!(
-            "the operator's answer does not match: {what}"
-        )))
+    let mismatch = |kind: BadAnswer, what: String| {
+        Err(OperatorError::bad_answer(
+            kind,
+            format!("the operator's answer does not match: {what}"),
+        ))
     };
     match result.status.as_str() {
         "PENDING" => Ok(OperatorAnswer::Pending),
         "SUCCESSFUL" => {
             let amount = result.amount.as_deref().and_then(francs);
             if amount != Some(transaction.amounts.amount) {
-                return mismatch(format!(
-                    "amount {:?}, sent {}",
-                    result.amount, transaction.amounts.amount
-                ));
+                return mismatch(
+                    BadAnswer::AmountMismatch,
+                    format!("amount {:?}, sent {}", result.amount, transaction.amounts.amount),
+                );
             }
             if result.currency.as_deref() != Some("XOF") {
-                return mismatch(format!("currency {:?}, sent XOF", result.currency));
+                return mismatch(
+                    BadAnswer::CurrencyMismatch,
+                    format!("currency {:?}, sent XOF", result.currency),
+                );
             }
             Ok(OperatorAnswer::Succeeded)
         }
@@ -266,7 +272,7 @@ pub fn answer_of(result: &PaymentResult, transaction: &Transaction) -> Result<Op
                 ),
             })
         }
-        other => mismatch(format!("unknown status {other:?}")),
+        other => mismatch(BadAnswer::UnknownStatus, format!("unknown status {other:?}")),
     }
 }
 
@@ -353,10 +359,9 @@ impl Operator for MomoConnector {
         match answer.status() {
             StatusCode::NOT_FOUND => Ok(OperatorAnswer::NotReceived),
             status if status.is_success() => {
-                let result: PaymentResult = answer
-                    .json()
-                    .await
-                    .map_err(|e| OperatorError::Ambiguous(format!("malformed status answer: {e}")))?;
+                let result: PaymentResult = answer.json().await.map_err(|e| {
+                    OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed status answer: {e}"))
+                })?;
                 answer_of(&result, t)
             }
             status => Err(OperatorError::Ambiguous(format!("status lookup answered {status}"))),

@@ -6,7 +6,7 @@
 //! | `open` / `processing` (even with `last_payment_error`) | `Pending`: a failed attempt is not final, the payer may try again until the session expires |
 //! | `complete` / `succeeded` (amount and currency as sent) | `Succeeded` |
 //! | `expired` / `cancelled` | `Failed { Expired }` |
-//! | anything else, or another amount or currency | `Err(Ambiguous)`: never settled |
+//! | anything else, or another amount or currency | `Err(BadAnswer)`: never settled, counted |
 //! | no session with our `ref` | `NotReceived` |
 
 use reqwest::StatusCode;
@@ -14,7 +14,7 @@ use reqwest::StatusCode;
 use super::wire::{CheckoutSession, CreateCheckoutSession, SearchResult};
 use super::{check_sent, e164, lookup_failed, read, refused, WaveConnector};
 use crate::domain::{FailureCode, Transaction};
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::operator::{BadAnswer, OperatorAnswer, OperatorError, OperatorRequest};
 
 const SESSIONS: &str = "/v1/checkout/sessions";
 
@@ -35,9 +35,10 @@ pub fn answer_of(session: &CheckoutSession, sent: i64) -> Result<OperatorAnswer,
                 None => "the checkout session expired unpaid".to_owned(),
             },
         }),
-        (checkout, payment) => Err(OperatorError::Ambiguous(format!(
-            "{what} has an unknown state: checkout_status {checkout:?}, payment_status {payment:?}"
-        ))),
+        (checkout, payment) => Err(OperatorError::bad_answer(
+            BadAnswer::UnknownStatus,
+            format!("{what} has an unknown state: checkout_status {checkout:?}, payment_status {payment:?}"),
+        )),
     }
 }
 

@@ -30,7 +30,7 @@ use async_trait::async_trait;
 use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 
-use super::{CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use super::{BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use crate::domain::{Amount, FailureCode, Kind, Msisdn, Timestamp, Transaction};
 use wire::WaveError;
 
@@ -153,27 +153,29 @@ fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {
     match refused(what, answer) {
         transient @ OperatorError::Transient(_) => transient,
         OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
+        bad @ OperatorError::BadAnswer { .. } => bad,
     }
 }
 
 /// Reads a 200's JSON; a body that does not parse is ambiguous (Wave may have acted).
 fn read<T: DeserializeOwned>(what: &str, answer: &Answer) -> Result<T, OperatorError> {
     serde_json::from_slice(&answer.body)
-        .map_err(|e| OperatorError::Ambiguous(format!("malformed answer from {what}: {e}")))
+        .map_err(|e| OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed answer from {what}: {e}")))
 }
 
 /// Checks that Wave speaks of what we sent: `amount` francs in XOF.
 fn check_sent(what: &str, amount: &str, currency: &str, sent: i64) -> Result<(), OperatorError> {
-    let mismatch = |detail: String| {
-        Err(OperatorError::Ambiguous(format!(
-            "{what} does not match what we sent: {detail}"
-        )))
+    let mismatch = |kind: BadAnswer, detail: String| {
+        Err(OperatorError::bad_answer(
+            kind,
+            format!("{what} does not match what we sent: {detail}"),
+        ))
     };
     if Amount::parse_text(amount).map(Amount::francs) != Ok(sent) {
-        return mismatch(format!("amount {amount:?}, sent {sent}"));
+        return mismatch(BadAnswer::AmountMismatch, format!("amount {amount:?}, sent {sent}"));
     }
     if currency != "XOF" {
-        return mismatch(format!("currency {currency:?}, sent XOF"));
+        return mismatch(BadAnswer::CurrencyMismatch, format!("currency {currency:?}, sent XOF"));
     }
     Ok(())
 }

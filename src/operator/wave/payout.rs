@@ -8,7 +8,7 @@
 //! | `succeeded` (amount and currency as sent) | `Succeeded` |
 //! | `failed` | `Failed { OperatorRefused }`, with `payout_error` as the reason |
 //! | `reversed` | `Err(Ambiguous)`: it succeeded, then the money came back; a person decides |
-//! | anything else, or another amount or currency | `Err(Ambiguous)`: never settled |
+//! | anything else, or another amount or currency | `Err(BadAnswer)`: never settled, counted |
 //! | a synchronous 4xx (422 `recipient-account-blocked`, validation) | `Err(Rejected { OperatorRefused })`: nothing was created |
 //! | no payout with our `ref` | `NotReceived` |
 
@@ -17,7 +17,7 @@ use reqwest::StatusCode;
 use super::wire::{CreatePayout, Payout, SearchResult};
 use super::{check_sent, e164, lookup_failed, read, refused, WaveConnector};
 use crate::domain::{FailureCode, Transaction};
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::operator::{BadAnswer, OperatorAnswer, OperatorError, OperatorRequest};
 
 /// What a payout says about a transfer of `sent` francs.
 pub fn answer_of(payout: &Payout, sent: i64) -> Result<OperatorAnswer, OperatorError> {
@@ -42,9 +42,10 @@ pub fn answer_of(payout: &Payout, sent: i64) -> Result<OperatorAnswer, OperatorE
         "reversed" => Err(OperatorError::Ambiguous(format!(
             "{what} was reversed after it succeeded: the recipient did not keep the money"
         ))),
-        other => Err(OperatorError::Ambiguous(format!(
-            "{what} has an unknown status {other:?}"
-        ))),
+        other => Err(OperatorError::bad_answer(
+            BadAnswer::UnknownStatus,
+            format!("{what} has an unknown status {other:?}"),
+        )),
     }
 }
 

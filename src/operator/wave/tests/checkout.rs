@@ -9,7 +9,7 @@ use super::{closed_port, request, settings_for, start, transaction, ERROR_URL, S
 use crate::domain::{FailureCode, Kind, Timestamp};
 use crate::operator::emulator::EmulatorSettings;
 use crate::operator::wave::WaveConnector;
-use crate::operator::{Operator, OperatorAnswer, OperatorError};
+use crate::operator::{BadAnswer, Operator, OperatorAnswer, OperatorError};
 
 /// A created session: the payer approves on Wave's page, whose URL the answer carries.
 fn awaits_payer(answer: Result<OperatorAnswer, OperatorError>) -> String {
@@ -204,10 +204,19 @@ async fn a_session_for_another_amount_is_never_settled() {
     stored.amounts.amount = 25_000;
     let answer = s.wave.status(&stored, Timestamp::now()).await;
     assert!(
-        matches!(&answer, Err(OperatorError::Ambiguous(m)) if m.contains("amount")),
+        matches!(
+            &answer,
+            Err(OperatorError::BadAnswer {
+                kind: BadAnswer::AmountMismatch,
+                ..
+            })
+        ),
         "{answer:?}"
     );
-    assert!(matches!(s.wave.cancel(&stored).await, Err(OperatorError::Ambiguous(_))));
+    assert!(matches!(
+        s.wave.cancel(&stored).await,
+        Err(OperatorError::BadAnswer { .. })
+    ));
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{request, start, transaction};
 use crate::domain::{FailureCode, Kind, Timestamp};
-use crate::operator::{Operator, OperatorAnswer, OperatorError};
+use crate::operator::{BadAnswer, Operator, OperatorAnswer, OperatorError};
 
 #[tokio::test]
 async fn a_transfer_to_01_succeeds_in_the_answer() {
@@ -143,7 +143,13 @@ async fn a_payout_of_another_amount_is_never_settled() {
     stored.amounts.amount = 1_000;
     let answer = s.wave.status(&stored, Timestamp::now()).await;
     assert!(
-        matches!(&answer, Err(OperatorError::Ambiguous(m)) if m.contains("amount")),
+        matches!(
+            &answer,
+            Err(OperatorError::BadAnswer {
+                kind: BadAnswer::AmountMismatch,
+                ..
+            })
+        ),
         "{answer:?}"
     );
 }
