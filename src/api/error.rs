@@ -44,6 +44,8 @@ pub enum ErrorKind {
     UnsupportedMediaType,
     TooManyRequests,
     Internal,
+    /// The database cannot take the request now (a failed write batch, a lost connection).
+    Unavailable,
     OperatorUnavailable,
     PaymentFailed,
 }
@@ -64,7 +66,7 @@ impl ErrorKind {
             ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorKind::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorKind::OperatorUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Unavailable | ErrorKind::OperatorUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorKind::PaymentFailed => StatusCode::GATEWAY_TIMEOUT,
         }
     }
@@ -160,8 +162,13 @@ impl From<ServiceError> for ApiError {
             ServiceError::Unauthorized(reason) => ApiError::new(ErrorKind::Unauthorized, reason),
             ServiceError::NotFound(what) => ApiError::new(ErrorKind::NotFound, format!("{what} not found")),
             ServiceError::Unavailable(cause) => {
-                let mut e = ApiError::internal(&cause);
-                e.reason = format!("the database is unavailable; retry later ({})", e.reason);
+                let id = request_id::current();
+                tracing::error!(request_id = %id, cause = %cause, "database unavailable");
+                let mut e = ApiError::new(
+                    ErrorKind::Unavailable,
+                    format!("the database is unavailable; retry in a second (request id {id})"),
+                );
+                e.retry_after = Some(1);
                 e
             }
             ServiceError::Internal(cause) => ApiError::internal(&cause),

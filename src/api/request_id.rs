@@ -57,6 +57,7 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType
             | ErrorKind::TooManyRequests
+            | ErrorKind::Unavailable
             | ErrorKind::OperatorUnavailable
             | ErrorKind::PaymentFailed => response.status().canonical_reason().unwrap_or("error").to_owned(),
         };

@@ -25,7 +25,7 @@ pub async fn open(config: Config) -> anyhow::Result<Gateway> {
 
 /// Opens the configured database (migrating it) and assembles the use cases with `operators`.
 pub async fn open_with(config: Config, operators: Operators) -> anyhow::Result<Gateway> {
-    let store = store::connect(&config.database_url)
+    let store = store::connect_with(&config.database_url, config.batching)
         .await
         .with_context(|| format!("cannot open the database {}", redact_url(&config.database_url)))?;
     Ok(Gateway::new(store, config, operators).await?)

@@ -29,7 +29,7 @@ use crate::domain::{FeeSchedule, Kind, OperatorCode};
 pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
 pub use settings::{all as settings, Initial, Setting};
-pub use workers::{BreakerSettings, ReconcileSettings, SimulatorSettings, WebhookSettings};
+pub use workers::{BatchSettings, BreakerSettings, ReconcileSettings, SimulatorSettings, WebhookSettings};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +48,7 @@ pub struct Config {
     pub jwt_secret: Option<String>,
     pub simulator: SimulatorSettings,
     pub breaker: BreakerSettings,
+    pub batching: BatchSettings,
     pub connectors: ConnectorSettings,
     pub reconcile: ReconcileSettings,
     pub webhook: WebhookSettings,
@@ -75,6 +76,7 @@ impl fmt::Debug for Config {
             jwt_secret,
             simulator,
             breaker,
+            batching,
             connectors,
             reconcile,
             webhook,
@@ -95,6 +97,7 @@ impl fmt::Debug for Config {
             .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
             .field("simulator", simulator)
             .field("breaker", breaker)
+            .field("batching", batching)
             .field("connectors", connectors)
             .field("reconcile", reconcile)
             .field("webhook", webhook)
@@ -232,6 +235,11 @@ impl Config {
             breaker: BreakerSettings {
                 failures: 0,
                 cool_down: Duration::ZERO,
+            },
+            batching: BatchSettings {
+                max: 0,
+                wait: Duration::ZERO,
+                writers: 0,
             },
             connectors: ConnectorSettings::default(),
             reconcile: ReconcileSettings {

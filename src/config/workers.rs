@@ -20,6 +20,27 @@ pub struct BreakerSettings {
     pub cool_down: Duration,
 }
 
+/// How the database writers batch the hot writes (creations and settlements).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchSettings {
+    /// The most writes in one database transaction.
+    pub max: usize,
+    /// How long a writer waits for more writes once it has one; zero commits what is queued.
+    pub wait: Duration,
+    /// Writer tasks on PostgreSQL (SQLite has one writer connection, so one writer).
+    pub writers: usize,
+}
+
+impl Default for BatchSettings {
+    fn default() -> Self {
+        BatchSettings {
+            max: 128,
+            wait: Duration::ZERO,
+            writers: 4,
+        }
+    }
+}
+
 /// What the reconciler and the expiry and review of pending payments need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReconcileSettings {

@@ -126,6 +126,7 @@ impl From<StoreError> for ServiceError {
             StoreError::NotFound
             | StoreError::Conflict { .. }
             | StoreError::Corrupt(_)
+            | StoreError::Refused(_)
             | StoreError::InsufficientFunds => ServiceError::Internal(e.to_string()),
         }
     }

@@ -22,6 +22,7 @@ use crate::domain::{
 // Re-exported: the domain owns these types, and the backends name them through `super::`.
 pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, TransactionFilter, TransactionRecord};
 pub use postgres::PostgresStore;
+pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
 
 /// What can go wrong in storage, classified once from the database's own error kinds.
@@ -33,6 +34,10 @@ pub enum StoreError {
     Conflict { constraint: String },
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// The database refused a statement for a reason a retry will not cure (a missing table,
+    /// a failed check): a bug or a broken schema.
+    #[error("database error: {0}")]
+    Refused(String),
     #[error("stored data is invalid: {0}")]
     Corrupt(String),
     /// A reservation would take the available balance below zero.
@@ -50,9 +55,25 @@ impl From<sqlx::Error> for StoreError {
             sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_) | sqlx::Error::ColumnNotFound(_) => {
                 StoreError::Corrupt(err.to_string())
             }
+            sqlx::Error::Database(db) if !transient(db.code().as_deref()) => StoreError::Refused(err.to_string()),
             _ => StoreError::Unavailable(err.to_string()),
         }
     }
+}
+
+/// Whether a database error code says "try again": PostgreSQL's serialization failures,
+/// deadlocks, lock and statement timeouts, shutdowns and resource limits (classes 40, 53, 57,
+/// 58 and 55P03); SQLite's busy, locked, I/O, full and cannot-open results.
+fn transient(code: Option<&str>) -> bool {
+    let Some(code) = code else {
+        return true;
+    };
+    matches!(code.get(..2), Some("40" | "53" | "57" | "58"))
+        || code == "55P03"
+        // SQLite's primary result codes: the low byte of an extended code.
+        || code
+            .parse::<u32>()
+            .is_ok_and(|n| matches!(n & 0xff, 5 | 6 | 10 | 13 | 14))
 }
 
 /// A new merchant with one credential and one webhook signing secret per environment.
@@ -355,9 +376,29 @@ pub trait WebhookStore: Send + Sync + 'static {
 
 /// Opens the database named by `url` (`sqlite:` or `postgres://`) and brings its schema up to date.
 pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {
+    connect_with(url, BatchSettings::default()).await
+}
+
+/// Opens the store at `url` with its writers batching as `batching` says.
+pub async fn connect_with(url: &str, batching: BatchSettings) -> Result<std::sync::Arc<dyn Store>, StoreError> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        Ok(std::sync::Arc::new(PostgresStore::connect(url).await?))
+        Ok(std::sync::Arc::new(PostgresStore::connect(url, batching).await?))
     } else {
-        Ok(std::sync::Arc::new(SqliteStore::connect(url).await?))
+        Ok(std::sync::Arc::new(SqliteStore::connect(url, batching).await?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transient;
+
+    #[test]
+    fn only_errors_a_retry_can_cure_are_unavailability() {
+        for code in ["40001", "40P01", "53300", "57P01", "55P03", "5", "517", "13"] {
+            assert!(transient(Some(code)), "{code}");
+        }
+        for code in ["42P01", "P0001", "23503", "1", "19"] {
+            assert!(!transient(Some(code)), "{code}");
+        }
     }
 }

@@ -5,16 +5,18 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::Postgres;
 
+use super::sql::batch::{BatchSettings, Batcher};
 use super::sql::Backend;
 use super::{migrations, StoreError};
 
 pub struct PostgresStore {
     pool: PgPool,
+    batcher: Batcher,
 }
 
 impl PostgresStore {
     /// Connects to `url` and migrates the database.
-    pub async fn connect(url: &str) -> Result<PostgresStore, StoreError> {
+    pub async fn connect(url: &str, batching: BatchSettings) -> Result<PostgresStore, StoreError> {
         let pool = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
@@ -24,7 +26,12 @@ impl PostgresStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
-        Ok(PostgresStore { pool })
+        let batcher = Batcher::start(
+            pool.clone(),
+            batching,
+            Some("SELECT 1 FROM balances WHERE merchant_id = $1 AND environment = $2 FOR UPDATE"),
+        );
+        Ok(PostgresStore { pool, batcher })
     }
 }
 
@@ -47,6 +54,10 @@ impl Backend for PostgresStore {
 
     fn writer(&self) -> &PgPool {
         &self.pool
+    }
+
+    fn batcher(&self) -> &Batcher {
+        &self.batcher
     }
 
     fn pool_stats(&self) -> (u32, u32) {

@@ -9,17 +9,19 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::Sqlite;
 
+use super::sql::batch::{BatchSettings, Batcher};
 use super::sql::Backend;
 use super::{migrations, StoreError};
 
 pub struct SqliteStore {
     reader: SqlitePool,
     writer: SqlitePool,
+    batcher: Batcher,
 }
 
 impl SqliteStore {
     /// Opens (creating if needed) the database file of `url` and migrates it.
-    pub async fn connect(url: &str) -> Result<SqliteStore, StoreError> {
+    pub async fn connect(url: &str, batching: BatchSettings) -> Result<SqliteStore, StoreError> {
         let options = SqliteConnectOptions::from_str(url)
             .map_err(|e| StoreError::Unavailable(format!("invalid SQLite URL {url:?}: {e}")))?
             .create_if_missing(true)
@@ -49,7 +51,13 @@ impl SqliteStore {
             .max_connections(8)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(SqliteStore { reader, writer })
+        // One writer connection: one batch writer.
+        let batcher = Batcher::start(writer.clone(), BatchSettings { writers: 1, ..batching }, None);
+        Ok(SqliteStore {
+            reader,
+            writer,
+            batcher,
+        })
     }
 }
 
@@ -72,6 +80,10 @@ impl Backend for SqliteStore {
 
     fn writer(&self) -> &SqlitePool {
         &self.writer
+    }
+
+    fn batcher(&self) -> &Batcher {
+        &self.batcher
     }
 
     /// Open and idle connections of both pools.

@@ -31,3 +31,4 @@ mod webhooks_api;
 mod webhooks_delivery;
 mod webhooks_retries;
 mod workers;
+mod write_batches;

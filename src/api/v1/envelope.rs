@@ -40,7 +40,7 @@ pub fn error_name(kind: ErrorKind) -> &'static str {
         ErrorKind::UnsupportedMediaType => "UnsupportedMediaTypeError",
         ErrorKind::TooManyRequests => "TooManyRequestsError",
         ErrorKind::Internal => "InternalServerError",
-        ErrorKind::OperatorUnavailable => "ServiceUnavailableError",
+        ErrorKind::Unavailable | ErrorKind::OperatorUnavailable => "ServiceUnavailableError",
         ErrorKind::PaymentFailed => "GatewayTimeoutError",
     }
 }

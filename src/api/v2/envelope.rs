@@ -34,7 +34,8 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
         ErrorKind::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
         ErrorKind::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
         ErrorKind::TooManyRequests => "TOO_MANY_REQUESTS",
-        ErrorKind::Internal => "ERROR_INTERNE_TRY_AGAIN",
+        // The reference names no "try again later" of its own but this one.
+        ErrorKind::Internal | ErrorKind::Unavailable => "ERROR_INTERNE_TRY_AGAIN",
         ErrorKind::OperatorUnavailable => "OPERATOR_IS_UNAVAILABLE",
         ErrorKind::PaymentFailed => "PAYMENT_FAILED_TRY_AGAINST",
     }

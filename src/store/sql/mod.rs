@@ -9,6 +9,7 @@
 //! repeats the short list of what the shared SQL needs of the driver (executing on a pooled
 //! or transaction connection, binding and reading text and integers). `SqlDb` holds the rest.
 
+pub(super) mod batch;
 pub(super) mod customers;
 pub(super) mod merchants;
 pub(super) mod payments;
@@ -38,6 +39,9 @@ pub(super) trait Backend: Send + Sync + 'static {
 
     /// Where writes and write transactions go.
     fn writer(&self) -> &Pool<Self::Db>;
+
+    /// The batch writers of the hot writes (creations and settlements).
+    fn batcher(&self) -> &batch::Batcher;
 
     /// Open and idle connections of the pools.
     fn pool_stats(&self) -> (u32, u32);

@@ -4,6 +4,7 @@
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
+use super::batch::{Write, Written};
 use super::customers::{bind_customer, UPSERT_PAYER};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
@@ -34,102 +35,28 @@ where
         t: &Transaction,
         entry: &[Posting],
     ) -> Result<Customer, StoreError> {
-        let mut tx = self.writer().begin().await?;
-        let row = bind_customer(sqlx::query(UPSERT_PAYER), payer)
-            .fetch_one(&mut *tx)
-            .await?;
-        let customer = rows::customer(&row)?;
-        sqlx::query(
-            "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
-             phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
-             success_url, error_url, created_at, checkout_token) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
-        )
-        .bind(&t.id)
-        .bind(&t.reference)
-        .bind(&t.tenant.merchant_id.0)
-        .bind(t.tenant.environment.as_str())
-        .bind(&t.transaction_id)
-        .bind(names::kind(t.kind))
-        .bind(t.operator.name())
-        .bind(t.phone.as_str())
-        .bind(&t.phone_as_sent)
-        .bind(t.amounts.amount)
-        .bind(t.amounts.fees)
-        .bind(t.amounts.amount_receive)
-        .bind(t.amounts.amount_total)
-        .bind(names::status(t.status))
-        .bind(&customer.id)
-        .bind(&t.name)
-        .bind(t.email.as_deref())
-        .bind(t.success_url.as_deref())
-        .bind(t.error_url.as_deref())
-        .bind(t.created_at.millis())
-        .bind(t.checkout_token.as_deref())
-        .execute(&mut *tx)
-        .await?;
-        tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
-            .await?;
-        tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at).await?;
-        tx.commit().await?;
-        Ok(customer)
+        let write = Write::InsertPending {
+            payer: Box::new(payer.clone()),
+            transaction: Box::new(t.clone()),
+            entry: entry.to_vec(),
+        };
+        match self.batcher().write(write).await? {
+            Written::Inserted(customer) => Ok(*customer),
+            Written::Settled(_) => Err(StoreError::Corrupt(
+                "the writer answered an insert with a settlement".into(),
+            )),
+        }
     }
 
     async fn settle(&self, s: &Settlement) -> Result<bool, StoreError> {
-        let t = &s.transaction;
         crate::domain::transaction::check_transition(Status::Pending, s.outcome.status)
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let mut tx = self.writer().begin().await?;
-        let changed = sqlx::query(
-            "UPDATE transactions SET status = $1, updated_at = $2, failure_code = $3, failure_reason = $4 \
-             WHERE id = $5 AND status = 'PENDING'",
-        )
-        .bind(names::status(s.outcome.status))
-        .bind(s.updated_at.map(|t| t.millis()))
-        .bind(s.outcome.code.map(names::failure_code))
-        .bind(s.outcome.reason.as_deref())
-        .bind(&t.id)
-        .execute(&mut *tx)
-        .await?;
-        if changed.rows_affected() == 0 {
-            return Ok(false);
+        match self.batcher().write(Write::Settle(Box::new(s.clone()))).await? {
+            Written::Settled(changed) => Ok(changed),
+            Written::Inserted(_) => Err(StoreError::Corrupt(
+                "the writer answered a settlement with an insert".into(),
+            )),
         }
-        let detail = s.outcome.code.map(names::failure_code).or(s.outcome.reason.as_deref());
-        tx.insert_transition(
-            &t.id,
-            Some(Status::Pending),
-            s.outcome.status,
-            s.outcome.cause,
-            detail,
-            s.at,
-        )
-        .await?;
-        tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at).await?;
-        sqlx::query(
-            "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
-             next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-        )
-        .bind(&s.event_id)
-        .bind(&t.tenant.merchant_id.0)
-        .bind(t.tenant.environment.as_str())
-        .bind(&t.id)
-        .bind(names::status(s.outcome.status))
-        .bind(&s.event_payload)
-        .bind(s.at.millis())
-        .execute(&mut *tx)
-        .await?;
-        if let Some(audit) = &s.audit {
-            sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
-                .bind(uuid::Uuid::new_v4().to_string())
-                .bind("transactions resolve")
-                .bind(&t.id)
-                .bind(audit)
-                .bind(s.at.millis())
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(true)
     }
 
     async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError> {
@@ -362,4 +289,126 @@ where
             final_without_one_event: events.try_get("n")?,
         })
     }
+}
+
+/// Inserts a `PENDING` transaction with its payer, first transition and reservation, inside
+/// the caller's transaction (a batch's savepoint).
+pub(super) async fn insert_pending_in<DB>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    payer: &Customer,
+    t: &Transaction,
+    entry: &[Posting],
+) -> Result<Customer, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let row = bind_customer(sqlx::query(UPSERT_PAYER), payer)
+        .fetch_one(&mut **tx)
+        .await?;
+    let customer = rows::customer(&row)?;
+    sqlx::query(
+        "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
+             phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
+             success_url, error_url, created_at, checkout_token) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+    )
+    .bind(&t.id)
+    .bind(&t.reference)
+    .bind(&t.tenant.merchant_id.0)
+    .bind(t.tenant.environment.as_str())
+    .bind(&t.transaction_id)
+    .bind(names::kind(t.kind))
+    .bind(t.operator.name())
+    .bind(t.phone.as_str())
+    .bind(&t.phone_as_sent)
+    .bind(t.amounts.amount)
+    .bind(t.amounts.fees)
+    .bind(t.amounts.amount_receive)
+    .bind(t.amounts.amount_total)
+    .bind(names::status(t.status))
+    .bind(&customer.id)
+    .bind(&t.name)
+    .bind(t.email.as_deref())
+    .bind(t.success_url.as_deref())
+    .bind(t.error_url.as_deref())
+    .bind(t.created_at.millis())
+    .bind(t.checkout_token.as_deref())
+    .execute(&mut **tx)
+    .await?;
+    tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
+        .await?;
+    tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at).await?;
+    Ok(customer)
+}
+
+/// Moves a `PENDING` transaction to its final state with its transition, postings, outbox
+/// event and audit, inside the caller's transaction; `false` when it was no longer pending.
+pub(super) async fn settle_in<DB>(tx: &mut sqlx::Transaction<'_, DB>, s: &Settlement) -> Result<bool, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let t = &s.transaction;
+    let changed = sqlx::query(
+        "UPDATE transactions SET status = $1, updated_at = $2, failure_code = $3, failure_reason = $4 \
+             WHERE id = $5 AND status = 'PENDING'",
+    )
+    .bind(names::status(s.outcome.status))
+    .bind(s.updated_at.map(|t| t.millis()))
+    .bind(s.outcome.code.map(names::failure_code))
+    .bind(s.outcome.reason.as_deref())
+    .bind(&t.id)
+    .execute(&mut **tx)
+    .await?;
+    if changed.rows_affected() == 0 {
+        return Ok(false);
+    }
+    let detail = s.outcome.code.map(names::failure_code).or(s.outcome.reason.as_deref());
+    tx.insert_transition(
+        &t.id,
+        Some(Status::Pending),
+        s.outcome.status,
+        s.outcome.cause,
+        detail,
+        s.at,
+    )
+    .await?;
+    tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at).await?;
+    sqlx::query(
+        "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
+             next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+    )
+    .bind(&s.event_id)
+    .bind(&t.tenant.merchant_id.0)
+    .bind(t.tenant.environment.as_str())
+    .bind(&t.id)
+    .bind(names::status(s.outcome.status))
+    .bind(&s.event_payload)
+    .bind(s.at.millis())
+    .execute(&mut **tx)
+    .await?;
+    if let Some(audit) = &s.audit {
+        sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
+            .bind(uuid::Uuid::new_v4().to_string())
+            .bind("transactions resolve")
+            .bind(&t.id)
+            .bind(audit)
+            .bind(s.at.millis())
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(true)
 }

@@ -1,0 +1,180 @@
+//! Group commit, seen from outside: concurrent creations share a database transaction (the
+//! writers wait a little here so that they do), yet each request gets its own answer. One
+//! transaction id used by 200 requests at once creates one payment and one operator call; an
+//! item that fails in a batch fails alone; a batch that fails at its commit answers every
+//! request in it 503 in its envelope and writes nothing of it.
+
+use std::time::Duration;
+
+use momo_gateway::config::Config;
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::both_backends;
+use crate::common::Backend;
+use crate::helpers::{answer, Answer, TestApp};
+use crate::requests::{collect_v1, transfer_v1};
+
+both_backends!(
+    TestApp::spawn_with(batched) =>
+    two_hundred_requests_with_one_id_create_one_payment_and_one_operator_call,
+    an_item_that_fails_in_a_batch_fails_alone,
+);
+
+/// Writers that wait for more work, so concurrent requests land in one batch.
+fn batched(c: &mut Config) {
+    c.batching.wait = Duration::from_millis(50);
+    c.sandbox_initial_balance = 10_000;
+}
+
+/// Sends every request at once and waits for all the answers, in order.
+async fn all_at_once(requests: Vec<reqwest::RequestBuilder>) -> Vec<Answer> {
+    let handles: Vec<_> = requests.into_iter().map(|r| tokio::spawn(answer(r))).collect();
+    let mut answers = Vec::new();
+    for handle in handles {
+        answers.push(handle.await.expect("request task"));
+    }
+    answers
+}
+
+async fn listed(app: &TestApp, token: &str) -> Vec<Value> {
+    let list = answer(app.get("/v1/transactions?limit=100").bearer_auth(token)).await;
+    list.body["data"].as_array().cloned().unwrap_or_default()
+}
+
+async fn two_hundred_requests_with_one_id_create_one_payment_and_one_operator_call(app: TestApp) {
+    let token = app.sandbox_token().await;
+    let requests = (0..200)
+        .map(|_| {
+            app.post("/v1/collecte/mobile-money")
+                .bearer_auth(&token)
+                .json(&collect_v1("one-id", "0701020301", "GAMMA_MONEY_CI", "1000"))
+        })
+        .collect();
+    let answers = all_at_once(requests).await;
+    let created = answers.iter().filter(|a| a.status.is_success()).count();
+    let duplicates: Vec<&Answer> = answers.iter().filter(|a| a.status == StatusCode::CONFLICT).collect();
+    assert_eq!((created, duplicates.len()), (1, 199), "one payment, 199 × 409");
+    let winner = answers.iter().find(|a| a.status.is_success()).unwrap();
+    assert!(
+        duplicates
+            .iter()
+            .all(|a| a.body["data"]["ref"] == winner.body["data"]["ref"]),
+        "each 409 names the payment that exists"
+    );
+    assert_eq!(listed(&app, &token).await.len(), 1);
+    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let line = "momo_operator_calls_total{operator=\"GAMMA\",call=\"initiate\",outcome=\"answered\"} 1";
+    assert!(metrics.contains(line), "{line} in {metrics}");
+    app.assert_ledger().await;
+}
+
+async fn an_item_that_fails_in_a_batch_fails_alone(app: TestApp) {
+    let token = app.sandbox_token().await;
+    let first = answer(
+        app.post("/v1/collecte/mobile-money")
+            .bearer_auth(&token)
+            .json(&collect_v1("taken", "0701020301", "GAMMA_MONEY_CI", "1000")),
+    )
+    .await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    let mut requests: Vec<reqwest::RequestBuilder> = (0..20)
+        .map(|i| {
+            app.post("/v1/collecte/mobile-money")
+                .bearer_auth(&token)
+                .json(&collect_v1(
+                    &format!("fine-{i}"),
+                    "0701020301",
+                    "GAMMA_MONEY_CI",
+                    "1000",
+                ))
+        })
+        .collect();
+    // Beyond the balance (10,000 + the collection above), and a reused id.
+    requests.push(
+        app.post("/v1/transfer/mobile-money")
+            .bearer_auth(&token)
+            .json(&transfer_v1("too-big", "0701020301", "GAMMA_MONEY_CI", "50000")),
+    );
+    requests.push(
+        app.post("/v1/collecte/mobile-money")
+            .bearer_auth(&token)
+            .json(&collect_v1("taken", "0701020301", "GAMMA_MONEY_CI", "1000")),
+    );
+    let answers = all_at_once(requests).await;
+    for (i, a) in answers[..20].iter().enumerate() {
+        assert_eq!(a.status, StatusCode::OK, "fine-{i}: {}", a.body);
+    }
+    assert_eq!(
+        answers[20].status,
+        StatusCode::PRECONDITION_FAILED,
+        "{}",
+        answers[20].body
+    );
+    assert_eq!(answers[21].status, StatusCode::CONFLICT, "{}", answers[21].body);
+    let ids: Vec<String> = listed(&app, &token)
+        .await
+        .iter()
+        .filter_map(|t| t["transactionId"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(ids.len(), 21, "the 20 and the first: {ids:?}");
+    assert!(!ids.iter().any(|id| id == "too-big"));
+    app.assert_ledger().await;
+}
+
+/// A batch whose commit fails (a deferred check refuses one of its rows at commit time, the
+/// way a lost connection or a full disk would fail it) answers each of its requests 503 and
+/// writes none of them. PostgreSQL only: SQLite has no check that runs at commit.
+#[tokio::test]
+async fn a_batch_that_fails_at_its_commit_answers_503_to_each_and_writes_nothing() {
+    let Some(app) = TestApp::spawn_with(Backend::Postgres, |c| {
+        batched(c);
+        c.batching.wait = Duration::from_millis(300);
+    })
+    .await
+    else {
+        return;
+    };
+    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+    for statement in [
+        "CREATE FUNCTION refuse_poison() RETURNS trigger AS $$ BEGIN \
+         IF NEW.transaction_id LIKE 'poison%' THEN RAISE EXCEPTION 'poisoned batch'; END IF; \
+         RETURN NEW; END $$ LANGUAGE plpgsql",
+        "CREATE CONSTRAINT TRIGGER refuse_poison AFTER INSERT ON transactions \
+         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_poison()",
+    ] {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+    let token = app.sandbox_token().await;
+    let requests = (0..10)
+        .map(|i| format!("fine-{i}"))
+        .chain(["poison-1".to_owned()])
+        .map(|id| {
+            app.post("/v1/collecte/mobile-money")
+                .bearer_auth(&token)
+                .json(&collect_v1(&id, "0701020301", "GAMMA_MONEY_CI", "1000"))
+        })
+        .collect();
+    let answers = all_at_once(requests).await;
+    for a in &answers {
+        assert_eq!(a.status, StatusCode::SERVICE_UNAVAILABLE, "{}", a.body);
+        assert_eq!(
+            a.body["message"], "ServiceUnavailableError",
+            "the v1 envelope: {}",
+            a.body
+        );
+    }
+    assert!(
+        listed(&app, &token).await.is_empty(),
+        "nothing of the batch was written"
+    );
+    let after = answer(
+        app.post("/v1/collecte/mobile-money")
+            .bearer_auth(&token)
+            .json(&collect_v1("after", "0701020301", "GAMMA_MONEY_CI", "1000")),
+    )
+    .await;
+    assert_eq!(after.status, StatusCode::OK, "the next batch commits: {}", after.body);
+    app.assert_ledger().await;
+    pool.close().await;
+}
