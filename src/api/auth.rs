@@ -14,41 +14,63 @@ use crate::service::{Gateway, Principal};
 /// The caller, established from `Authorization: Bearer <token>` (and `X-Environment` when sent).
 pub struct Authenticated(pub Principal);
 
+/// The caller of a transaction lookup: the same checks, but a credential found active in the
+/// last seconds is not asked about again, since the lookup's own query checks it
+/// (`Gateway::transaction_checked`).
+pub struct LookupCaller(pub Principal);
+
 impl FromRequestParts<Gateway> for Authenticated {
     type Rejection = Rejection;
 
     async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
-        let dialect = Dialect::of_path(parts.uri.path());
-        let token = bearer_token(&parts.headers).ok_or_else(|| {
-            gateway.metrics().auth_failure("bearer");
-            Rejection(
-                dialect,
-                ApiError::new(
-                    ErrorKind::Unauthorized,
-                    "missing bearer token: send Authorization: Bearer <token>, with a token from POST /v1/auth",
-                ),
-            )
-        })?;
-        let environment = parts
-            .headers
-            .get("x-environment")
-            .map(|v| v.to_str().unwrap_or("(not text)"));
-        let principal = gateway.authenticate(token, environment).await.map_err(|e| {
-            if let crate::service::ServiceError::Unauthorized(_) = e {
-                gateway.metrics().auth_failure("bearer");
-            }
-            Rejection(dialect, e.into())
-        })?;
-        if let Some(limit) = &gateway.limits().api {
-            let key = format!("{}/{}", principal.tenant.merchant_id, principal.tenant.environment);
-            if let Err(wait) = limit.take(&key, std::time::Instant::now()) {
-                gateway.metrics().rate_limited("api");
-                return Err(Rejection(dialect, ApiError::too_many_requests(wait)));
-            }
-        }
-        tracing::Span::current().record("merchant", principal.tenant.merchant_id.0.as_str());
-        Ok(Authenticated(principal))
+        caller(parts, gateway, false).await.map(Authenticated)
     }
+}
+
+impl FromRequestParts<Gateway> for LookupCaller {
+    type Rejection = Rejection;
+
+    async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
+        caller(parts, gateway, true).await.map(LookupCaller)
+    }
+}
+
+async fn caller(parts: &Parts, gateway: &Gateway, for_lookup: bool) -> Result<Principal, Rejection> {
+    let dialect = Dialect::of_path(parts.uri.path());
+    let token = bearer_token(&parts.headers).ok_or_else(|| {
+        gateway.metrics().auth_failure("bearer");
+        Rejection(
+            dialect,
+            ApiError::new(
+                ErrorKind::Unauthorized,
+                "missing bearer token: send Authorization: Bearer <token>, with a token from POST /v1/auth",
+            ),
+        )
+    })?;
+    let environment = parts
+        .headers
+        .get("x-environment")
+        .map(|v| v.to_str().unwrap_or("(not text)"));
+    let principal = if for_lookup {
+        gateway.authenticate_for_lookup(token, environment).await
+    } else {
+        gateway.authenticate(token, environment).await
+    }
+    .map_err(|e| {
+        if let crate::service::ServiceError::Unauthorized(_) = e {
+            gateway.metrics().auth_failure("bearer");
+        }
+        Rejection(dialect, e.into())
+    })?;
+    if let Some(limit) = &gateway.limits().api {
+        let key = format!("{}/{}", principal.tenant.merchant_id, principal.tenant.environment);
+        if let Err(wait) = limit.take(&key, std::time::Instant::now()) {
+            gateway.metrics().rate_limited("api");
+            return Err(Rejection(dialect, ApiError::too_many_requests(wait)));
+        }
+    }
+    tracing::Span::current().record("merchant", principal.tenant.merchant_id.0.as_str());
+    Ok(principal)
 }
 
 fn bearer_token(headers: &HeaderMap) -> Option<&str> {

@@ -6,7 +6,7 @@ use axum::extract::{Request, State};
 use axum::response::Response;
 use serde_json::Value;
 
-use super::auth::Authenticated;
+use super::auth::{Authenticated, LookupCaller};
 use super::error::{ApiError, Dialect, Rejection};
 use super::extract::{json_bytes, parse_json, PathId};
 use super::{v1, v2};
@@ -39,7 +39,7 @@ pub async fn transfer(
 /// service answers), errors in v1.
 pub async fn status(
     State(gateway): State<Gateway>,
-    caller: Authenticated,
+    caller: LookupCaller,
     id: Result<PathId, Rejection>,
 ) -> Result<Response, Rejection> {
     v2::transactions::find_for_status(&gateway, &caller, id, Dialect::V1).await

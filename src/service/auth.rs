@@ -4,6 +4,10 @@
 //! checks that the credential is still active, so rotating a secret revokes its tokens at once,
 //! in every process sharing the database.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -11,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::credentials::{random_token, secret_matches};
 use super::{Gateway, ServiceError};
 use crate::config::Config;
-use crate::domain::{Environment, MerchantId, Tenant, Timestamp};
+use crate::domain::{Environment, MerchantId, Tenant, Timestamp, TransactionRecord};
 use crate::store::{Store, StoreError};
 
 /// Server keys: the JWT signing key (with its key id) and the pepper of credential hashes.
@@ -111,7 +115,54 @@ impl Gateway {
 
     /// Checks a bearer token, and `X-Environment` when the request carries one.
     pub async fn authenticate(&self, token: &str, environment_header: Option<&str>) -> Result<Principal, ServiceError> {
-        let invalid = |why: &str| ServiceError::Unauthorized(format!("invalid access token: {why}"));
+        let claimed = self.verify_token(token, environment_header)?;
+        let credential = self.store.credential(&claimed.credential_id).await?;
+        match credential {
+            Some(c)
+                if c.is_active()
+                    && c.merchant_id == claimed.tenant.merchant_id
+                    && c.environment == claimed.tenant.environment =>
+            {
+                Ok(claimed)
+            }
+            _ => Err(revoked()),
+        }
+    }
+
+    /// [`authenticate`](Self::authenticate) without asking the database about a credential it
+    /// found active in the last few seconds. Only for reads that check the credential again
+    /// in their own query ([`transaction_checked`](Self::transaction_checked)), so a rotation
+    /// or revocation still takes effect at once, in every process.
+    pub async fn authenticate_for_lookup(
+        &self,
+        token: &str,
+        environment_header: Option<&str>,
+    ) -> Result<Principal, ServiceError> {
+        let claimed = self.verify_token(token, environment_header)?;
+        if self.active_credentials.seen(&claimed.credential_id) {
+            return Ok(claimed);
+        }
+        let principal = self.authenticate(token, environment_header).await?;
+        self.active_credentials.saw(&principal.credential_id);
+        Ok(principal)
+    }
+
+    /// The caller's transaction, by its transaction id or reference, read with the caller's
+    /// credential in one round trip: a credential revoked since its token was checked is refused.
+    pub async fn transaction_checked(&self, caller: &Principal, id: &str) -> Result<TransactionRecord, ServiceError> {
+        let lookup = self
+            .store
+            .transaction_checked(&caller.tenant, &caller.credential_id, id)
+            .await?;
+        if !lookup.credential_active {
+            self.active_credentials.forget(&caller.credential_id);
+            return Err(revoked());
+        }
+        lookup.record.ok_or(ServiceError::NotFound("transaction"))
+    }
+
+    /// What a token says, once its signature, expiry and environment check out.
+    fn verify_token(&self, token: &str, environment_header: Option<&str>) -> Result<Principal, ServiceError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed"))?;
         if header.kid.as_deref() != Some(self.keys.kid.as_str()) {
             return Err(invalid("signed with an unknown key"));
@@ -135,18 +186,55 @@ impl Gateway {
                 )));
             }
         }
-        let credential = self.store.credential(&claims.cid).await?;
-        match credential {
-            Some(c) if c.is_active() && c.merchant_id.0 == claims.sub && c.environment == environment => {
-                Ok(Principal {
-                    tenant: Tenant {
-                        merchant_id: MerchantId(claims.sub),
-                        environment,
-                    },
-                    credential_id: claims.cid,
-                })
-            }
-            _ => Err(invalid("its credential was revoked")),
+        Ok(Principal {
+            tenant: Tenant {
+                merchant_id: MerchantId(claims.sub),
+                environment,
+            },
+            credential_id: claims.cid,
+        })
+    }
+}
+
+fn invalid(why: &str) -> ServiceError {
+    ServiceError::Unauthorized(format!("invalid access token: {why}"))
+}
+
+fn revoked() -> ServiceError {
+    invalid("its credential was revoked")
+}
+
+/// Credentials this process found active lately, and when. Hand-written: a map behind a lock
+/// is all it takes, and no cache crate earns its build time for it.
+#[derive(Debug, Default)]
+pub struct ActiveCredentials {
+    seen: Mutex<HashMap<String, Instant>>,
+}
+
+/// How long a credential found active is trusted without asking again.
+const TRUSTED_FOR: Duration = Duration::from_secs(5);
+
+/// Entries kept at most; past it the map starts over.
+const MAX_ENTRIES: usize = 10_000;
+
+impl ActiveCredentials {
+    fn seen(&self, credential_id: &str) -> bool {
+        let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        seen.get(credential_id).is_some_and(|at| at.elapsed() < TRUSTED_FOR)
+    }
+
+    fn saw(&self, credential_id: &str) {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() >= MAX_ENTRIES {
+            seen.clear();
         }
+        seen.insert(credential_id.to_owned(), Instant::now());
+    }
+
+    fn forget(&self, credential_id: &str) {
+        self.seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(credential_id);
     }
 }

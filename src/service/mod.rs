@@ -42,6 +42,7 @@ pub struct Gateway {
     fees: Arc<FeeSchedule>,
     metrics: Arc<Metrics>,
     limits: Arc<RateLimits>,
+    active_credentials: Arc<auth::ActiveCredentials>,
 }
 
 impl Gateway {
@@ -57,6 +58,7 @@ impl Gateway {
             fees: Arc::new(config.fee_schedule()),
             metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
+            active_credentials: Arc::default(),
             config: Arc::new(config),
         })
     }

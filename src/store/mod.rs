@@ -161,6 +161,14 @@ pub struct Settlement {
     pub audit: Option<String>,
 }
 
+/// A lookup read with the credential that asked for it.
+#[derive(Debug, Clone)]
+pub struct CheckedLookup {
+    /// The credential exists and is not revoked.
+    pub credential_active: bool,
+    pub record: Option<TransactionRecord>,
+}
+
 /// Whole-ledger invariants, for checks after tests and benchmarks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LedgerCheck {
@@ -195,6 +203,15 @@ pub trait PaymentStore: Send + Sync + 'static {
 
     /// The tenant's transaction, by the merchant's transaction id or by the service reference.
     async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError>;
+
+    /// [`transaction`](Self::transaction) and whether the credential `credential_id` is still
+    /// active, in one round trip: for lookups that trust a recently checked token.
+    async fn transaction_checked(
+        &self,
+        tenant: &Tenant,
+        credential_id: &str,
+        id_or_ref: &str,
+    ) -> Result<CheckedLookup, StoreError>;
 
     /// A transaction by its service reference alone (the payer's launch page has no tenant).
     async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError>;

@@ -15,6 +15,7 @@ both_backends!(
     wrong_credentials_and_wrong_environments_are_401,
     bearer_tokens_are_checked_on_every_route,
     a_rotated_credential_and_its_tokens_stop_working_at_once,
+    a_lookup_that_trusts_a_recent_check_still_sees_a_rotation_at_once,
     expired_or_foreign_tokens_are_401,
 );
 
@@ -211,4 +212,36 @@ async fn expired_or_foreign_tokens_are_401(app: TestApp) {
             .status,
         StatusCode::OK
     );
+}
+
+async fn a_lookup_that_trusts_a_recent_check_still_sees_a_rotation_at_once(app: TestApp) {
+    let token = app.token(&app.merchant.sandbox).await;
+    // A status lookup checks the token's credential once, then trusts it for a few seconds;
+    // its own query reads the credential again.
+    for path in ["/v2/get-status-payment/nothing-here", "/v1/transaction/nothing-here"] {
+        let a = answer(app.get(path).bearer_auth(&token)).await;
+        assert_eq!(a.status, StatusCode::NOT_FOUND, "{path}: {}", a.body);
+    }
+    // Rotated by another process: this one's memory of the credential is now wrong.
+    let other = momo_gateway::store::connect(&app.database_url).await.unwrap();
+    let tenant = app.sandbox_tenant();
+    let replacement = momo_gateway::domain::Credential {
+        id: "rotated-elsewhere".into(),
+        merchant_id: tenant.merchant_id.clone(),
+        environment: tenant.environment,
+        api_key: "ak_rotated_elsewhere".into(),
+        secret_hash: vec![0; 32],
+        created_at: Timestamp::now(),
+        revoked_at: None,
+    };
+    other.rotate_credential(&tenant, &replacement).await.unwrap();
+    for path in ["/v2/get-status-payment/nothing-here", "/v1/transaction/nothing-here"] {
+        let a = answer(app.get(path).bearer_auth(&token)).await;
+        assert_eq!(
+            a.status,
+            StatusCode::UNAUTHORIZED,
+            "{path}: revoked at once: {}",
+            a.body
+        );
+    }
 }

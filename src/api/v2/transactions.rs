@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::envelope;
 use super::wire::{KindV2, StatusV2};
-use crate::api::auth::Authenticated;
+use crate::api::auth::LookupCaller;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
@@ -88,7 +88,7 @@ pub fn status_answer(gateway: &Gateway, record: &TransactionRecord) -> Response 
 /// Looks a transaction up for a status path; errors in the path's own generation.
 pub async fn find_for_status(
     gateway: &Gateway,
-    caller: &Authenticated,
+    caller: &LookupCaller,
     id: Result<PathId, Rejection>,
     dialect: Dialect,
 ) -> Result<Response, Rejection> {
@@ -99,7 +99,7 @@ pub async fn find_for_status(
         )
     };
     let PathId(id) = id.map_err(|_| not_found())?;
-    match gateway.transaction(&caller.0.tenant, &id).await {
+    match gateway.transaction_checked(&caller.0, &id).await {
         Ok(record) => Ok(status_answer(gateway, &record)),
         Err(ServiceError::NotFound(_)) => Err(not_found()),
         Err(e) => Err(Rejection(dialect, e.into())),
@@ -109,7 +109,7 @@ pub async fn find_for_status(
 /// `GET /v2/get-status-payment/{id}`.
 pub async fn status(
     State(gateway): State<Gateway>,
-    caller: Authenticated,
+    caller: LookupCaller,
     id: Result<PathId, Rejection>,
 ) -> Result<Response, Rejection> {
     find_for_status(&gateway, &caller, id, Dialect::V2).await

@@ -13,7 +13,8 @@ use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
 use crate::store::names;
 use crate::store::{
-    rows, Balance, LedgerCheck, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
+    rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter,
+    TransactionRecord,
 };
 
 #[async_trait::async_trait]
@@ -78,6 +79,33 @@ where
             }
         }
         Ok(None)
+    }
+
+    async fn transaction_checked(
+        &self,
+        tenant: &Tenant,
+        credential_id: &str,
+        id_or_ref: &str,
+    ) -> Result<CheckedLookup, StoreError> {
+        let row = sqlx::query(&transactions::CHECKED_LOOKUP)
+            .bind(&tenant.merchant_id.0)
+            .bind(tenant.environment.as_str())
+            .bind(id_or_ref)
+            .bind(credential_id)
+            .fetch_optional(self.reader())
+            .await?;
+        let Some(row) = row else {
+            return Ok(CheckedLookup {
+                credential_active: false,
+                record: None,
+            });
+        };
+        let revoked_at: Option<i64> = row.try_get("credential_revoked_at")?;
+        let found: Option<String> = row.try_get("id")?;
+        Ok(CheckedLookup {
+            credential_active: revoked_at.is_none(),
+            record: found.map(|_| rows::transaction_record(&row)).transpose()?,
+        })
     }
 
     async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError> {
