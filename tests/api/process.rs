@@ -9,13 +9,22 @@ use std::time::Duration;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_momo-gateway");
 
-/// A `momo-gateway serve` process.
+/// A `momo-gateway serve` process, killed when dropped (a failed test leaves none behind).
 pub struct Running {
-    pub child: Child,
+    child: Option<Child>,
     pub base: String,
     /// Every line it wrote to stderr (its logs).
     pub logs: Arc<Mutex<Vec<String>>>,
-    reader: std::thread::JoinHandle<()>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// A command for the binary with no inherited `MOMO_*` settings.
@@ -57,26 +66,37 @@ pub fn serve(mut command: Command) -> Running {
         .recv_timeout(Duration::from_secs(30))
         .expect("the server says where it listens");
     Running {
-        child,
+        child: Some(child),
         base,
         logs,
-        reader,
+        reader: Some(reader),
     }
 }
 
 impl Running {
+    /// Kills it at once (SIGKILL), as a crash would, and waits for it to be gone.
+    pub fn kill(mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+
     /// Sends SIGTERM and waits for the exit; returns the process's output on stdout.
-    pub async fn terminate(self) -> (std::process::ExitStatus, String) {
+    pub async fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        let child = self.child.take().expect("running");
+        let reader = self.reader.take();
         let killed = Command::new("kill")
             .arg("-TERM")
-            .arg(self.child.id().to_string())
+            .arg(child.id().to_string())
             .status()
             .unwrap();
         assert!(killed.success());
-        let (child, reader) = (self.child, self.reader);
         let output = tokio::task::spawn_blocking(move || {
             let output = child.wait_with_output();
-            let _ = reader.join(); // every log line is in `logs` once the pipe closes
+            if let Some(reader) = reader {
+                let _ = reader.join(); // every log line is in `logs` once the pipe closes
+            }
             output
         })
         .await
