@@ -101,12 +101,17 @@ impl Gateway {
             success_url: t.success_url.as_deref(),
             error_url: t.error_url.as_deref(),
         };
-        Ok(Some(
-            self.operators
-                .connector(t.operator, t.tenant.environment)
-                .initiate(&request)
-                .await,
-        ))
+        let answer = self
+            .operators
+            .connector(t.operator, t.tenant.environment)
+            .initiate(&request)
+            .await;
+        // The payer pays on the page the resend opened (a Wave checkout session): kept, as at
+        // creation, so that status lookups show the merchant where to send them.
+        if let Ok(OperatorAnswer::AwaitingPayer { launch_url }) = &answer {
+            self.store.set_launch_url(&t.id, launch_url).await?;
+        }
+        Ok(Some(answer))
     }
 
     /// Cancels a payment still pending at its operator, where the protocol allows it.
