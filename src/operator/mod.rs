@@ -45,8 +45,8 @@ pub enum OperatorAnswer {
     },
     /// Not settled yet: a callback or a later status check will tell.
     Pending,
-    /// Not settled yet, and the payer approves on the operator's page at `launch_url` (only
-    /// an initiation answers this).
+    /// Not settled yet, and the payer approves on the operator's page at `launch_url` (an
+    /// initiation, or a status check of a payment still open on such a page).
     AwaitingPayer {
         launch_url: String,
     },

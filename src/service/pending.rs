@@ -70,10 +70,20 @@ impl Gateway {
         now: Timestamp,
     ) -> Result<OperatorAnswer, OperatorError> {
         let t = &record.transaction;
-        self.operators
+        let answer = self
+            .operators
             .connector(t.operator, t.tenant.environment)
             .status(t, now)
-            .await
+            .await;
+        // The payer's page, learnt late when the initiation's answer was lost.
+        if let Ok(OperatorAnswer::AwaitingPayer { launch_url }) = &answer {
+            if t.launch_url.as_deref() != Some(launch_url.as_str()) {
+                if let Err(e) = self.store.set_launch_url(&t.id, launch_url).await {
+                    tracing::warn!(reference = %t.reference, error = %e, "cannot keep the payer's page; the next status check will try again");
+                }
+            }
+        }
+        answer
     }
 
     /// Sends a pending payment to its operator again, with the same operator-side reference

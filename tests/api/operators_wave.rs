@@ -55,6 +55,7 @@ both_backends!(
     wave_payouts_settle_at_once_or_are_refused,
     forged_wave_webhooks_are_refused,
     payout_answers_that_cannot_be_trusted_settle_nothing,
+    a_payer_page_lost_with_its_answer_is_found_by_the_next_status_check,
 );
 
 impl Waved {
@@ -254,5 +255,34 @@ async fn payout_answers_that_cannot_be_trusted_settle_nothing(w: Waved) {
     reconciler::run_once(&w.app.gateway, later(200_000)).await.unwrap();
     assert_eq!(w.status("p02").await["status"], "SUCCESSFUL");
     assert_eq!(w.executed("p02").await, 1);
+    w.app.assert_ledger().await;
+}
+
+async fn a_payer_page_lost_with_its_answer_is_found_by_the_next_status_check(w: Waved) {
+    // Wave opens the session, but its answer (with the payer's page) never arrives.
+    w.fault("wave.checkout.create", "reset=after").await;
+    let a = post(
+        &w.app,
+        &w.token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("lost-page", "0701020306", "BETA_MONEY_CI", "2500"),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "ambiguous: PENDING: {}", a.body);
+    assert!(
+        w.status("lost-page").await["redirectUrl"].is_null(),
+        "no page known yet"
+    );
+    let report = reconciler::run_once(&w.app.gateway, later(60_000)).await.unwrap();
+    assert_eq!((report.examined, report.settled), (1, 0));
+    let page = w.status("lost-page").await["redirectUrl"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        page.starts_with(&format!("{}/c/cos-", w.emulator.url)),
+        "the session's page, so the payer can pay: {page:?}"
+    );
+    assert_eq!(w.executed("lost-page").await, 1, "one session");
     w.app.assert_ledger().await;
 }

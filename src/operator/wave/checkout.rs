@@ -3,7 +3,7 @@
 //!
 //! | `checkout_status` / `payment_status` | our answer |
 //! |---|---|
-//! | `open` / `processing` (even with `last_payment_error`) | `Pending`: a failed attempt is not final, the payer may try again until the session expires |
+//! | `open` / `processing` (even with `last_payment_error`) | `AwaitingPayer` with its `wave_launch_url` (`Pending` without one): a failed attempt is not final, the payer may try again until the session expires |
 //! | `complete` / `succeeded` (amount and currency as sent) | `Succeeded` |
 //! | `expired` / `cancelled` | `Failed { Expired }` |
 //! | anything else, or another amount or currency | `Err(BadAnswer)`: never settled, counted |
@@ -23,7 +23,12 @@ pub fn answer_of(session: &CheckoutSession, sent: i64) -> Result<OperatorAnswer,
     let what = format!("checkout session {}", session.id);
     check_sent(&what, &session.amount, &session.currency, sent)?;
     match (session.checkout_status.as_str(), session.payment_status.as_str()) {
-        ("open", "processing") => Ok(OperatorAnswer::Pending),
+        ("open", "processing") => Ok(match &session.wave_launch_url {
+            Some(launch_url) => OperatorAnswer::AwaitingPayer {
+                launch_url: launch_url.clone(),
+            },
+            None => OperatorAnswer::Pending,
+        }),
         ("complete", "succeeded") => Ok(OperatorAnswer::Succeeded),
         ("expired", "cancelled") => Ok(OperatorAnswer::Failed {
             code: FailureCode::Expired,
@@ -59,8 +64,13 @@ pub fn answer_of_all(sessions: &[CheckoutSession], sent: i64) -> Result<Operator
     if paid == 1 {
         return Ok(OperatorAnswer::Succeeded);
     }
-    if answers.contains(&OperatorAnswer::Pending) {
-        return Ok(OperatorAnswer::Pending);
+    // Still open: the payer's page, where there is one.
+    if let Some(open) = answers
+        .iter()
+        .find(|a| matches!(a, OperatorAnswer::AwaitingPayer { .. }))
+        .or_else(|| answers.iter().find(|a| **a == OperatorAnswer::Pending))
+    {
+        return Ok(open.clone());
     }
     Ok(answers.into_iter().next().unwrap_or(OperatorAnswer::NotReceived))
 }
@@ -100,10 +110,7 @@ impl WaveConnector {
         }
         let session: CheckoutSession = read("creating the checkout session", &answer)?;
         // A resend with the same key answers the first session as it is now: maybe paid.
-        match (answer_of(&session, r.amount)?, session.wave_launch_url) {
-            (OperatorAnswer::Pending, Some(launch_url)) => Ok(OperatorAnswer::AwaitingPayer { launch_url }),
-            (answer, _) => Ok(answer),
-        }
+        answer_of(&session, r.amount)
     }
 
     /// The sessions whose `client_reference` is our `ref` (the search may match more loosely).

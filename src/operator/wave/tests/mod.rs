@@ -145,7 +145,8 @@ impl Setup {
         let deadline = Instant::now() + Duration::from_secs(3);
         loop {
             let answer = self.wave.status(t, Timestamp::now()).await.unwrap();
-            if answer != OperatorAnswer::Pending || Instant::now() > deadline {
+            let open = matches!(answer, OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. });
+            if !open || Instant::now() > deadline {
                 return answer;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
