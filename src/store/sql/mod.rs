@@ -9,6 +9,7 @@
 //! repeats the short list of what the shared SQL needs of the driver (executing on a pooled
 //! or transaction connection, binding and reading text and integers). `SqlDb` holds the rest.
 
+pub(super) mod attempts;
 pub(super) mod batch;
 pub(super) mod customers;
 pub(super) mod merchants;

@@ -5,11 +5,9 @@
 use sqlx::{ColumnIndex, Encode, Executor, Type};
 
 use super::{Backend, Column, RowsAffected, SqlDb};
-use crate::domain::{EventState, PageRequest, Tenant, Timestamp};
+use crate::domain::{PageRequest, Tenant, Timestamp};
 use crate::store::names;
-use crate::store::{
-    rows, Attempt, DueEvent, EventFilter, EventSummary, EventUpdate, Finished, StoreError, WebhookStore,
-};
+use crate::store::{rows, Attempt, DueEvent, EventFilter, EventSummary, Finished, StoreError, WebhookStore};
 
 /// The columns of an event summary, as `rows::event_summary` reads them.
 const EVENT_SELECT: &str = "SELECT e.id, e.merchant_id, e.environment, e.to_status, e.state, e.attempts, \
@@ -71,70 +69,7 @@ where
 
     async fn finish_attempts(&self, batch: &[Finished], now: Timestamp) -> Result<Vec<bool>, StoreError> {
         let mut tx = self.writer().begin().await?;
-        let mut recorded = Vec::with_capacity(batch.len());
-        for Finished { event, attempt, update } in batch {
-            let (state, next_attempt_at, error, delivered_at) = match update {
-                EventUpdate::Delivered => (EventState::Delivered, now.millis(), None, Some(now.millis())),
-                EventUpdate::RetryAt { next_attempt_at, error } => (
-                    EventState::Pending,
-                    next_attempt_at.millis(),
-                    Some(error.as_str()),
-                    None,
-                ),
-                EventUpdate::Failed { error } | EventUpdate::FailedAndDisableEndpoint { error } => {
-                    (EventState::Failed, now.millis(), Some(error.as_str()), None)
-                }
-            };
-            let changed = sqlx::query(
-                "UPDATE outbox_events SET state = $1, attempts = attempts + $2, next_attempt_at = $3, \
-                 last_error = $4, delivered_at = $5, lease_until = NULL, lease_token = NULL \
-                 WHERE id = $6 AND lease_token = $7",
-            )
-            .bind(names::event_state(state))
-            .bind(if attempt.is_some() { 1i64 } else { 0 })
-            .bind(next_attempt_at)
-            .bind(error)
-            .bind(delivered_at)
-            .bind(&event.id)
-            .bind(&event.lease_token)
-            .execute(&mut *tx)
-            .await?;
-            // A lost lease: another dispatcher owns the event now; record nothing.
-            if changed.rows_affected() == 0 {
-                recorded.push(false);
-                continue;
-            }
-            if let Some(a) = attempt {
-                sqlx::query(
-                    "INSERT INTO webhook_attempts \
-                     (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                )
-                .bind(uuid::Uuid::new_v4().to_string())
-                .bind(&event.id)
-                .bind(a.attempt as i64)
-                .bind(a.at.millis())
-                .bind(&a.url)
-                .bind(a.status_code.map(|c| c as i64))
-                .bind(a.latency_ms)
-                .bind(a.error.as_deref())
-                .bind(a.response.as_deref())
-                .execute(&mut *tx)
-                .await?;
-            }
-            if let EventUpdate::FailedAndDisableEndpoint { .. } = update {
-                sqlx::query(
-                    "UPDATE merchant_environments SET webhook_disabled_at = $1 \
-                     WHERE merchant_id = $2 AND environment = $3",
-                )
-                .bind(now.millis())
-                .bind(&event.tenant.merchant_id.0)
-                .bind(event.tenant.environment.as_str())
-                .execute(&mut *tx)
-                .await?;
-            }
-            recorded.push(true);
-        }
+        let recorded = super::attempts::record(&mut tx, batch, now).await?;
         tx.commit().await?;
         Ok(recorded)
     }
