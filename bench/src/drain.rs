@@ -53,13 +53,14 @@ impl Drained {
     }
 }
 
-enum Pool {
+/// A connection of the bench's own to the gateway's database (scenarios f and h).
+pub(crate) enum Pool {
     Sqlite(sqlx::SqlitePool),
     Postgres(sqlx::PgPool),
 }
 
 impl Pool {
-    async fn open(url: &str) -> anyhow::Result<Pool> {
+    pub(crate) async fn open(url: &str) -> anyhow::Result<Pool> {
         Ok(if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)?.busy_timeout(Duration::from_secs(30));
             Pool::Sqlite(
@@ -74,7 +75,7 @@ impl Pool {
     }
 
     /// Runs statements without parameters (the values are generated here) in one transaction.
-    async fn execute_all(&self, statements: &[String]) -> anyhow::Result<()> {
+    pub(crate) async fn execute_all(&self, statements: &[String]) -> anyhow::Result<()> {
         let script = format!("BEGIN;\n{};\nCOMMIT;", statements.join(";\n"));
         match self {
             Pool::Sqlite(p) => {
@@ -87,7 +88,7 @@ impl Pool {
         Ok(())
     }
 
-    async fn count(&self, sql: &str) -> anyhow::Result<i64> {
+    pub(crate) async fn count(&self, sql: &str) -> anyhow::Result<i64> {
         Ok(match self {
             Pool::Sqlite(p) => sqlx::query_scalar(sql).fetch_one(p).await?,
             Pool::Postgres(p) => sqlx::query_scalar(sql).fetch_one(p).await?,

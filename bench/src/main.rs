@@ -6,10 +6,12 @@
 //! cargo build --release --bins && target/release/momo-bench --db sqlite
 //! ```
 
+mod backlog;
 mod ceiling;
 mod drain;
 mod gateway;
 mod load;
+mod paths;
 mod report;
 mod settlement;
 
@@ -17,7 +19,6 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
-use serde_json::json;
 
 use load::{Load, Outcome};
 use report::Row;
@@ -50,11 +51,17 @@ pub struct Args {
     /// Webhook events in the drain scenario.
     #[arg(long, default_value_t = 100_000)]
     pub events: usize,
+    /// PENDING payments in scenario h's backlog (at most 1,000,000).
+    #[arg(long, default_value_t = 100_000)]
+    pub backlog: usize,
     /// The gateway binary (default: `momo-gateway` beside this one).
     #[arg(long)]
     pub gateway: Option<std::path::PathBuf>,
     /// Only these scenarios (e.g. `c` to profile one path); ratios need their ceiling too.
-    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g")]
+    /// a: GET /health; b: one-row commit; c: collection SUCCESSFUL; d: collection PENDING;
+    /// e: status lookup; f: webhook drain; g: settlement under load; h: d and e without and
+    /// with a backlog of --backlog PENDING payments (two fresh gateways, same settings).
+    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g,h")]
     pub scenarios: Vec<char>,
 }
 
@@ -65,6 +72,9 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
+    if args.scenarios.contains(&'h') {
+        backlog::check_args(&args)?;
+    }
     let receiver = drain::Receiver::start().await?;
     eprintln!("starting the gateway on a fresh {:?} database", args.db);
     let gw = gateway::Gateway::start(&args, &receiver.url).await?;
@@ -99,26 +109,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
     };
     rows.push(Row::new("b. one-row INSERT commit (DB ceiling)", &commits, None));
 
-    let collect = |scenario: &'static str, ending: &'static str| {
-        let (client, base, token) = (client.clone(), base.clone(), token.clone());
-        move |task: usize, i: u64| {
-            let id = format!("{scenario}{task}x{i}");
-            // Many payers, as in real traffic; the ending picks the simulator's answer.
-            let phone = format!("07{:06}{ending}", (task as u64 * 15_485_863 + i * 7_919) % 1_000_000);
-            let body = json!({
-                "transactionId": id, "payer": phone, "currency": "XOF", "amount": "1500",
-                "operator": "GAMMA_MONEY_CI",
-                "customer": {"firstName": "Awa", "lastName": "Kone", "phone": phone, "address": {"countryCode": "CI"}}
-            });
-            (
-                client
-                    .post(format!("{base}/v1/collecte/mobile-money"))
-                    .bearer_auth(&token)
-                    .json(&body),
-                Some(id),
-            )
-        }
-    };
+    let collect =
+        |scenario: &'static str, ending: &'static str| paths::collection(&client, &base, &token, scenario, ending);
     eprintln!("c. POST /v1/collecte/mobile-money answered SUCCESSFUL");
     let successful = if wants('c') || wants('e') {
         load.run(collect("c", "01")).await
@@ -146,17 +138,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let status = if !wants('e') || ids.is_empty() {
         load::Outcome::default()
     } else {
-        let (client, base, token) = (client.clone(), base.clone(), token.clone());
-        load.run(move |task, i| {
-            let id = &ids[(task * 7919 + i as usize) % ids.len()];
-            (
-                client
-                    .get(format!("{base}/v2/get-status-payment/{id}"))
-                    .bearer_auth(&token),
-                None,
-            )
-        })
-        .await
+        load.run(paths::status_lookup(&client, &base, &token, ids)).await
     };
     rows.push(Row::new("e. status lookup", &status, Some(("a", &health))));
 
@@ -194,11 +176,27 @@ async fn run(args: Args) -> anyhow::Result<()> {
             "collections the operator settled did not all end SUCCESSFUL"
         );
     }
+    // After the main gateway has stopped, so its workers do not share the cores with h.
+    eprintln!(
+        "h. d and e without and with {} PENDING payments in the database",
+        args.backlog
+    );
+    let backlog = if wants('h') {
+        Some(backlog::run(&args, &load, &receiver.url).await?)
+    } else {
+        None
+    };
+    if let Some(b) = &backlog {
+        backlog::print(b);
+        anyhow::ensure!(b.ok(), "the correctness check of scenario h failed");
+    }
     anyhow::ensure!(check.ok(), "the correctness check failed");
+    let h = backlog.as_ref().map(|b| b.errors()).unwrap_or(0);
     let errors: u64 = [&health, &commits, &successful, &pending, &status]
         .iter()
         .map(|o: &&Outcome| o.errors)
-        .sum();
+        .sum::<u64>()
+        + h;
     anyhow::ensure!(errors == 0, "{errors} requests failed");
     Ok(())
 }
