@@ -4,10 +4,12 @@
 //!
 //! ```sh
 //! cargo build --release --bins && target/release/momo-bench --db sqlite
+//! target/release/momo-bench --db sqlite --compare main   # the same, before and after
 //! ```
 
 mod backlog;
 mod ceiling;
+mod compare;
 mod drain;
 mod gateway;
 mod load;
@@ -30,7 +32,7 @@ pub enum Db {
 }
 
 /// Measures the gateway's hot paths against this machine's own ceilings.
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(name = "momo-bench", version)]
 pub struct Args {
     /// The database the gateway runs on (a fresh one is created and removed).
@@ -63,15 +65,32 @@ pub struct Args {
     /// with a backlog of --backlog PENDING payments (two fresh gateways, same settings).
     #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g,h")]
     pub scenarios: Vec<char>,
+    /// Also run every scenario against the gateway built from this git revision (a commit,
+    /// branch or tag, checked out and built under target/compare/), first, in the same
+    /// session, and print both side by side.
+    #[arg(long, value_name = "REV")]
+    pub compare: Option<String>,
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(run(args))
+    let Some(rev) = args.compare.clone() else {
+        return runtime.block_on(run(args)).map(|_| ());
+    };
+    let before_gateway = compare::build_gateway(&rev)?;
+    eprintln!("== before: {rev} ==");
+    let before = runtime.block_on(run(Args {
+        gateway: Some(before_gateway),
+        ..args.clone()
+    }))?;
+    eprintln!("== after: this build ==");
+    let after = runtime.block_on(run(args))?;
+    compare::print(&rev, &before, &after);
+    Ok(())
 }
 
-async fn run(args: Args) -> anyhow::Result<()> {
+async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     if args.scenarios.contains(&'h') {
         backlog::check_args(&args)?;
     }
@@ -198,5 +217,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .sum::<u64>()
         + h;
     anyhow::ensure!(errors == 0, "{errors} requests failed");
-    Ok(())
+    Ok(compare::Summary {
+        rows,
+        drain_per_second: drained.per_second(),
+        idle_kib,
+        peak_kib,
+    })
 }

@@ -1,0 +1,103 @@
+//! `--compare REV`: the same scenarios against the gateway built from another revision, in the
+//! same session on the same machine, so that a change is judged against its own before and not
+//! against figures from another day.
+//!
+//! REV is checked out in a git worktree under `target/compare/<commit>` and built there with a
+//! target directory of its own (`target/compare/target`), so the current build is untouched and
+//! a second comparison with the same REV builds incrementally.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::Context;
+
+use crate::report::Row;
+
+/// One run's figures, for the comparison table.
+pub struct Summary {
+    pub rows: Vec<Row>,
+    pub drain_per_second: f64,
+    pub idle_kib: u64,
+    pub peak_kib: u64,
+}
+
+/// Builds `momo-gateway` at `rev` and returns the path of the binary.
+pub fn build_gateway(rev: &str) -> anyhow::Result<PathBuf> {
+    let root = PathBuf::from(git(Path::new("."), &["rev-parse", "--show-toplevel"])?);
+    let commit = git(&root, &["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
+        .with_context(|| format!("{rev:?} names no commit of this repository"))?;
+    let short = &commit[..12.min(commit.len())];
+    let compare = root.join("target").join("compare");
+    let tree = compare.join(short);
+    if !tree.join("Cargo.toml").exists() {
+        eprintln!("checking out {rev} ({short}) in {}", tree.display());
+        let tree_arg = tree.to_string_lossy().into_owned();
+        git(&root, &["worktree", "add", "--force", "--detach", &tree_arg, &commit])?;
+    }
+    eprintln!("building momo-gateway at {rev} ({short}); the first build of a revision takes minutes");
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args(["build", "--release", "--bin", "momo-gateway"])
+        .current_dir(&tree)
+        .env("CARGO_TARGET_DIR", compare.join("target"))
+        .status()
+        .context("cannot run cargo")?;
+    anyhow::ensure!(status.success(), "building {rev} failed");
+    Ok(compare.join("target").join("release").join("momo-gateway"))
+}
+
+/// `git ARGS` in `dir`, its output trimmed.
+fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .context("cannot run git")?;
+    anyhow::ensure!(
+        output.status.success(),
+        "git {} failed: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr).trim()
+    );
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// The two runs side by side: throughput, p99 and their ratio, scenario by scenario.
+pub fn print(rev: &str, before: &Summary, after: &Summary) {
+    println!();
+    println!("comparison: {rev} (before) and this build (after), same session");
+    println!();
+    println!("| scenario | before req/s | after req/s | after/before | before p99 ms | after p99 ms | before ratio | after ratio |");
+    println!("|---|---:|---:|---:|---:|---:|---|---|");
+    let ratio = |r: &Row| {
+        r.ratio
+            .map(|(label, x)| format!("{x:.2} × {label}"))
+            .unwrap_or_else(|| "(ceiling)".to_owned())
+    };
+    for (b, a) in before.rows.iter().zip(&after.rows) {
+        println!(
+            "| {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {} | {} |",
+            a.name,
+            b.throughput,
+            a.throughput,
+            a.throughput / b.throughput.max(1e-9),
+            b.p99,
+            a.p99,
+            ratio(b),
+            ratio(a)
+        );
+    }
+    println!(
+        "| f. webhook drain | {:.0} | {:.0} | {:.2} | | | | |",
+        before.drain_per_second,
+        after.drain_per_second,
+        after.drain_per_second / before.drain_per_second.max(1e-9)
+    );
+    println!();
+    println!(
+        "gateway memory: before idle {:.1} MB, peak {:.1} MB; after idle {:.1} MB, peak {:.1} MB",
+        before.idle_kib as f64 / 1024.0,
+        before.peak_kib as f64 / 1024.0,
+        after.idle_kib as f64 / 1024.0,
+        after.peak_kib as f64 / 1024.0
+    );
+}
