@@ -58,6 +58,8 @@ pub struct Backlog {
     pub due_query: [Duration; 2],
     /// Backlog rows the workers claimed, rescheduled or settled by the end of the measurement.
     pub touched: i64,
+    /// Collections created by h itself that the reconciler claimed for a status check.
+    pub checked: [i64; 2],
     pub checks: [Check; 2],
 }
 
@@ -151,6 +153,15 @@ pub async fn run(args: &Args, load: &Load, webhook_url: &str) -> anyhow::Result<
              AND (status <> 'PENDING' OR check_token IS NOT NULL OR next_check_at <> created_at + {COLLECTION_TTL_MS})"
         ))
         .await?;
+    let mut checked = [0; 2];
+    for (g, pool) in pools.iter().enumerate() {
+        checked[g] = pool
+            .count(
+                "SELECT COUNT(*) FROM transactions WHERE check_token IS NOT NULL \
+                 AND transaction_id NOT LIKE 'backlog-%'",
+            )
+            .await?;
+    }
     let checks = [
         gws[0].check(&pending[0].created).await?,
         gws[1].check(&pending[1].created).await?,
@@ -166,6 +177,7 @@ pub async fn run(args: &Args, load: &Load, webhook_url: &str) -> anyhow::Result<
         status,
         due_query,
         touched,
+        checked,
         checks,
     })
 }
@@ -294,6 +306,11 @@ pub fn print(b: &Backlog) {
     println!(
         "backlog rows the workers claimed, rescheduled or settled during the run: {} of {}",
         b.touched, b.rows
+    );
+    println!(
+        "collections created by h that the reconciler claimed for their first status check (30 s after creation): \
+         {} without, {} with",
+        b.checked[0], b.checked[1]
     );
     println!(
         "the reconciler's due-check query (its SELECT, from the bench; the reconciler claims every 5 s): \
