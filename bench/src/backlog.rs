@@ -215,9 +215,8 @@ async fn due_query(pool: &Pool) -> anyhow::Result<Duration> {
     for _ in 0..5 {
         let now = Timestamp::now().millis();
         let sql = format!(
-            "SELECT COUNT(*) FROM (SELECT id FROM transactions WHERE status = 'PENDING' AND created_at <= {} \
-             AND ('' = '' OR kind = '') AND (next_check_at IS NULL OR next_check_at <= {now}) \
-             ORDER BY created_at, id LIMIT 200) due",
+            "SELECT COUNT(*) FROM (SELECT id FROM transactions WHERE status = 'PENDING' AND next_check_at <= {now} \
+             AND created_at <= {} AND ('' = '' OR kind = '') ORDER BY next_check_at LIMIT 200) due",
             now - RECONCILE_AFTER_MS
         );
         let started = Instant::now();

@@ -158,7 +158,12 @@ impl Gateway {
         // A reference collision (1 in 36^10) is retried; a merchant id collision is a duplicate.
         let mut attempts = 0;
         let customer = loop {
-            match self.store.insert_pending(&payer, &transaction, &entry).await {
+            let first_check = now.plus(self.config.reconcile.after);
+            match self
+                .store
+                .insert_pending(&payer, &transaction, &entry, first_check)
+                .await
+            {
                 Ok(customer) => break customer,
                 Err(StoreError::Conflict { .. }) => {
                     if let Some(existing) = self.store.transaction(tenant, &request.transaction_id).await? {

@@ -7,7 +7,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 9] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -16,10 +16,11 @@ const NAMES: [&str; 8] = [
     "0006_launch_url",
     "0007_resent_at",
     "0008_check_token",
+    "0009_due_checks",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 8] = [
+const SQLITE: [&str; 9] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -28,9 +29,10 @@ const SQLITE: [&str; 8] = [
     include_str!("../../migrations/sqlite/0006_launch_url.sql"),
     include_str!("../../migrations/sqlite/0007_resent_at.sql"),
     include_str!("../../migrations/sqlite/0008_check_token.sql"),
+    include_str!("../../migrations/sqlite/0009_due_checks.sql"),
 ];
 
-const POSTGRES: [&str; 8] = [
+const POSTGRES: [&str; 9] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -39,6 +41,7 @@ const POSTGRES: [&str; 8] = [
     include_str!("../../migrations/postgres/0006_launch_url.sql"),
     include_str!("../../migrations/postgres/0007_resent_at.sql"),
     include_str!("../../migrations/postgres/0008_check_token.sql"),
+    include_str!("../../migrations/postgres/0009_due_checks.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

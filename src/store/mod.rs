@@ -188,12 +188,13 @@ pub trait PaymentStore: Send + Sync + 'static {
     /// by phone number (or created from `payer`) and keeps the latest name and email; a unique
     /// key settles concurrent payments. Returns that customer, whose id the transaction carries.
     /// `Conflict` when the merchant's transaction id is taken; `InsufficientFunds` when the
-    /// reservation would overdraw.
+    /// reservation would overdraw. The reconciler's first status check is due at `first_check`.
     async fn insert_pending(
         &self,
         payer: &Customer,
         transaction: &Transaction,
         entry: &[Posting],
+        first_check: Timestamp,
     ) -> Result<Customer, StoreError>;
 
     /// Moves a `PENDING` transaction to its final state, writing the transition, the ledger

@@ -71,8 +71,8 @@ impl Backend for SqliteStore {
 
     /// SQLite's single writer connection serializes claims.
     const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\
-        SELECT id FROM transactions WHERE status = 'PENDING' AND created_at <= $3 AND ($6 = '' OR kind = $6) \
-        AND (next_check_at IS NULL OR next_check_at <= $4) ORDER BY created_at, id LIMIT $5)";
+        SELECT id FROM transactions WHERE status = 'PENDING' AND next_check_at <= $4 \
+        AND created_at <= $3 AND ($6 = '' OR kind = $6) ORDER BY next_check_at LIMIT $5)";
 
     fn reader(&self) -> &SqlitePool {
         &self.reader

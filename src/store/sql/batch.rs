@@ -3,17 +3,21 @@
 //! A request's write (a `PENDING` insert with its reservation, a settlement with its postings
 //! and outbox event) goes to a writer task over a channel. The writer takes what is queued (up
 //! to `max`; it waits at most `wait` for more, and by default not at all, so a lone request
-//! commits at once), runs each item in a savepoint of one transaction, and commits once. Each
-//! request gets its own outcome: an item that fails (a duplicate, insufficient funds) is rolled
-//! back to its savepoint alone, and the others commit. No answer leaves before its batch has
+//! commits at once), runs the items in one transaction, and commits once. Each request gets its
+//! own outcome: when an item fails (a duplicate, insufficient funds), the batch runs again with a
+//! savepoint per item, so that item is rolled back alone and the others commit. No answer
+//! leaves before its batch has
 //! committed; when the commit fails, every request of the batch gets `Unavailable` and nothing
 //! of the batch was written.
 //!
 //! Several writers (of one process or of several on one PostgreSQL database) could deadlock:
 //! one batch's items lock a payer's row then a balance row, another's the other way round. So
-//! a batch first locks the balance rows of all its tenants, in one order (`lock_tenant`, none
-//! on SQLite, whose one writer connection serializes everything): two batches that share a
-//! tenant queue on its balance row before they touch anything else of it.
+//! a batch whose items move a balance first locks those balance rows, in one order
+//! (`lock_tenant`, none on SQLite, whose one writer connection serializes everything), and runs
+//! its items in the order of tenant and payer: two batches that move one tenant's balance queue
+//! on its row before they touch anything else of it, and batches that only create `PENDING`
+//! collections run side by side. A deadlock the order does not foresee is broken by the
+//! database, and the batch's second pass (below) runs again.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,7 +29,7 @@ use super::payments::{insert_pending_in, settle_in};
 use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
 use crate::domain::ledger::Posting;
-use crate::domain::{Customer, Transaction as Payment};
+use crate::domain::{Customer, Timestamp, Transaction as Payment};
 use crate::store::{Settlement, StoreError};
 
 /// A write the batch writer runs.
@@ -35,18 +39,39 @@ pub(in crate::store) enum Write {
         payer: Box<Customer>,
         transaction: Box<Payment>,
         entry: Vec<Posting>,
+        first_check: Timestamp,
     },
     Settle(Box<Settlement>),
 }
 
 impl Write {
-    /// The tenant's key, the order in which a batch runs its items.
+    fn transaction(&self) -> &Payment {
+        match self {
+            Write::InsertPending { transaction, .. } => transaction,
+            Write::Settle(s) => &s.transaction,
+        }
+    }
+
+    /// The tenant's key: a batch locks the balance rows of its tenants in this order.
     fn tenant_key(&self) -> (&str, &str) {
-        let t = match self {
-            Write::InsertPending { transaction, .. } => &transaction.tenant,
-            Write::Settle(s) => &s.transaction.tenant,
-        };
+        let t = &self.transaction().tenant;
         (t.merchant_id.0.as_str(), t.environment.as_str())
+    }
+
+    /// The order of the items in a batch: by tenant, then payer, so that two batches lock
+    /// payers' rows in one order too.
+    fn order_key(&self) -> (&str, &str, &str, &str) {
+        let t = self.transaction();
+        let (merchant, environment) = self.tenant_key();
+        (merchant, environment, t.phone.as_str(), t.id.as_str())
+    }
+
+    /// Whether it moves the tenant's balance (a reservation, a settlement with postings).
+    fn moves_balance(&self) -> bool {
+        match self {
+            Write::InsertPending { entry, .. } => !entry.is_empty(),
+            Write::Settle(s) => !s.entry.is_empty(),
+        }
     }
 }
 
@@ -165,7 +190,7 @@ where
     Option<i64>: Column<DB>,
     &'static str: sqlx::ColumnIndex<DB::Row>,
 {
-    batch.sort_by(|(a, _), (b, _)| a.tenant_key().cmp(&b.tenant_key()));
+    batch.sort_by(|(a, _), (b, _)| a.order_key().cmp(&b.order_key()));
     let (writes, replies): (Vec<Write>, Vec<Reply>) = batch.into_iter().unzip();
     match run_items(pool, writes, lock_tenant).await {
         Ok(results) => {
@@ -186,9 +211,11 @@ where
     }
 }
 
-/// Runs each write in its own savepoint of one transaction and commits: each write's result,
-/// or the error of the batch as a whole. A lone write needs no savepoint: the transaction is
-/// its own, rolled back when it fails.
+/// Runs the writes in one transaction and commits: each write's result, or the error of the
+/// batch as a whole. A failing write is rare (a duplicate, an overdraft), so the writes first
+/// run one after the other with no savepoint, two statements fewer each; when one fails, that
+/// transaction is rolled back and the batch runs again with a savepoint per write, so the
+/// failure stays its own. A lone write needs no second pass: its transaction is its own.
 async fn run_items<DB>(
     pool: &Pool<DB>,
     writes: Vec<Write>,
@@ -204,10 +231,92 @@ where
     Option<i64>: Column<DB>,
     &'static str: sqlx::ColumnIndex<DB::Row>,
 {
+    let mut tx = begin(pool, &writes, lock_tenant).await?;
+    let mut results = Vec::with_capacity(writes.len());
+    for write in &writes {
+        match run_write(&mut tx, write).await {
+            Ok(written) => results.push(Ok(written)),
+            Err(e) => {
+                tx.rollback().await?;
+                if writes.len() == 1 {
+                    return Ok(vec![Err(e)]);
+                }
+                return run_each_alone(pool, &writes, lock_tenant).await;
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(results)
+}
+
+/// The second pass: each write in a savepoint, rolled back alone when it fails.
+async fn run_each_alone<DB>(
+    pool: &Pool<DB>,
+    writes: &[Write],
+    lock_tenant: LockTenant,
+) -> Result<Vec<Result<Written, StoreError>>, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: sqlx::ColumnIndex<DB::Row>,
+{
+    let mut tx = begin(pool, writes, lock_tenant).await?;
+    let mut results = Vec::with_capacity(writes.len());
+    for write in writes {
+        let mut item = tx.begin().await?;
+        let result = run_write(&mut item, write).await;
+        match &result {
+            Ok(_) => item.commit().await?,
+            Err(_) => item.rollback().await?,
+        }
+        results.push(result);
+    }
+    tx.commit().await?;
+    // A write the database chose as a deadlock's victim (or that hit another passing error)
+    // was waiting on a batch that waits on this one: once this one has committed, it gets one
+    // more try on its own.
+    for (write, result) in writes.iter().zip(results.iter_mut()) {
+        if matches!(result, Err(StoreError::Unavailable(_))) {
+            let mut alone = begin(pool, std::slice::from_ref(write), lock_tenant).await?;
+            *result = run_write(&mut alone, write).await;
+            match result {
+                Ok(_) => alone.commit().await?,
+                Err(_) => alone.rollback().await?,
+            }
+        }
+    }
+    Ok(results)
+}
+
+/// Opens the batch's transaction, with its tenants' balance rows locked where the database
+/// needs it (`writes` is in tenant order).
+async fn begin<'p, DB>(
+    pool: &'p Pool<DB>,
+    writes: &[Write],
+    lock_tenant: LockTenant,
+) -> Result<Transaction<'p, DB>, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: sqlx::ColumnIndex<DB::Row>,
+{
     let mut tx = pool.begin().await?;
     if let Some(lock) = lock_tenant {
-        // `writes` is in tenant order.
-        let mut tenants: Vec<(&str, &str)> = writes.iter().map(Write::tenant_key).collect();
+        let mut tenants: Vec<(&str, &str)> = writes
+            .iter()
+            .filter(|w| w.moves_balance())
+            .map(Write::tenant_key)
+            .collect();
         tenants.dedup();
         for (merchant, environment) in tenants {
             sqlx::query(lock)
@@ -217,32 +326,10 @@ where
                 .await?;
         }
     }
-    let mut results = Vec::with_capacity(writes.len());
-    if writes.len() == 1 {
-        for write in writes {
-            let result = run_write(&mut tx, write).await;
-            if result.is_err() {
-                tx.rollback().await?;
-                return Ok(vec![result]);
-            }
-            results.push(result);
-        }
-    } else {
-        for write in writes {
-            let mut item = tx.begin().await?;
-            let result = run_write(&mut item, write).await;
-            match &result {
-                Ok(_) => item.commit().await?,
-                Err(_) => item.rollback().await?,
-            }
-            results.push(result);
-        }
-    }
-    tx.commit().await?;
-    Ok(results)
+    Ok(tx)
 }
 
-async fn run_write<DB>(tx: &mut Transaction<'_, DB>, write: Write) -> Result<Written, StoreError>
+async fn run_write<DB>(tx: &mut Transaction<'_, DB>, write: &Write) -> Result<Written, StoreError>
 where
     DB: SqlDb,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -258,9 +345,10 @@ where
             payer,
             transaction,
             entry,
-        } => insert_pending_in(tx, &payer, &transaction, &entry)
+            first_check,
+        } => insert_pending_in(tx, payer, transaction, entry, *first_check)
             .await
             .map(|customer| Written::Inserted(Box::new(customer))),
-        Write::Settle(settlement) => settle_in(tx, &settlement).await.map(Written::Settled),
+        Write::Settle(settlement) => settle_in(tx, settlement).await.map(Written::Settled),
     }
 }

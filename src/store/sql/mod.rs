@@ -31,8 +31,8 @@ pub(super) trait Backend: Send + Sync + 'static {
 
     /// Claims due status checks: sets `next_check_at = $1, check_token = $2` on at most `$5`
     /// pending transactions created at or before `$3`, of kind `$6` (any if empty), whose next
-    /// check is due at `$4`, oldest first. Several reconcilers must never claim the same
-    /// transaction at once.
+    /// check is due at `$4`, the longest due first, through the index of due checks
+    /// (`transactions_due`). Several reconcilers must never claim the same transaction at once.
     const CLAIM_DUE_CHECKS: &'static str;
 
     /// Where reads go.

@@ -35,11 +35,13 @@ where
         payer: &Customer,
         t: &Transaction,
         entry: &[Posting],
+        first_check: Timestamp,
     ) -> Result<Customer, StoreError> {
         let write = Write::InsertPending {
             payer: Box::new(payer.clone()),
             transaction: Box::new(t.clone()),
             entry: entry.to_vec(),
+            first_check,
         };
         match self.batcher().write(write).await? {
             Written::Inserted(customer) => Ok(*customer),
@@ -326,6 +328,7 @@ pub(super) async fn insert_pending_in<DB>(
     payer: &Customer,
     t: &Transaction,
     entry: &[Posting],
+    first_check: Timestamp,
 ) -> Result<Customer, StoreError>
 where
     DB: SqlDb,
@@ -344,8 +347,8 @@ where
     sqlx::query(
         "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
              phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
-             success_url, error_url, created_at, checkout_token) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+             success_url, error_url, created_at, checkout_token, next_check_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
     )
     .bind(&t.id)
     .bind(&t.reference)
@@ -368,6 +371,7 @@ where
     .bind(t.error_url.as_deref())
     .bind(t.created_at.millis())
     .bind(t.checkout_token.as_deref())
+    .bind(first_check.millis())
     .execute(&mut **tx)
     .await?;
     tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
