@@ -37,3 +37,4 @@ mod webhooks_delivery;
 mod webhooks_retries;
 mod workers;
 mod write_batches;
+mod write_batches_crash;
