@@ -2,7 +2,8 @@
 //! writers wait a little here so that they do), yet each request gets its own answer. One
 //! transaction id used by 200 requests at once creates one payment and one operator call; an
 //! item that fails in a batch fails alone; a batch that fails at its commit answers every
-//! request in it 503 in its envelope and writes nothing of it.
+//! request in it 503 in its envelope and writes nothing of it; a batch held open does not let
+//! another writer overdraw the same merchant.
 
 use std::time::Duration;
 
@@ -175,6 +176,57 @@ async fn a_batch_that_fails_at_its_commit_answers_503_to_each_and_writes_nothing
     )
     .await;
     assert_eq!(after.status, StatusCode::OK, "the next batch commits: {}", after.body);
+    app.assert_ledger().await;
+    pool.close().await;
+}
+
+/// One writer's batch held open at its commit (a deferred trigger sleeps) while other writers
+/// take transfers of the same merchant: they wait on the balance row, and the merchant's
+/// balance never goes below zero. PostgreSQL only: SQLite has one writer.
+#[tokio::test]
+async fn transfers_of_one_merchant_cannot_overdraw_while_a_batch_is_held_open() {
+    let Some(app) = TestApp::spawn_with(Backend::Postgres, |c| {
+        batched(c);
+        c.batching.wait = Duration::from_millis(5);
+        c.batching.writers = 4;
+    })
+    .await
+    else {
+        return;
+    };
+    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+    for statement in [
+        "CREATE FUNCTION hold_batch() RETURNS trigger AS $$ BEGIN \
+         IF NEW.transaction_id LIKE 'slow%' THEN PERFORM pg_sleep(0.5); END IF; \
+         RETURN NEW; END $$ LANGUAGE plpgsql",
+        "CREATE CONSTRAINT TRIGGER hold_batch AFTER INSERT ON transactions \
+         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION hold_batch()",
+    ] {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+    let token = app.sandbox_token().await;
+    // 10,000 available; each transfer reserves 1,000 and its fee: at most 9 fit.
+    let requests = (0..40)
+        .map(|i| {
+            let id = if i == 0 { "slow-0".to_owned() } else { format!("t-{i}") };
+            app.post("/v1/transfer/mobile-money")
+                .bearer_auth(&token)
+                .json(&transfer_v1(&id, "0701020306", "GAMMA_MONEY_CI", "1000"))
+        })
+        .collect();
+    let answers = all_at_once(requests).await;
+    let accepted = answers.iter().filter(|a| a.status.is_success()).count();
+    let refused = answers
+        .iter()
+        .filter(|a| a.status == StatusCode::PRECONDITION_FAILED)
+        .count();
+    assert_eq!(accepted + refused, 40, "each answered 2xx or 412");
+    assert!((1..=9).contains(&accepted), "{accepted} transfers fit in 10,000");
+    let balance = answer(app.get("/v1/balance").bearer_auth(&token)).await;
+    let available: i64 = balance.body["data"]["available"].as_str().unwrap().parse().unwrap();
+    let reserved: i64 = balance.body["data"]["reserved"].as_str().unwrap().parse().unwrap();
+    assert!(available >= 0, "never overdrawn: {}", balance.body);
+    assert_eq!(available + reserved, 10_000, "{}", balance.body);
     app.assert_ledger().await;
     pool.close().await;
 }
