@@ -89,6 +89,9 @@ pub(in crate::store) struct Batcher {
     queue: mpsc::Sender<(Write, Reply)>,
 }
 
+/// How many more times a write that hit a passing error (a deadlock) is tried on its own.
+const RETRIES: u64 = 5;
+
 /// The statement that locks one tenant's balance row (`$1` merchant, `$2` environment) for the
 /// rest of a batch, where the database needs it.
 pub(in crate::store) type LockTenant = Option<&'static str>;
@@ -238,7 +241,8 @@ where
             Ok(written) => results.push(Ok(written)),
             Err(e) => {
                 tx.rollback().await?;
-                if writes.len() == 1 {
+                // A lone write's own failure is final; a passing one (a deadlock) is tried again.
+                if writes.len() == 1 && !matches!(e, StoreError::Unavailable(_)) {
                     return Ok(vec![Err(e)]);
                 }
                 return run_each_alone(pool, &writes, lock_tenant).await;
@@ -278,10 +282,15 @@ where
     }
     tx.commit().await?;
     // A write the database chose as a deadlock's victim (or that hit another passing error)
-    // was waiting on a batch that waits on this one: once this one has committed, it gets one
-    // more try on its own.
+    // was waiting on a batch that waits on this one: once this one has committed, it gets a
+    // few more tries on its own. (Another process creating the same transaction id with another
+    // payer locks a payer row and the id's key in the other order: no item order avoids that.)
     for (write, result) in writes.iter().zip(results.iter_mut()) {
-        if matches!(result, Err(StoreError::Unavailable(_))) {
+        for attempt in 1..=RETRIES {
+            if !matches!(result, Err(StoreError::Unavailable(_))) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10 * attempt)).await;
             let mut alone = begin(pool, std::slice::from_ref(write), lock_tenant).await?;
             *result = run_write(&mut alone, write).await;
             match result {
