@@ -34,9 +34,9 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
         ErrorKind::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
         ErrorKind::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
         ErrorKind::TooManyRequests => "TOO_MANY_REQUESTS",
-        // The reference names no "try again later" of its own but this one.
-        ErrorKind::Internal | ErrorKind::Unavailable => "ERROR_INTERNE_TRY_AGAIN",
-        ErrorKind::OperatorUnavailable => "OPERATOR_IS_UNAVAILABLE",
+        ErrorKind::Internal => "ERROR_INTERNE_TRY_AGAIN",
+        // DECISIONS pairs 503 with this constant alone; the reason says what is unavailable.
+        ErrorKind::Unavailable | ErrorKind::OperatorUnavailable => "OPERATOR_IS_UNAVAILABLE",
         ErrorKind::PaymentFailed => "PAYMENT_FAILED_TRY_AGAINST",
     }
 }

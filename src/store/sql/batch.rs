@@ -113,13 +113,11 @@ impl Batcher {
         let (queue, receiver) = mpsc::channel(max * settings.writers.max(1) * 4);
         let receiver = Arc::new(Mutex::new(receiver));
         for _ in 0..settings.writers.max(1) {
-            tokio::spawn(write_loop(
-                pool.clone(),
-                receiver.clone(),
-                max,
-                settings.wait,
+            let writer = Writer {
+                pool: pool.clone(),
                 lock_tenant,
-            ));
+            };
+            tokio::spawn(writer.write_loop(receiver.clone(), max, settings.wait));
         }
         Batcher { queue }
     }
@@ -137,13 +135,15 @@ impl Batcher {
     }
 }
 
-async fn write_loop<DB>(
+/// One writer task's database side: where it writes and how it locks.
+#[derive(Clone)]
+struct Writer<DB: sqlx::Database> {
     pool: Pool<DB>,
-    receiver: Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>,
-    max: usize,
-    wait: Duration,
     lock_tenant: LockTenant,
-) where
+}
+
+impl<DB> Writer<DB>
+where
     DB: SqlDb,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
@@ -153,211 +153,151 @@ async fn write_loop<DB>(
     Option<i64>: Column<DB>,
     &'static str: sqlx::ColumnIndex<DB::Row>,
 {
-    loop {
-        let batch = {
-            let mut receiver = receiver.lock().await;
-            let Some(first) = receiver.recv().await else {
-                return;
-            };
-            let mut batch = vec![first];
-            while batch.len() < max {
-                match receiver.try_recv() {
-                    Ok(item) => batch.push(item),
-                    Err(_) => break,
-                }
-            }
-            if !wait.is_zero() && batch.len() < max {
-                let deadline = tokio::time::Instant::now() + wait;
+    async fn write_loop(self, receiver: Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>, max: usize, wait: Duration) {
+        loop {
+            let batch = {
+                let mut receiver = receiver.lock().await;
+                let Some(first) = receiver.recv().await else {
+                    return;
+                };
+                let mut batch = vec![first];
                 while batch.len() < max {
-                    match tokio::time::timeout_at(deadline, receiver.recv()).await {
-                        Ok(Some(item)) => batch.push(item),
-                        Ok(None) | Err(_) => break,
+                    match receiver.try_recv() {
+                        Ok(item) => batch.push(item),
+                        Err(_) => break,
                     }
                 }
-            }
-            batch
-        };
-        run_batch(&pool, batch, lock_tenant).await;
-    }
-}
-
-/// Runs one batch and answers each of its requests.
-async fn run_batch<DB>(pool: &Pool<DB>, mut batch: Vec<(Write, Reply)>, lock_tenant: LockTenant)
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: sqlx::ColumnIndex<DB::Row>,
-{
-    batch.sort_by(|(a, _), (b, _)| a.order_key().cmp(&b.order_key()));
-    let (writes, replies): (Vec<Write>, Vec<Reply>) = batch.into_iter().unzip();
-    match run_items(pool, writes, lock_tenant).await {
-        Ok(results) => {
-            for (reply, result) in replies.into_iter().zip(results) {
-                let _ = reply.send(result);
-            }
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, items = replies.len(), "a write batch failed as a whole; nothing of it was written");
-            let failure = match e {
-                StoreError::Unavailable(why) => why,
-                other => other.to_string(),
-            };
-            for reply in replies {
-                let _ = reply.send(Err(StoreError::Unavailable(failure.clone())));
-            }
-        }
-    }
-}
-
-/// Runs the writes in one transaction and commits: each write's result, or the error of the
-/// batch as a whole. A failing write is rare (a duplicate, an overdraft), so the writes first
-/// run one after the other with no savepoint, two statements fewer each; when one fails, that
-/// transaction is rolled back and the batch runs again with a savepoint per write, so the
-/// failure stays its own. A lone write needs no second pass: its transaction is its own.
-async fn run_items<DB>(
-    pool: &Pool<DB>,
-    writes: Vec<Write>,
-    lock_tenant: LockTenant,
-) -> Result<Vec<Result<Written, StoreError>>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: sqlx::ColumnIndex<DB::Row>,
-{
-    let mut tx = begin(pool, &writes, lock_tenant).await?;
-    let mut results = Vec::with_capacity(writes.len());
-    for write in &writes {
-        match run_write(&mut tx, write).await {
-            Ok(written) => results.push(Ok(written)),
-            Err(e) => {
-                tx.rollback().await?;
-                // A lone write's own failure is final; a passing one (a deadlock) is tried again.
-                if writes.len() == 1 && !matches!(e, StoreError::Unavailable(_)) {
-                    return Ok(vec![Err(e)]);
+                if !wait.is_zero() && batch.len() < max {
+                    let deadline = tokio::time::Instant::now() + wait;
+                    while batch.len() < max {
+                        match tokio::time::timeout_at(deadline, receiver.recv()).await {
+                            Ok(Some(item)) => batch.push(item),
+                            Ok(None) | Err(_) => break,
+                        }
+                    }
                 }
-                return run_each_alone(pool, &writes, lock_tenant).await;
+                batch
+            };
+            self.run_batch(batch).await;
+        }
+    }
+
+    /// Runs one batch and answers each of its requests.
+    async fn run_batch(&self, mut batch: Vec<(Write, Reply)>) {
+        batch.sort_by(|(a, _), (b, _)| a.order_key().cmp(&b.order_key()));
+        let (writes, replies): (Vec<Write>, Vec<Reply>) = batch.into_iter().unzip();
+        match self.run_items(writes).await {
+            Ok(results) => {
+                for (reply, result) in replies.into_iter().zip(results) {
+                    let _ = reply.send(result);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, items = replies.len(), "a write batch failed as a whole; nothing of it was written");
+                let failure = match e {
+                    StoreError::Unavailable(why) => why,
+                    other => other.to_string(),
+                };
+                for reply in replies {
+                    let _ = reply.send(Err(StoreError::Unavailable(failure.clone())));
+                }
             }
         }
     }
-    tx.commit().await?;
-    Ok(results)
-}
 
-/// The second pass: each write in a savepoint, rolled back alone when it fails.
-async fn run_each_alone<DB>(
-    pool: &Pool<DB>,
-    writes: &[Write],
-    lock_tenant: LockTenant,
-) -> Result<Vec<Result<Written, StoreError>>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: sqlx::ColumnIndex<DB::Row>,
-{
-    let mut tx = begin(pool, writes, lock_tenant).await?;
-    let mut results = Vec::with_capacity(writes.len());
-    for write in writes {
-        let mut item = tx.begin().await?;
-        let result = run_write(&mut item, write).await;
-        match &result {
-            Ok(_) => item.commit().await?,
-            Err(_) => item.rollback().await?,
-        }
-        results.push(result);
-    }
-    tx.commit().await?;
-    // A write the database chose as a deadlock's victim (or that hit another passing error)
-    // was waiting on a batch that waits on this one: once this one has committed, it gets a
-    // few more tries on its own. (Another process creating the same transaction id with another
-    // payer locks a payer row and the id's key in the other order: no item order avoids that.)
-    for (write, result) in writes.iter().zip(results.iter_mut()) {
-        for attempt in 1..=RETRIES {
-            if !matches!(result, Err(StoreError::Unavailable(_))) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(10 * attempt)).await;
-            let mut alone = begin(pool, std::slice::from_ref(write), lock_tenant).await?;
-            *result = run_write(&mut alone, write).await;
-            match result {
-                Ok(_) => alone.commit().await?,
-                Err(_) => alone.rollback().await?,
+    /// Runs the writes in one transaction and commits: each write's result, or the error of the
+    /// batch as a whole. A failing write is rare (a duplicate, an overdraft), so the writes first
+    /// run one after the other with no savepoint, two statements fewer each; when one fails, that
+    /// transaction is rolled back and the batch runs again with a savepoint per write, so the
+    /// failure stays its own. A lone write needs no second pass: its transaction is its own.
+    async fn run_items(&self, writes: Vec<Write>) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+        let mut tx = self.begin(&writes).await?;
+        let mut results = Vec::with_capacity(writes.len());
+        for write in &writes {
+            match Self::run_write(&mut tx, write).await {
+                Ok(written) => results.push(Ok(written)),
+                Err(e) => {
+                    tx.rollback().await?;
+                    // A lone write's own failure is final; a passing one (a deadlock) is tried again.
+                    if writes.len() == 1 && !matches!(e, StoreError::Unavailable(_)) {
+                        return Ok(vec![Err(e)]);
+                    }
+                    return self.run_each_alone(&writes).await;
+                }
             }
         }
+        tx.commit().await?;
+        Ok(results)
     }
-    Ok(results)
-}
 
-/// Opens the batch's transaction, with its tenants' balance rows locked where the database
-/// needs it (`writes` is in tenant order).
-async fn begin<'p, DB>(
-    pool: &'p Pool<DB>,
-    writes: &[Write],
-    lock_tenant: LockTenant,
-) -> Result<Transaction<'p, DB>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: sqlx::ColumnIndex<DB::Row>,
-{
-    let mut tx = pool.begin().await?;
-    if let Some(lock) = lock_tenant {
-        let mut tenants: Vec<(&str, &str)> = writes
-            .iter()
-            .filter(|w| w.moves_balance())
-            .map(Write::tenant_key)
-            .collect();
-        tenants.dedup();
-        for (merchant, environment) in tenants {
-            sqlx::query(lock)
-                .bind(merchant)
-                .bind(environment)
-                .execute(&mut *tx)
-                .await?;
+    /// The second pass: each write in a savepoint, rolled back alone when it fails.
+    async fn run_each_alone(&self, writes: &[Write]) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+        let mut tx = self.begin(writes).await?;
+        let mut results = Vec::with_capacity(writes.len());
+        for write in writes {
+            let mut item = tx.begin().await?;
+            let result = Self::run_write(&mut item, write).await;
+            match &result {
+                Ok(_) => item.commit().await?,
+                Err(_) => item.rollback().await?,
+            }
+            results.push(result);
         }
+        tx.commit().await?;
+        // A write the database chose as a deadlock's victim (or that hit another passing error)
+        // was waiting on a batch that waits on this one: once this one has committed, it gets a
+        // few more tries on its own. (Another process creating the same transaction id with another
+        // payer locks a payer row and the id's key in the other order: no item order avoids that.)
+        for (write, result) in writes.iter().zip(results.iter_mut()) {
+            for attempt in 1..=RETRIES {
+                if !matches!(result, Err(StoreError::Unavailable(_))) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10 * attempt)).await;
+                let mut alone = self.begin(std::slice::from_ref(write)).await?;
+                *result = Self::run_write(&mut alone, write).await;
+                match result {
+                    Ok(_) => alone.commit().await?,
+                    Err(_) => alone.rollback().await?,
+                }
+            }
+        }
+        Ok(results)
     }
-    Ok(tx)
-}
 
-async fn run_write<DB>(tx: &mut Transaction<'_, DB>, write: &Write) -> Result<Written, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: sqlx::ColumnIndex<DB::Row>,
-{
-    match write {
-        Write::InsertPending {
-            payer,
-            transaction,
-            entry,
-            first_check,
-        } => insert_pending_in(tx, payer, transaction, entry, *first_check)
-            .await
-            .map(|customer| Written::Inserted(Box::new(customer))),
-        Write::Settle(settlement) => settle_in(tx, settlement).await.map(Written::Settled),
+    /// Opens the batch's transaction, with its tenants' balance rows locked where the database
+    /// needs it (`writes` is in tenant order).
+    async fn begin(&self, writes: &[Write]) -> Result<Transaction<'static, DB>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        if let Some(lock) = self.lock_tenant {
+            let mut tenants: Vec<(&str, &str)> = writes
+                .iter()
+                .filter(|w| w.moves_balance())
+                .map(Write::tenant_key)
+                .collect();
+            tenants.dedup();
+            for (merchant, environment) in tenants {
+                sqlx::query(lock)
+                    .bind(merchant)
+                    .bind(environment)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        Ok(tx)
+    }
+
+    async fn run_write(tx: &mut Transaction<'_, DB>, write: &Write) -> Result<Written, StoreError> {
+        match write {
+            Write::InsertPending {
+                payer,
+                transaction,
+                entry,
+                first_check,
+            } => insert_pending_in(tx, payer, transaction, entry, *first_check)
+                .await
+                .map(|customer| Written::Inserted(Box::new(customer))),
+            Write::Settle(settlement) => settle_in(tx, settlement).await.map(Written::Settled),
+        }
     }
 }
