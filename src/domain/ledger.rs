@@ -87,6 +87,19 @@ pub fn balance_delta(postings: &[Posting]) -> (i64, i64) {
         })
 }
 
+/// Whether an entry only adds to the available balance: it can never overdraw, so it needs
+/// no lock on the balance.
+pub fn only_credits(postings: &[Posting]) -> bool {
+    let (available, reserved) = balance_delta(postings);
+    available > 0 && reserved == 0
+}
+
+/// Whether an entry can take the available or the reserved balance down.
+pub fn may_debit(postings: &[Posting]) -> bool {
+    let (available, reserved) = balance_delta(postings);
+    available < 0 || reserved < 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 9] = [
+const NAMES: [&str; 10] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -17,10 +17,11 @@ const NAMES: [&str; 9] = [
     "0007_resent_at",
     "0008_check_token",
     "0009_due_checks",
+    "0010_credit_slots",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 9] = [
+const SQLITE: [&str; 10] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -30,9 +31,10 @@ const SQLITE: [&str; 9] = [
     include_str!("../../migrations/sqlite/0007_resent_at.sql"),
     include_str!("../../migrations/sqlite/0008_check_token.sql"),
     include_str!("../../migrations/sqlite/0009_due_checks.sql"),
+    include_str!("../../migrations/sqlite/0010_credit_slots.sql"),
 ];
 
-const POSTGRES: [&str; 9] = [
+const POSTGRES: [&str; 10] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -42,6 +44,7 @@ const POSTGRES: [&str; 9] = [
     include_str!("../../migrations/postgres/0007_resent_at.sql"),
     include_str!("../../migrations/postgres/0008_check_token.sql"),
     include_str!("../../migrations/postgres/0009_due_checks.sql"),
+    include_str!("../../migrations/postgres/0010_credit_slots.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

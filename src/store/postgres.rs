@@ -5,6 +5,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::Postgres;
 
+use super::sql::balance_locks::BalanceLocking;
 use super::sql::batch::{BatchSettings, Batcher};
 use super::sql::Backend;
 use super::{migrations, StoreError};
@@ -26,11 +27,7 @@ impl PostgresStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
-        let batcher = Batcher::start(
-            pool.clone(),
-            batching,
-            Some("SELECT 1 FROM balances WHERE merchant_id = $1 AND environment = $2 FOR UPDATE"),
-        );
+        let batcher = Batcher::start(pool.clone(), batching, BalanceLocking::CreditSlots);
         Ok(PostgresStore { pool, batcher })
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::Sqlite;
 
+use super::sql::balance_locks::BalanceLocking;
 use super::sql::batch::{BatchSettings, Batcher};
 use super::sql::Backend;
 use super::{migrations, StoreError};
@@ -52,7 +53,11 @@ impl SqliteStore {
             .connect_with(options.read_only(true))
             .await?;
         // One writer connection: one batch writer.
-        let batcher = Batcher::start(writer.clone(), BatchSettings { writers: 1, ..batching }, None);
+        let batcher = Batcher::start(
+            writer.clone(),
+            BatchSettings { writers: 1, ..batching },
+            BalanceLocking::Serial,
+        );
         Ok(SqliteStore {
             reader,
             writer,

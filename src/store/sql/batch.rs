@@ -12,12 +12,13 @@
 //!
 //! Several writers (of one process or of several on one PostgreSQL database) could deadlock:
 //! one batch's items lock a payer's row then a balance row, another's the other way round. So
-//! a batch whose items move a balance first locks those balance rows, in one order
-//! (`lock_tenant`, none on SQLite, whose one writer connection serializes everything), and runs
-//! its items in the order of tenant and payer: two batches that move one tenant's balance queue
-//! on its row before they touch anything else of it, and batches that only create `PENDING`
-//! collections run side by side. A deadlock the order does not foresee is broken by the
-//! database, and the batch's second pass (below) runs again.
+//! a batch whose items move a balance first locks what it needs of each tenant's balance, in
+//! one order (`balance_locks`: the balance row for a batch that can debit, the writer's own
+//! credit slot for one that only credits; nothing on SQLite, whose one writer connection
+//! serializes everything), and runs its items in the order of tenant and payer: two batches
+//! that debit one tenant queue on its row before they touch anything else of it, and batches
+//! that only credit or only create `PENDING` collections run side by side. A deadlock the order
+//! does not foresee is broken by the database, and the batch's second pass (below) runs again.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,10 +26,11 @@ use std::time::Duration;
 use sqlx::{Acquire, Encode, Executor, Pool, Transaction, Type};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
+use super::balance_locks::{lock_balances, BalanceLocking, BalancePlan, BalanceUse};
 use super::payments::{insert_pending_in, settle_in};
 use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
-use crate::domain::ledger::Posting;
+use crate::domain::ledger::{self, Posting};
 use crate::domain::{Customer, Timestamp, Transaction as Payment};
 use crate::store::{Settlement, StoreError};
 
@@ -66,11 +68,18 @@ impl Write {
         (merchant, environment, t.phone.as_str(), t.id.as_str())
     }
 
-    /// Whether it moves the tenant's balance (a reservation, a settlement with postings).
-    fn moves_balance(&self) -> bool {
-        match self {
-            Write::InsertPending { entry, .. } => !entry.is_empty(),
-            Write::Settle(s) => !s.entry.is_empty(),
+    /// What it does to the tenant's balance: nothing, or a credit, or a possible debit.
+    fn balance_use(&self) -> Option<BalanceUse> {
+        let entry = match self {
+            Write::InsertPending { entry, .. } => entry,
+            Write::Settle(s) => &s.entry,
+        };
+        if ledger::may_debit(entry) {
+            Some(BalanceUse::Debits)
+        } else if ledger::only_credits(entry) {
+            Some(BalanceUse::Credits)
+        } else {
+            None
         }
     }
 }
@@ -92,13 +101,9 @@ pub(in crate::store) struct Batcher {
 /// How many more times a write that hit a passing error (a deadlock) is tried on its own.
 const RETRIES: u64 = 5;
 
-/// The statement that locks one tenant's balance row (`$1` merchant, `$2` environment) for the
-/// rest of a batch, where the database needs it.
-pub(in crate::store) type LockTenant = Option<&'static str>;
-
 impl Batcher {
     /// Starts `settings.writers` writer tasks on `pool`; they stop when the batcher is dropped.
-    pub fn start<DB>(pool: Pool<DB>, settings: BatchSettings, lock_tenant: LockTenant) -> Batcher
+    pub fn start<DB>(pool: Pool<DB>, settings: BatchSettings, locking: BalanceLocking) -> Batcher
     where
         DB: SqlDb,
         for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -112,10 +117,11 @@ impl Batcher {
         let max = settings.max.max(1);
         let (queue, receiver) = mpsc::channel(max * settings.writers.max(1) * 4);
         let receiver = Arc::new(Mutex::new(receiver));
-        for _ in 0..settings.writers.max(1) {
+        for slot in 0..settings.writers.max(1) {
             let writer = Writer {
                 pool: pool.clone(),
-                lock_tenant,
+                locking,
+                slot: slot as i64,
             };
             tokio::spawn(writer.write_loop(receiver.clone(), max, settings.wait));
         }
@@ -139,7 +145,9 @@ impl Batcher {
 #[derive(Clone)]
 struct Writer<DB: sqlx::Database> {
     pool: Pool<DB>,
-    lock_tenant: LockTenant,
+    locking: BalanceLocking,
+    /// Its credit slot (`balance_locks`): its index among the process's writers.
+    slot: i64,
 }
 
 impl<DB> Writer<DB>
@@ -211,10 +219,10 @@ where
     /// transaction is rolled back and the batch runs again with a savepoint per write, so the
     /// failure stays its own. A lone write needs no second pass: its transaction is its own.
     async fn run_items(&self, writes: Vec<Write>) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
-        let mut tx = self.begin(&writes).await?;
+        let (mut tx, plan) = self.begin(&writes).await?;
         let mut results = Vec::with_capacity(writes.len());
         for write in &writes {
-            match Self::run_write(&mut tx, write).await {
+            match Self::run_write(&mut tx, &plan, write).await {
                 Ok(written) => results.push(Ok(written)),
                 Err(e) => {
                     tx.rollback().await?;
@@ -232,11 +240,11 @@ where
 
     /// The second pass: each write in a savepoint, rolled back alone when it fails.
     async fn run_each_alone(&self, writes: &[Write]) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
-        let mut tx = self.begin(writes).await?;
+        let (mut tx, plan) = self.begin(writes).await?;
         let mut results = Vec::with_capacity(writes.len());
         for write in writes {
             let mut item = tx.begin().await?;
-            let result = Self::run_write(&mut item, write).await;
+            let result = Self::run_write(&mut item, &plan, write).await;
             match &result {
                 Ok(_) => item.commit().await?,
                 Err(_) => item.rollback().await?,
@@ -254,8 +262,8 @@ where
                     break;
                 }
                 tokio::time::sleep(Duration::from_millis(10 * attempt)).await;
-                let mut alone = self.begin(std::slice::from_ref(write)).await?;
-                *result = Self::run_write(&mut alone, write).await;
+                let (mut alone, plan) = self.begin(std::slice::from_ref(write)).await?;
+                *result = Self::run_write(&mut alone, &plan, write).await;
                 match result {
                     Ok(_) => alone.commit().await?,
                     Err(_) => alone.rollback().await?,
@@ -265,39 +273,40 @@ where
         Ok(results)
     }
 
-    /// Opens the batch's transaction, with its tenants' balance rows locked where the database
-    /// needs it (`writes` is in tenant order).
-    async fn begin(&self, writes: &[Write]) -> Result<Transaction<'static, DB>, StoreError> {
+    /// Opens the batch's transaction, with what it needs of its tenants' balances locked
+    /// (`writes` is in tenant order).
+    async fn begin(&self, writes: &[Write]) -> Result<(Transaction<'static, DB>, BalancePlan), StoreError> {
         let mut tx = self.pool.begin().await?;
-        if let Some(lock) = self.lock_tenant {
-            let mut tenants: Vec<(&str, &str)> = writes
-                .iter()
-                .filter(|w| w.moves_balance())
-                .map(Write::tenant_key)
-                .collect();
-            tenants.dedup();
-            for (merchant, environment) in tenants {
-                sqlx::query(lock)
-                    .bind(merchant)
-                    .bind(environment)
-                    .execute(&mut *tx)
-                    .await?;
+        let mut tenants: Vec<(&str, &str, BalanceUse)> = Vec::new();
+        for write in writes {
+            let Some(usage) = write.balance_use() else { continue };
+            let (merchant, environment) = write.tenant_key();
+            match tenants.last_mut() {
+                Some((m, e, known)) if *m == merchant && *e == environment => {
+                    if usage == BalanceUse::Debits {
+                        *known = BalanceUse::Debits;
+                    }
+                }
+                _ => tenants.push((merchant, environment, usage)),
             }
         }
-        Ok(tx)
+        let plan = lock_balances(&mut tx, self.locking, self.slot, &tenants).await?;
+        Ok((tx, plan))
     }
 
-    async fn run_write(tx: &mut Transaction<'_, DB>, write: &Write) -> Result<Written, StoreError> {
+    async fn run_write(tx: &mut Transaction<'_, DB>, plan: &BalancePlan, write: &Write) -> Result<Written, StoreError> {
+        let (merchant, environment) = write.tenant_key();
+        let credit_slot = plan.credit_slot(merchant, environment);
         match write {
             Write::InsertPending {
                 payer,
                 transaction,
                 entry,
                 first_check,
-            } => insert_pending_in(tx, payer, transaction, entry, *first_check)
+            } => insert_pending_in(tx, payer, transaction, entry, *first_check, credit_slot)
                 .await
                 .map(|customer| Written::Inserted(Box::new(customer))),
-            Write::Settle(settlement) => settle_in(tx, settlement).await.map(Written::Settled),
+            Write::Settle(settlement) => settle_in(tx, settlement, credit_slot).await.map(Written::Settled),
         }
     }
 }

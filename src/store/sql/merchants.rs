@@ -85,7 +85,7 @@ where
                     environment: env.environment,
                 };
                 let entry = crate::domain::ledger::credit(env.opening_balance);
-                tx.apply_entry(&tenant, None, &entry, m.created_at).await?;
+                tx.apply_entry(&tenant, None, &entry, m.created_at, None).await?;
             }
         }
         tx.commit().await?;

@@ -10,6 +10,7 @@
 //! or transaction connection, binding and reading text and integers). `SqlDb` holds the rest.
 
 pub(super) mod attempts;
+pub(super) mod balance_locks;
 pub(super) mod batch;
 pub(super) mod customers;
 pub(super) mod merchants;

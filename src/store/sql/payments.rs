@@ -230,12 +230,16 @@ where
     }
 
     async fn balance(&self, tenant: &Tenant) -> Result<Balance, StoreError> {
-        let row = sqlx::query("SELECT available, reserved FROM balances WHERE merchant_id = $1 AND environment = $2")
-            .bind(&tenant.merchant_id.0)
-            .bind(tenant.environment.as_str())
-            .fetch_optional(self.reader())
-            .await?
-            .ok_or(StoreError::NotFound)?;
+        let row = sqlx::query(
+            "SELECT b.available + (SELECT CAST(COALESCE(SUM(c.amount), 0) AS BIGINT) FROM balance_credits c \
+             WHERE c.merchant_id = b.merchant_id AND c.environment = b.environment) AS available, b.reserved \
+             FROM balances b WHERE b.merchant_id = $1 AND b.environment = $2",
+        )
+        .bind(&tenant.merchant_id.0)
+        .bind(tenant.environment.as_str())
+        .fetch_optional(self.reader())
+        .await?
+        .ok_or(StoreError::NotFound)?;
         Ok(Balance {
             available: row.try_get("available")?,
             reserved: row.try_get("reserved")?,
@@ -246,7 +250,7 @@ where
         let mut tx = self.writer().begin().await?;
         // A credit cannot overdraw, so a balance update that matches no row means the
         // tenant has no balance at all: it does not exist.
-        tx.apply_entry(tenant, None, &crate::domain::ledger::credit(amount), at)
+        tx.apply_entry(tenant, None, &crate::domain::ledger::credit(amount), at, None)
             .await
             .map_err(|e| match e {
                 StoreError::InsufficientFunds => StoreError::NotFound,
@@ -299,7 +303,8 @@ where
             .await?;
         let inconsistent = sqlx::query(
             "SELECT COUNT(*) AS n FROM balances b WHERE b.available < 0 OR b.reserved < 0 \
-             OR b.available <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
+             OR b.available + (SELECT CAST(COALESCE(SUM(c.amount), 0) AS BIGINT) FROM balance_credits c \
+             WHERE c.merchant_id = b.merchant_id AND c.environment = b.environment) <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
              WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'available') \
              OR b.reserved <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
              WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'reserved')",
@@ -329,6 +334,7 @@ pub(super) async fn insert_pending_in<DB>(
     t: &Transaction,
     entry: &[Posting],
     first_check: Timestamp,
+    credit_slot: Option<i64>,
 ) -> Result<Customer, StoreError>
 where
     DB: SqlDb,
@@ -376,13 +382,18 @@ where
     .await?;
     tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
         .await?;
-    tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at).await?;
+    tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at, credit_slot)
+        .await?;
     Ok(customer)
 }
 
 /// Moves a `PENDING` transaction to its final state with its transition, postings, outbox
 /// event and audit, inside the caller's transaction; `false` when it was no longer pending.
-pub(super) async fn settle_in<DB>(tx: &mut sqlx::Transaction<'_, DB>, s: &Settlement) -> Result<bool, StoreError>
+pub(super) async fn settle_in<DB>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    s: &Settlement,
+    credit_slot: Option<i64>,
+) -> Result<bool, StoreError>
 where
     DB: SqlDb,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -418,7 +429,8 @@ where
         s.at,
     )
     .await?;
-    tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at).await?;
+    tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at, credit_slot)
+        .await?;
     sqlx::query(
         "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
              next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",

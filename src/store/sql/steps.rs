@@ -5,6 +5,7 @@ use std::future::Future;
 
 use sqlx::{Encode, Executor, Transaction, Type};
 
+use super::balance_locks::CREDIT_SLOT;
 use super::{Column, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Credential, Status, Tenant, Timestamp};
@@ -14,14 +15,17 @@ use crate::store::{names, rows, StoreError};
 pub(in crate::store) trait WriteSteps {
     fn insert_credential(&mut self, c: &Credential) -> impl Future<Output = Result<(), StoreError>> + Send;
 
-    /// Writes a ledger entry and moves the balance with it. `InsufficientFunds` when the move
-    /// would take the available or reserved balance below zero (or the tenant has none).
+    /// Writes a ledger entry and moves the balance with it: an entry that only credits goes to
+    /// `credit_slot` when the batch holds one (`balance_locks`), any other to the balance row.
+    /// `InsufficientFunds` when the move would take the available or reserved balance below
+    /// zero (or the tenant has none).
     fn apply_entry(
         &mut self,
         tenant: &Tenant,
         transaction_id: Option<&str>,
         entry: &[Posting],
         at: Timestamp,
+        credit_slot: Option<i64>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// The audit trail of a transaction's states.
@@ -67,12 +71,21 @@ where
         transaction_id: Option<&str>,
         entry: &[Posting],
         at: Timestamp,
+        credit_slot: Option<i64>,
     ) -> Result<(), StoreError> {
         if entry.is_empty() {
             return Ok(());
         }
         let (available, reserved) = crate::domain::ledger::balance_delta(entry);
-        if available != 0 || reserved != 0 {
+        if let (Some(slot), true) = (credit_slot, crate::domain::ledger::only_credits(entry)) {
+            sqlx::query(CREDIT_SLOT)
+                .bind(&tenant.merchant_id.0)
+                .bind(tenant.environment.as_str())
+                .bind(slot)
+                .bind(available)
+                .execute(&mut **self)
+                .await?;
+        } else if available != 0 || reserved != 0 {
             let moved = sqlx::query(
                 "UPDATE balances SET available = available + $1, reserved = reserved + $2 \
                  WHERE merchant_id = $3 AND environment = $4 AND available + $1 >= 0 AND reserved + $2 >= 0",

@@ -1,0 +1,155 @@
+//! How a batch moves its tenants' balances without making one merchant's writers a queue.
+//!
+//! With one balance row per merchant environment, every batch that credits a merchant waits
+//! for the last one to commit: PostgreSQL's writers, however many, then commit one merchant's
+//! collections one batch at a time. A credit cannot overdraw, so it need not wait: each writer
+//! adds its credits to its own row of `balance_credits` (its slot), and only a batch that can
+//! take money out (a transfer's reservation or settlement) locks the balance row, folding every
+//! committed slot into it first. A debit is thus checked against all the money that has
+//! committed, and the balance row alone never goes below zero; a credit still in flight when a
+//! debit folds is simply not counted yet, which can only make that debit more careful.
+//!
+//! Lock order, so that batches never wait on each other in a circle: at its start a batch
+//! locks, tenant by tenant in key order, either the balance row and then the slots it folds
+//! (in slot order), or its own slot row; its items then lock payers and transactions in the
+//! order of tenant, payer and id. SQLite's single writer connection serializes every write, so
+//! there it credits the balance row directly and locks nothing.
+
+use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
+
+use super::{Column, SqlDb};
+use crate::store::StoreError;
+
+/// How the writers of a store share a tenant's balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::store) enum BalanceLocking {
+    /// One writer connection serializes every write (SQLite): every move goes to the balance
+    /// row, and nothing needs locking first.
+    Serial,
+    /// Several writers, of one process or of several (PostgreSQL): credits go to the writer's
+    /// slot; a batch that can debit locks the balance row and folds the slots into it.
+    CreditSlots,
+}
+
+/// What a batch does with one tenant's balance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::store) enum BalanceUse {
+    /// At least one of its writes can take money out.
+    Debits,
+    /// Its writes only add to the available balance.
+    Credits,
+}
+
+/// Adds `$4` to slot `$3` of a tenant (`$1`, `$2`), creating the slot's row on its first credit.
+/// With `$4 = 0` it only takes the row's lock.
+pub(in crate::store) const CREDIT_SLOT: &str =
+    "INSERT INTO balance_credits (merchant_id, environment, slot, amount) VALUES ($1, $2, $3, $4) \
+     ON CONFLICT (merchant_id, environment, slot) DO UPDATE SET amount = balance_credits.amount + excluded.amount";
+
+/// The balances a batch has locked: which tenants' credits go to the writer's slot.
+pub(in crate::store) struct BalancePlan {
+    slot: i64,
+    slotted: Vec<(String, String)>,
+}
+
+impl BalancePlan {
+    /// The slot a tenant's credits go to in this batch; `None` for the balance row.
+    pub fn credit_slot(&self, merchant_id: &str, environment: &str) -> Option<i64> {
+        self.slotted
+            .iter()
+            .any(|(m, e)| m == merchant_id && e == environment)
+            .then_some(self.slot)
+    }
+}
+
+/// Locks what a batch of writer `slot` needs of each tenant's balance, `tenants` in key order.
+pub(in crate::store) async fn lock_balances<DB>(
+    tx: &mut Transaction<'_, DB>,
+    locking: BalanceLocking,
+    slot: i64,
+    tenants: &[(&str, &str, BalanceUse)],
+) -> Result<BalancePlan, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    i64: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let mut plan = BalancePlan {
+        slot,
+        slotted: Vec::new(),
+    };
+    if locking == BalanceLocking::Serial {
+        return Ok(plan);
+    }
+    for &(merchant, environment, usage) in tenants {
+        match usage {
+            BalanceUse::Debits => fold_credits(tx, merchant, environment).await?,
+            BalanceUse::Credits => {
+                sqlx::query(CREDIT_SLOT)
+                    .bind(merchant)
+                    .bind(environment)
+                    .bind(slot)
+                    .bind(0i64)
+                    .execute(&mut **tx)
+                    .await?;
+                plan.slotted.push((merchant.to_owned(), environment.to_owned()));
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// Locks a tenant's balance row and moves its committed credits from their slots into it.
+async fn fold_credits<DB>(tx: &mut Transaction<'_, DB>, merchant: &str, environment: &str) -> Result<(), StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    i64: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    // `NO KEY`: a credit's first use of its slot checks its foreign key to this row with a key
+    // share lock, which `FOR UPDATE` would make wait on this batch while it waits on that slot.
+    sqlx::query("SELECT 1 FROM balances WHERE merchant_id = $1 AND environment = $2 FOR NO KEY UPDATE")
+        .bind(merchant)
+        .bind(environment)
+        .execute(&mut **tx)
+        .await?;
+    // `FOR UPDATE` answers each slot as its last credit committed it.
+    let slots = sqlx::query(
+        "SELECT slot, amount FROM balance_credits WHERE merchant_id = $1 AND environment = $2 AND amount > 0 \
+         ORDER BY slot FOR UPDATE",
+    )
+    .bind(merchant)
+    .bind(environment)
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut folded = 0i64;
+    for row in &slots {
+        let (slot, amount): (i64, i64) = (row.try_get("slot")?, row.try_get("amount")?);
+        // Minus what was read, never "= 0": only what this batch counted leaves the slot.
+        sqlx::query(
+            "UPDATE balance_credits SET amount = amount - $1 WHERE merchant_id = $2 AND environment = $3 AND slot = $4",
+        )
+        .bind(amount)
+        .bind(merchant)
+        .bind(environment)
+        .bind(slot)
+        .execute(&mut **tx)
+        .await?;
+        folded = folded
+            .checked_add(amount)
+            .ok_or_else(|| StoreError::Corrupt("the credits of one balance overflow".into()))?;
+    }
+    if folded > 0 {
+        sqlx::query("UPDATE balances SET available = available + $1 WHERE merchant_id = $2 AND environment = $3")
+            .bind(folded)
+            .bind(merchant)
+            .bind(environment)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
