@@ -21,6 +21,7 @@ both_backends!(
     TestApp::spawn_with(batched) =>
     two_hundred_requests_with_one_id_create_one_payment_and_one_operator_call,
     an_item_that_fails_in_a_batch_fails_alone,
+    settlements_of_one_transaction_in_one_batch_move_it_once,
 );
 
 /// Writers that wait for more work, so concurrent requests land in one batch.
@@ -127,6 +128,40 @@ async fn an_item_that_fails_in_a_batch_fails_alone(app: TestApp) {
 /// A batch whose commit fails (a deferred check refuses one of its rows at commit time, the
 /// way a lost connection or a full disk would fail it) answers each of its requests 503 and
 /// writes none of them. PostgreSQL only: SQLite has no check that runs at commit.
+/// Twenty settlements of one `PENDING` collection at once, half of them as successes and half
+/// as failures, land in one batch: one moves it, the others find it final, and it has one
+/// outbox event and at most one credit.
+async fn settlements_of_one_transaction_in_one_batch_move_it_once(app: TestApp) {
+    use momo_gateway::domain::{Status, Timestamp};
+    let token = app.sandbox_token().await;
+    let created = answer(
+        app.post("/v1/collecte/mobile-money")
+            .bearer_auth(&token)
+            .json(&collect_v1("resolved-once", "0701020306", "GAMMA_MONEY_CI", "1000")),
+    )
+    .await;
+    assert!(created.status.is_success(), "{}", created.body);
+    let reference = listed(&app, &token).await[0]["ref"].as_str().unwrap().to_owned();
+    let resolutions = (0..20).map(|i| {
+        let (gateway, reference) = (app.gateway.clone(), reference.clone());
+        let status = if i % 2 == 0 { Status::Successful } else { Status::Failed };
+        tokio::spawn(async move {
+            momo_gateway::reconcile::review::resolve(&gateway, &reference, status, "checked", Timestamp::now()).await
+        })
+    });
+    let mut moved = Vec::new();
+    for resolution in resolutions.collect::<Vec<_>>() {
+        if let Ok(record) = resolution.await.unwrap() {
+            moved.push(record.transaction.status);
+        }
+    }
+    assert_eq!(moved.len(), 1, "one resolution moves it: {moved:?}");
+    let balance = answer(app.get("/v1/balance").bearer_auth(&token)).await.body;
+    let available: i64 = balance["data"]["available"].as_str().unwrap().parse().unwrap();
+    assert!(available <= 11_000, "credited at most once: {balance}");
+    app.assert_ledger().await;
+}
+
 #[tokio::test]
 async fn a_batch_that_fails_at_its_commit_answers_503_to_each_and_writes_nothing() {
     let Some(app) = TestApp::spawn_with(Backend::Postgres, |c| {

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
-use super::{Column, SqlDb};
+use super::{placeholders, Column, SqlDb};
 use crate::domain::{EventState, Timestamp};
 use crate::store::{names, EventUpdate, Finished, StoreError};
 
@@ -125,23 +125,4 @@ where
         .await?;
     }
     Ok(batch.iter().map(|f| recorded.contains(f.event.id.as_str())).collect())
-}
-
-/// `($1, $2), ($3, $4)` for `rows` rows of `columns` placeholders.
-fn placeholders(rows: usize, columns: usize) -> String {
-    (0..rows)
-        .map(|r| {
-            let row: Vec<String> = (1..=columns).map(|c| format!("${}", r * columns + c)).collect();
-            format!("({})", row.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn placeholders_number_every_row_on() {
-        assert_eq!(super::placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
-    }
 }

@@ -28,6 +28,7 @@ use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::balance_locks::{lock_balances, BalanceLocking, BalancePlan, BalanceUse};
 use super::payments::{insert_pending_in, settle_in};
+use super::settle_set::settle_all;
 use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
 use crate::domain::ledger::{self, Posting};
@@ -215,27 +216,67 @@ where
 
     /// Runs the writes in one transaction and commits: each write's result, or the error of the
     /// batch as a whole. A failing write is rare (a duplicate, an overdraft), so the writes first
-    /// run one after the other with no savepoint, two statements fewer each; when one fails, that
+    /// run with no savepoint, the settlements set-based (`settle_set`); when one fails, that
     /// transaction is rolled back and the batch runs again with a savepoint per write, so the
     /// failure stays its own. A lone write needs no second pass: its transaction is its own.
     async fn run_items(&self, writes: Vec<Write>) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
         let (mut tx, plan) = self.begin(&writes).await?;
-        let mut results = Vec::with_capacity(writes.len());
-        for write in &writes {
-            match Self::run_write(&mut tx, &plan, write).await {
-                Ok(written) => results.push(Ok(written)),
-                Err(e) => {
-                    tx.rollback().await?;
-                    // A lone write's own failure is final; a passing one (a deadlock) is tried again.
-                    if writes.len() == 1 && !matches!(e, StoreError::Unavailable(_)) {
-                        return Ok(vec![Err(e)]);
-                    }
-                    return self.run_each_alone(&writes).await;
+        match Self::run_together(&mut tx, &plan, &writes).await {
+            Ok(results) => {
+                tx.commit().await?;
+                Ok(results)
+            }
+            Err(e) => {
+                tx.rollback().await?;
+                // A lone write's own failure is final; a passing one (a deadlock) is tried again.
+                if writes.len() == 1 && !matches!(e, StoreError::Unavailable(_)) {
+                    return Ok(vec![Err(e)]);
                 }
+                self.run_each_alone(&writes).await
             }
         }
-        tx.commit().await?;
-        Ok(results)
+    }
+
+    /// The first pass: the creations one after the other, then the settlements in one set
+    /// (one after the other when a transaction is settled twice in the batch, a callback and a
+    /// check crossing, as the set would not say which of the two moved it).
+    async fn run_together(
+        tx: &mut Transaction<'_, DB>,
+        plan: &BalancePlan,
+        writes: &[Write],
+    ) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+        let mut results: Vec<Option<Written>> = Vec::with_capacity(writes.len());
+        let mut settlements = Vec::new();
+        for write in writes {
+            match write {
+                Write::Settle(settlement) => {
+                    settlements.push(&**settlement);
+                    results.push(None);
+                }
+                Write::InsertPending { .. } => results.push(Some(Self::run_write(tx, plan, write).await?)),
+            }
+        }
+        let mut ids: Vec<&str> = settlements.iter().map(|s| s.transaction.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let moved = if ids.len() == settlements.len() {
+            settle_all(tx, &settlements, plan).await?
+        } else {
+            let mut moved = Vec::with_capacity(settlements.len());
+            for s in &settlements {
+                let (merchant, environment) = (
+                    s.transaction.tenant.merchant_id.0.as_str(),
+                    s.transaction.tenant.environment.as_str(),
+                );
+                moved.push(settle_in(tx, s, plan.credit_slot(merchant, environment)).await?);
+            }
+            moved
+        };
+        let mut moved = moved.into_iter();
+        Ok(results
+            .into_iter()
+            .map(|r| Ok(r.unwrap_or_else(|| Written::Settled(moved.next().unwrap_or(false)))))
+            .collect())
     }
 
     /// The second pass: each write in a savepoint, rolled back alone when it fails.

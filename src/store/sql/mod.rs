@@ -15,6 +15,7 @@ pub(super) mod batch;
 pub(super) mod customers;
 pub(super) mod merchants;
 pub(super) mod payments;
+pub(super) mod settle_set;
 pub(super) mod steps;
 pub(super) mod transactions;
 pub(super) mod webhooks;
@@ -89,4 +90,24 @@ where
     DB: Database,
     T: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send + Sync,
 {
+}
+
+/// `($1, $2), ($3, $4)` for `rows` rows of `columns` placeholders: the `VALUES` of a multi-row
+/// statement.
+pub(super) fn placeholders(rows: usize, columns: usize) -> String {
+    (0..rows)
+        .map(|r| {
+            let row: Vec<String> = (1..=columns).map(|c| format!("${}", r * columns + c)).collect();
+            format!("({})", row.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn placeholders_number_every_row_on() {
+        assert_eq!(super::placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
+    }
 }
