@@ -22,6 +22,7 @@ both_backends!(
     two_hundred_requests_with_one_id_create_one_payment_and_one_operator_call,
     an_item_that_fails_in_a_batch_fails_alone,
     settlements_of_one_transaction_in_one_batch_move_it_once,
+    creations_of_many_payers_share_statements_yet_each_fails_alone,
 );
 
 /// Writers that wait for more work, so concurrent requests land in one batch.
@@ -128,6 +129,76 @@ async fn an_item_that_fails_in_a_batch_fails_alone(app: TestApp) {
 /// A batch whose commit fails (a deferred check refuses one of its rows at commit time, the
 /// way a lost connection or a full disk would fail it) answers each of its requests 503 and
 /// writes none of them. PostgreSQL only: SQLite has no check that runs at commit.
+/// Creations from distinct payers go to the database as one set (`insert_set`); each still
+/// gets its own payer, and a taken id or a transfer beyond the balance among them fails alone.
+async fn creations_of_many_payers_share_statements_yet_each_fails_alone(app: TestApp) {
+    let token = app.sandbox_token().await;
+    let phone = |i: usize| format!("07{i:06}01");
+    let first = answer(
+        app.post("/v1/collecte/mobile-money")
+            .bearer_auth(&token)
+            .json(&collect_v1("taken", &phone(99), "GAMMA_MONEY_CI", "1000")),
+    )
+    .await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    let together = |extra: Vec<reqwest::RequestBuilder>| {
+        let mut requests: Vec<reqwest::RequestBuilder> = (0..20)
+            .map(|i| {
+                app.post("/v1/collecte/mobile-money")
+                    .bearer_auth(&token)
+                    .json(&collect_v1(&format!("set-{i}"), &phone(i), "GAMMA_MONEY_CI", "1000"))
+            })
+            .collect();
+        requests.extend(extra);
+        all_at_once(requests)
+    };
+    let answers = together(Vec::new()).await;
+    for (i, a) in answers.iter().enumerate() {
+        assert_eq!(a.status, StatusCode::OK, "set-{i}: {}", a.body);
+    }
+    let all = listed(&app, &token).await;
+    let mut payers = Vec::new();
+    for i in 0..20 {
+        let t = all
+            .iter()
+            .find(|t| t["transactionId"] == format!("set-{i}").as_str())
+            .unwrap_or_else(|| panic!("set-{i} is listed"));
+        let stored = t["customer"]["phoneNumber"]
+            .as_str()
+            .unwrap_or_default()
+            .replace(' ', "");
+        assert!(stored.ends_with(&phone(i)[2..]), "set-{i} has its own payer: {t}");
+        payers.push(t["customer"]["id"].to_string());
+    }
+    payers.sort();
+    payers.dedup();
+    assert_eq!(payers.len(), 20, "twenty payers: {payers:?}");
+    let answers = together(vec![
+        app.post("/v1/transfer/mobile-money")
+            .bearer_auth(&token)
+            .json(&transfer_v1("too-big", &phone(50), "GAMMA_MONEY_CI", "90000")),
+        app.post("/v1/collecte/mobile-money")
+            .bearer_auth(&token)
+            .json(&collect_v1("taken", &phone(51), "GAMMA_MONEY_CI", "1000")),
+    ])
+    .await;
+    assert!(
+        answers[..20].iter().all(|a| a.status == StatusCode::CONFLICT),
+        "set-* again are duplicates"
+    );
+    assert_eq!(
+        answers[20].status,
+        StatusCode::PRECONDITION_FAILED,
+        "{}",
+        answers[20].body
+    );
+    assert_eq!(answers[21].status, StatusCode::CONFLICT, "{}", answers[21].body);
+    let answers = together(Vec::new()).await;
+    assert!(answers.iter().all(|a| a.status == StatusCode::CONFLICT));
+    assert_eq!(listed(&app, &token).await.len(), 21, "the first and the 20");
+    app.assert_ledger().await;
+}
+
 /// Twenty settlements of one `PENDING` collection at once, half of them as successes and half
 /// as failures, land in one batch: one moves it, the others find it final, and it has one
 /// outbox event and at most one credit.

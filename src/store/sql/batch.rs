@@ -27,6 +27,7 @@ use sqlx::{Acquire, Encode, Executor, Pool, Transaction, Type};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::balance_locks::{lock_balances, BalanceLocking, BalancePlan, BalanceUse};
+use super::insert_set::{fits_a_set, insert_all, Creation};
 use super::payments::{insert_pending_in, settle_in};
 use super::settle_set::settle_all;
 use super::{Column, SqlDb};
@@ -237,14 +238,46 @@ where
         }
     }
 
-    /// The first pass: the creations one after the other, then the settlements in one set
-    /// (one after the other when a transaction is settled twice in the batch, a callback and a
-    /// check crossing, as the set would not say which of the two moved it).
+    /// The first pass: the creations in one set (`insert_set`; one after the other when a payer
+    /// comes twice), then the settlements in one set (`settle_set`; one after the other when a
+    /// transaction is settled twice in the batch, a callback and a check crossing, as the set
+    /// would not say which of the two moved it).
     async fn run_together(
         tx: &mut Transaction<'_, DB>,
         plan: &BalancePlan,
         writes: &[Write],
     ) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+        let creations: Vec<Creation> = writes
+            .iter()
+            .filter_map(|write| match write {
+                Write::InsertPending {
+                    payer,
+                    transaction,
+                    entry,
+                    first_check,
+                } => Some(Creation {
+                    payer,
+                    transaction,
+                    entry,
+                    first_check: *first_check,
+                }),
+                Write::Settle(_) => None,
+            })
+            .collect();
+        let mut created = if fits_a_set(&creations) {
+            insert_all(tx, &creations, plan).await?
+        } else {
+            let mut created = Vec::with_capacity(creations.len());
+            for c in &creations {
+                let slot = plan.credit_slot(
+                    c.transaction.tenant.merchant_id.0.as_str(),
+                    c.transaction.tenant.environment.as_str(),
+                );
+                created.push(insert_pending_in(tx, c.payer, c.transaction, c.entry, c.first_check, slot).await?);
+            }
+            created
+        }
+        .into_iter();
         let mut results: Vec<Option<Written>> = Vec::with_capacity(writes.len());
         let mut settlements = Vec::new();
         for write in writes {
@@ -253,7 +286,9 @@ where
                     settlements.push(&**settlement);
                     results.push(None);
                 }
-                Write::InsertPending { .. } => results.push(Some(Self::run_write(tx, plan, write).await?)),
+                Write::InsertPending { .. } => {
+                    results.push(created.next().map(|customer| Written::Inserted(Box::new(customer))))
+                }
             }
         }
         let mut ids: Vec<&str> = settlements.iter().map(|s| s.transaction.id.as_str()).collect();

@@ -20,17 +20,31 @@ pub(in crate::store) const INSERT_CUSTOMER_CLAIMING_PHONE: &str =
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $7) \
     ON CONFLICT (merchant_id, environment, payer_phone) DO NOTHING";
 
+/// The payer upserts of creations: `PAYER_INSERT`, `payer_values(n)`, then `PAYER_ON_CONFLICT`.
+pub(in crate::store) const PAYER_INSERT: &str = "INSERT INTO customers (id, merchant_id, environment, \
+    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone) VALUES";
+
 /// The latest name and email win; an address line is kept when the payment gives none.
-pub(in crate::store) const UPSERT_PAYER: &str = "INSERT INTO customers (id, merchant_id, environment, \
-    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $7) \
-    ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
+pub(in crate::store) const PAYER_ON_CONFLICT: &str =
+    "ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
     first_name = excluded.first_name, last_name = excluded.last_name, \
     email = COALESCE(excluded.email, customers.email), \
     city = COALESCE(excluded.city, customers.city), \
     street_address = COALESCE(excluded.street_address, customers.street_address) \
     RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, \
     created_at";
+
+/// The `VALUES` of `rows` payers bound with `bind_customer`: eleven columns a row, the phone
+/// (its seventh) again as `payer_phone`.
+pub(in crate::store) fn payer_values(rows: usize) -> String {
+    (0..rows)
+        .map(|r| {
+            let columns: Vec<String> = (1..=11).chain([7]).map(|c| format!("${}", r * 11 + c)).collect();
+            format!("({})", columns.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Binds the eleven columns of a customer, in `INSERT_CUSTOMER` order.
 pub(in crate::store) fn bind_customer<'q, DB>(

@@ -2,13 +2,14 @@
 //! transaction; races are settled by the `transactions` unique key and by `UPDATE ... WHERE
 //! status = 'PENDING'`, overdrafts by a conditional balance update.
 
+use sqlx::query::Query;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
 use super::batch::{Write, Written};
-use super::customers::{bind_customer, UPSERT_PAYER};
+use super::customers::{bind_customer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
-use super::{Backend, Column, RowsAffected, SqlDb};
+use super::{placeholders, Backend, Column, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
 use crate::store::names;
@@ -346,40 +347,16 @@ where
     Option<i64>: Column<DB>,
     &'static str: ColumnIndex<DB::Row>,
 {
-    let row = bind_customer(sqlx::query(UPSERT_PAYER), payer)
-        .fetch_one(&mut **tx)
-        .await?;
+    let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values(1));
+    let row = bind_customer(sqlx::query(&upsert), payer).fetch_one(&mut **tx).await?;
     let customer = rows::customer(&row)?;
-    sqlx::query(
-        "INSERT INTO transactions (id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
-             phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, \
-             success_url, error_url, created_at, checkout_token, next_check_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
-    )
-    .bind(&t.id)
-    .bind(&t.reference)
-    .bind(&t.tenant.merchant_id.0)
-    .bind(t.tenant.environment.as_str())
-    .bind(&t.transaction_id)
-    .bind(names::kind(t.kind))
-    .bind(t.operator.name())
-    .bind(t.phone.as_str())
-    .bind(&t.phone_as_sent)
-    .bind(t.amounts.amount)
-    .bind(t.amounts.fees)
-    .bind(t.amounts.amount_receive)
-    .bind(t.amounts.amount_total)
-    .bind(names::status(t.status))
-    .bind(&customer.id)
-    .bind(&t.name)
-    .bind(t.email.as_deref())
-    .bind(t.success_url.as_deref())
-    .bind(t.error_url.as_deref())
-    .bind(t.created_at.millis())
-    .bind(t.checkout_token.as_deref())
-    .bind(first_check.millis())
-    .execute(&mut **tx)
-    .await?;
+    let sql = format!(
+        "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {}",
+        placeholders(1, 22)
+    );
+    bind_transaction(sqlx::query(&sql), t, &customer.id, first_check)
+        .execute(&mut **tx)
+        .await?;
     tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
         .await?;
     tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at, credit_slot)
@@ -455,4 +432,48 @@ where
             .await?;
     }
     Ok(true)
+}
+
+/// The columns a creation writes, in `bind_transaction` order.
+pub(super) const INSERTED_COLUMNS: &str = "id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
+    phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, success_url, \
+    error_url, created_at, checkout_token, next_check_at";
+
+/// Binds the 22 `INSERTED_COLUMNS` of a new transaction.
+pub(super) fn bind_transaction<'q, DB>(
+    query: Query<'q, DB, DB::Arguments<'q>>,
+    t: &'q Transaction,
+    customer_id: &'q str,
+    first_check: Timestamp,
+) -> Query<'q, DB, DB::Arguments<'q>>
+where
+    DB: SqlDb,
+    for<'a> &'a str: Encode<'a, DB> + Type<DB>,
+    for<'a> Option<&'a str>: Encode<'a, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+{
+    query
+        .bind(&t.id)
+        .bind(&t.reference)
+        .bind(&t.tenant.merchant_id.0)
+        .bind(t.tenant.environment.as_str())
+        .bind(&t.transaction_id)
+        .bind(names::kind(t.kind))
+        .bind(t.operator.name())
+        .bind(t.phone.as_str())
+        .bind(&t.phone_as_sent)
+        .bind(t.amounts.amount)
+        .bind(t.amounts.fees)
+        .bind(t.amounts.amount_receive)
+        .bind(t.amounts.amount_total)
+        .bind(names::status(t.status))
+        .bind(customer_id)
+        .bind(&t.name)
+        .bind(t.email.as_deref())
+        .bind(t.success_url.as_deref())
+        .bind(t.error_url.as_deref())
+        .bind(t.created_at.millis())
+        .bind(t.checkout_token.as_deref())
+        .bind(first_check.millis())
 }

@@ -9,17 +9,15 @@
 //! zero, which a settlement cannot cause when the ledger is sound) fails the pass, and the
 //! batch runs again one savepoint per write, where each failure stays its own.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
-use super::balance_locks::{BalancePlan, CREDIT_SLOT};
-use super::{placeholders, Column, RowsAffected, SqlDb};
-use crate::domain::ledger;
+use super::balance_locks::BalancePlan;
+use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
+use super::{placeholders, Column, SqlDb};
+use crate::domain::Status;
 use crate::store::{names, Settlement, StoreError};
-
-/// Rows per statement: at most 8 binds a row, well under both databases' bind limits.
-const CHUNK: usize = 128;
 
 /// Settles each of `settlements` (no transaction twice) that is still `PENDING`: `true` for
 /// those it moved.
@@ -69,9 +67,29 @@ where
         .copied()
         .filter(|s| moved.contains(s.transaction.id.as_str()))
         .collect();
-    insert_transitions(tx, &done).await?;
-    move_balances(tx, &done, plan).await?;
-    insert_postings(tx, &done).await?;
+    let transitions: Vec<TransitionRow> = done
+        .iter()
+        .map(|s| TransitionRow {
+            transaction_id: &s.transaction.id,
+            from: Some(Status::Pending),
+            to: s.outcome.status,
+            cause: s.outcome.cause,
+            detail: s.outcome.code.map(names::failure_code).or(s.outcome.reason.as_deref()),
+            at: s.at,
+        })
+        .collect();
+    insert_transitions(tx, &transitions).await?;
+    let entries: Vec<EntryRow> = done
+        .iter()
+        .map(|s| EntryRow {
+            tenant: &s.transaction.tenant,
+            transaction_id: &s.transaction.id,
+            at: s.at,
+            entry: &s.entry,
+        })
+        .collect();
+    move_balances(tx, &entries, plan).await?;
+    insert_postings(tx, &entries).await?;
     insert_events(tx, &done).await?;
     for s in done.iter().filter(|s| s.audit.is_some()) {
         sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
@@ -87,135 +105,6 @@ where
         .iter()
         .map(|s| moved.contains(s.transaction.id.as_str()))
         .collect())
-}
-
-async fn insert_transitions<DB>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-{
-    for chunk in done.chunks(CHUNK) {
-        let sql = format!(
-            "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) \
-             VALUES {}",
-            placeholders(chunk.len(), 7)
-        );
-        let mut query = sqlx::query(&sql);
-        for s in chunk {
-            let detail = s.outcome.code.map(names::failure_code).or(s.outcome.reason.as_deref());
-            query = query
-                .bind(uuid::Uuid::new_v4().to_string())
-                .bind(s.transaction.id.as_str())
-                .bind(names::status(crate::domain::Status::Pending))
-                .bind(names::status(s.outcome.status))
-                .bind(names::cause(s.outcome.cause))
-                .bind(detail)
-                .bind(s.at.millis());
-        }
-        query.execute(&mut **tx).await?;
-    }
-    Ok(())
-}
-
-/// One move per tenant: the sum of its settlements' entries. A settlement only adds to the
-/// available balance or releases a reservation, so the sum is below zero exactly when one of
-/// its steps would be.
-async fn move_balances<DB>(
-    tx: &mut Transaction<'_, DB>,
-    done: &[&Settlement],
-    plan: &BalancePlan,
-) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    i64: Column<DB>,
-{
-    let mut moves: BTreeMap<(&str, &str), (i64, i64)> = BTreeMap::new();
-    for s in done {
-        let (available, reserved) = ledger::balance_delta(&s.entry);
-        let tenant = &s.transaction.tenant;
-        let sum = moves
-            .entry((tenant.merchant_id.0.as_str(), tenant.environment.as_str()))
-            .or_default();
-        *sum = (sum.0 + available, sum.1 + reserved);
-    }
-    for ((merchant, environment), (available, reserved)) in moves {
-        if available == 0 && reserved == 0 {
-            continue;
-        }
-        match plan.credit_slot(merchant, environment) {
-            // The plan gives a slot only to a tenant none of whose writes can debit.
-            Some(slot) if reserved == 0 && available > 0 => {
-                sqlx::query(CREDIT_SLOT)
-                    .bind(merchant)
-                    .bind(environment)
-                    .bind(slot)
-                    .bind(available)
-                    .execute(&mut **tx)
-                    .await?;
-            }
-            _ => {
-                let changed = sqlx::query(
-                    "UPDATE balances SET available = available + $1, reserved = reserved + $2 \
-                     WHERE merchant_id = $3 AND environment = $4 AND available + $1 >= 0 AND reserved + $2 >= 0",
-                )
-                .bind(available)
-                .bind(reserved)
-                .bind(merchant)
-                .bind(environment)
-                .execute(&mut **tx)
-                .await?;
-                if changed.rows_affected() == 0 {
-                    return Err(StoreError::InsufficientFunds);
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-async fn insert_postings<DB>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-{
-    let rows: Vec<(String, &Settlement, &ledger::Posting)> = done
-        .iter()
-        .flat_map(|s| {
-            let entry_id = uuid::Uuid::new_v4().to_string();
-            s.entry.iter().map(move |p| (entry_id.clone(), *s, p))
-        })
-        .collect();
-    for chunk in rows.chunks(CHUNK) {
-        let sql = format!(
-            "INSERT INTO ledger_postings \
-             (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
-            placeholders(chunk.len(), 8)
-        );
-        let mut query = sqlx::query(&sql);
-        for (entry_id, s, posting) in chunk {
-            let tenant = &s.transaction.tenant;
-            query = query
-                .bind(entry_id.as_str())
-                .bind(tenant.merchant_id.0.as_str())
-                .bind(tenant.environment.as_str())
-                .bind(s.transaction.id.as_str())
-                .bind(s.at.millis())
-                .bind(uuid::Uuid::new_v4().to_string())
-                .bind(posting.account.as_str())
-                .bind(posting.amount);
-        }
-        query.execute(&mut **tx).await?;
-    }
-    Ok(())
 }
 
 async fn insert_events<DB>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError>

@@ -1,0 +1,151 @@
+//! The creations of a batch, set-based: one multi-row upsert of their payers, one multi-row
+//! `INSERT … ON CONFLICT DO NOTHING RETURNING` of the transactions, one of their first
+//! transitions, and one reservation per tenant with its postings. A batch of a hundred
+//! `PENDING` collections is three statements instead of three hundred. The same SQL runs on
+//! SQLite (3.35 and later) and PostgreSQL.
+//!
+//! It is the first pass of a batch and all or nothing: a transaction id that is already taken
+//! (the `RETURNING` leaves it out) or a reservation that does not fit fails the pass, and the
+//! batch runs again one savepoint per write, where the duplicate gets its own 409 and leaves
+//! its payer as it was.
+
+use std::collections::HashMap;
+
+use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
+
+use super::balance_locks::BalancePlan;
+use super::customers::{bind_customer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
+use super::payments::{bind_transaction, INSERTED_COLUMNS};
+use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
+use super::{placeholders, Column, SqlDb};
+use crate::domain::ledger::Posting;
+use crate::domain::{Cause, Customer, Status, Timestamp, Transaction as Payment};
+use crate::store::{rows, StoreError};
+
+/// A `PENDING` transaction to create.
+pub(super) struct Creation<'a> {
+    pub payer: &'a Customer,
+    pub transaction: &'a Payment,
+    pub entry: &'a [Posting],
+    pub first_check: Timestamp,
+}
+
+/// Whether `creations` can go as one set: two or more, no payer twice (each creation answers
+/// with its payer as its own upsert left it, which a set would blur).
+pub(super) fn fits_a_set(creations: &[Creation]) -> bool {
+    let mut payers: Vec<(&str, &str, &str)> = creations.iter().map(|c| payer_key(c.payer)).collect();
+    payers.sort_unstable();
+    payers.dedup();
+    creations.len() >= 2 && payers.len() == creations.len()
+}
+
+fn payer_key(c: &Customer) -> (&str, &str, &str) {
+    (
+        c.tenant.merchant_id.0.as_str(),
+        c.tenant.environment.as_str(),
+        c.phone.as_str(),
+    )
+}
+
+/// Creates every one of `creations` (see `fits_a_set`), or none: each one's payer as stored.
+pub(super) async fn insert_all<DB>(
+    tx: &mut Transaction<'_, DB>,
+    creations: &[Creation<'_>],
+    plan: &BalancePlan,
+) -> Result<Vec<Customer>, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let payers = upsert_payers(tx, creations).await?;
+    let mut customers = Vec::with_capacity(creations.len());
+    for c in creations {
+        let (merchant, environment, phone) = payer_key(c.payer);
+        let stored = payers
+            .get(&(merchant.to_owned(), environment.to_owned(), phone.to_owned()))
+            .ok_or_else(|| StoreError::Corrupt("a payer's upsert returned no row".into()))?;
+        customers.push(stored.clone());
+    }
+    for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
+        let sql = format!(
+            "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {} ON CONFLICT DO NOTHING RETURNING id",
+            placeholders(chunk.len(), 22)
+        );
+        let mut query = sqlx::query(&sql);
+        for (c, customer) in chunk.iter().zip(chunk_customers) {
+            query = bind_transaction(query, c.transaction, &customer.id, c.first_check);
+        }
+        let inserted = query.fetch_all(&mut **tx).await?;
+        if inserted.len() != chunk.len() {
+            return Err(StoreError::Conflict {
+                constraint: "a transaction id of the batch is taken".into(),
+            });
+        }
+    }
+    let transitions: Vec<TransitionRow> = creations
+        .iter()
+        .map(|c| TransitionRow {
+            transaction_id: &c.transaction.id,
+            from: None,
+            to: Status::Pending,
+            cause: Cause::Created,
+            detail: None,
+            at: c.transaction.created_at,
+        })
+        .collect();
+    insert_transitions(tx, &transitions).await?;
+    let entries: Vec<EntryRow> = creations
+        .iter()
+        .filter(|c| !c.entry.is_empty())
+        .map(|c| EntryRow {
+            tenant: &c.transaction.tenant,
+            transaction_id: &c.transaction.id,
+            at: c.transaction.created_at,
+            entry: c.entry,
+        })
+        .collect();
+    move_balances(tx, &entries, plan).await?;
+    insert_postings(tx, &entries).await?;
+    Ok(customers)
+}
+
+/// The payers, upserted as a lone creation upserts its own, by (merchant, environment, phone).
+async fn upsert_payers<DB>(
+    tx: &mut Transaction<'_, DB>,
+    creations: &[Creation<'_>],
+) -> Result<HashMap<(String, String, String), Customer>, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let mut payers = HashMap::with_capacity(creations.len());
+    for chunk in creations.chunks(CHUNK) {
+        let sql = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values(chunk.len()));
+        let mut query = sqlx::query(&sql);
+        for c in chunk {
+            query = bind_customer(query, c.payer);
+        }
+        for row in query.fetch_all(&mut **tx).await? {
+            let customer = rows::customer(&row)?;
+            let key = (
+                customer.tenant.merchant_id.0.clone(),
+                customer.tenant.environment.as_str().to_owned(),
+                row.try_get::<String, _>("phone")?,
+            );
+            payers.insert(key, customer);
+        }
+    }
+    Ok(payers)
+}

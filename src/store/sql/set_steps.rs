@@ -1,0 +1,163 @@
+//! The multi-row statements that a batch's set-based writes share (`settle_set`,
+//! `insert_set`): transitions, balance moves and postings for many transactions at once.
+
+use std::collections::BTreeMap;
+
+use sqlx::{Encode, Executor, Transaction, Type};
+
+use super::balance_locks::{BalancePlan, CREDIT_SLOT};
+use super::{placeholders, Column, RowsAffected, SqlDb};
+use crate::domain::ledger::{self, Posting};
+use crate::domain::{Cause, Status, Tenant, Timestamp};
+use crate::store::{names, StoreError};
+
+/// Rows per statement: at most 22 binds a row, well under both databases' bind limits.
+pub(super) const CHUNK: usize = 128;
+
+/// A state change to record.
+pub(super) struct TransitionRow<'a> {
+    pub transaction_id: &'a str,
+    pub from: Option<Status>,
+    pub to: Status,
+    pub cause: Cause,
+    pub detail: Option<&'a str>,
+    pub at: Timestamp,
+}
+
+/// A ledger entry to write and move its tenant's balance by.
+pub(super) struct EntryRow<'a> {
+    pub tenant: &'a Tenant,
+    pub transaction_id: &'a str,
+    pub at: Timestamp,
+    pub entry: &'a [Posting],
+}
+
+pub(super) async fn insert_transitions<DB>(
+    tx: &mut Transaction<'_, DB>,
+    rows: &[TransitionRow<'_>],
+) -> Result<(), StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+{
+    for chunk in rows.chunks(CHUNK) {
+        let sql = format!(
+            "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) \
+             VALUES {}",
+            placeholders(chunk.len(), 7)
+        );
+        let mut query = sqlx::query(&sql);
+        for row in chunk {
+            query = query
+                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(row.transaction_id)
+                .bind(row.from.map(names::status))
+                .bind(names::status(row.to))
+                .bind(names::cause(row.cause))
+                .bind(row.detail)
+                .bind(row.at.millis());
+        }
+        query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// One move per tenant: the sum of its entries. Every entry of one set moves its tenant's
+/// balance the same way (settlements only add to the available balance or release a
+/// reservation; creations only reserve), so the sum goes below zero when one of its steps
+/// would, and `InsufficientFunds` sends the batch to the pass where each write stands alone.
+pub(super) async fn move_balances<DB>(
+    tx: &mut Transaction<'_, DB>,
+    rows: &[EntryRow<'_>],
+    plan: &BalancePlan,
+) -> Result<(), StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    i64: Column<DB>,
+{
+    let mut moves: BTreeMap<(&str, &str), (i64, i64)> = BTreeMap::new();
+    for row in rows {
+        let (available, reserved) = ledger::balance_delta(row.entry);
+        let sum = moves
+            .entry((row.tenant.merchant_id.0.as_str(), row.tenant.environment.as_str()))
+            .or_default();
+        *sum = (sum.0 + available, sum.1 + reserved);
+    }
+    for ((merchant, environment), (available, reserved)) in moves {
+        if available == 0 && reserved == 0 {
+            continue;
+        }
+        match plan.credit_slot(merchant, environment) {
+            // The plan gives a slot only to a tenant none of whose writes can debit.
+            Some(slot) if reserved == 0 && available > 0 => {
+                sqlx::query(CREDIT_SLOT)
+                    .bind(merchant)
+                    .bind(environment)
+                    .bind(slot)
+                    .bind(available)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            _ => {
+                let changed = sqlx::query(
+                    "UPDATE balances SET available = available + $1, reserved = reserved + $2 \
+                     WHERE merchant_id = $3 AND environment = $4 AND available + $1 >= 0 AND reserved + $2 >= 0",
+                )
+                .bind(available)
+                .bind(reserved)
+                .bind(merchant)
+                .bind(environment)
+                .execute(&mut **tx)
+                .await?;
+                if changed.rows_affected() == 0 {
+                    return Err(StoreError::InsufficientFunds);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) async fn insert_postings<DB>(tx: &mut Transaction<'_, DB>, rows: &[EntryRow<'_>]) -> Result<(), StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+{
+    let postings: Vec<(String, &EntryRow, &Posting)> = rows
+        .iter()
+        .flat_map(|row| {
+            let entry_id = uuid::Uuid::new_v4().to_string();
+            row.entry.iter().map(move |p| (entry_id.clone(), row, p))
+        })
+        .collect();
+    for chunk in postings.chunks(CHUNK) {
+        let sql = format!(
+            "INSERT INTO ledger_postings \
+             (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
+            placeholders(chunk.len(), 8)
+        );
+        let mut query = sqlx::query(&sql);
+        for (entry_id, row, posting) in chunk {
+            query = query
+                .bind(entry_id.as_str())
+                .bind(row.tenant.merchant_id.0.as_str())
+                .bind(row.tenant.environment.as_str())
+                .bind(row.transaction_id)
+                .bind(row.at.millis())
+                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(posting.account.as_str())
+                .bind(posting.amount);
+        }
+        query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
