@@ -3,12 +3,12 @@
 //! A request's write (a `PENDING` insert with its reservation, a settlement with its postings
 //! and outbox event) goes to a writer task over a channel. The writer takes what is queued (up
 //! to `max`; it waits at most `wait` for more, and by default not at all, so a lone request
-//! commits at once), runs the items in one transaction, and commits once. Each request gets its
-//! own outcome: when an item fails (a duplicate, insufficient funds), the batch runs again with a
-//! savepoint per item, so that item is rolled back alone and the others commit. No answer
-//! leaves before its batch has
-//! committed; when the commit fails, every request of the batch gets `Unavailable` and nothing
-//! of the batch was written.
+//! commits at once), runs the items in one transaction, and commits once. The items first run
+//! set-based, a few multi-row statements for the whole batch (`insert_set`, `settle_set`). Each
+//! request gets its own outcome: when an item fails (a duplicate, insufficient funds), the batch
+//! runs again with a savepoint per item, so that item is rolled back alone and the others
+//! commit. No answer leaves before its batch has committed; when the commit fails, every request
+//! of the batch gets `Unavailable` and nothing of the batch was written.
 //!
 //! Several writers (of one process or of several on one PostgreSQL database) could deadlock:
 //! one batch's items lock a payer's row then a balance row, another's the other way round. So
