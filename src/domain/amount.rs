@@ -54,20 +54,18 @@ impl Amount {
         Amount::from_francs(significant.parse().unwrap_or(0))
     }
 
-    /// Parses a JSON number (v2): an integer, or a float with no fractional part.
-    pub fn from_json_number(integer: Option<i64>, float: Option<f64>) -> Result<Amount, AmountProblem> {
-        if let Some(i) = integer {
-            return Amount::from_francs(i);
-        }
-        match float {
-            Some(f) if f.is_finite() && f.fract() == 0.0 => {
-                if f.abs() > 1e15 {
-                    Err(AmountProblem::OutOfRange)
-                } else {
-                    Amount::from_francs(f as i64)
-                }
-            }
-            _ => Err(AmountProblem::Malformed),
+    /// Parses the text of a JSON number exactly, digit by digit: an integer, or a number whose
+    /// fraction is all zeros (`1500.0`). Reading it through `f64` instead would round
+    /// `99.99999999999999999` up to an acceptable 100. An exponent is refused as in text
+    /// (DECISIONS §3). A negative number is well formed but never an amount: out of range.
+    /// `raw` is what a JSON parser already accepted as a number (no `+`, no leading zeros).
+    pub fn parse_json_number(raw: &str) -> Result<Amount, AmountProblem> {
+        match raw.strip_prefix('-') {
+            Some(magnitude) => match Amount::parse_text(magnitude) {
+                Err(AmountProblem::Malformed) => Err(AmountProblem::Malformed),
+                Ok(_) | Err(AmountProblem::OutOfRange) => Err(AmountProblem::OutOfRange),
+            },
+            None => Amount::parse_text(raw),
         }
     }
 
@@ -109,19 +107,45 @@ mod tests {
         for raw in ["99", "0", "1000001", "99999999999999999999999"] {
             assert_eq!(Amount::parse_text(raw), Err(AmountProblem::OutOfRange), "{raw}");
         }
-        assert_eq!(
-            Amount::from_json_number(Some(-100), None),
-            Err(AmountProblem::OutOfRange)
-        );
-        assert_eq!(
-            Amount::from_json_number(None, Some(1e300)),
-            Err(AmountProblem::OutOfRange)
-        );
-        assert_eq!(
-            Amount::from_json_number(None, Some(1500.5)),
-            Err(AmountProblem::Malformed)
-        );
-        assert_eq!(Amount::from_json_number(None, Some(1500.0)).unwrap().francs(), 1500);
+    }
+
+    #[test]
+    fn json_numbers_are_read_exactly_from_their_text() {
+        assert_eq!(Amount::parse_json_number("1500").unwrap().francs(), 1500);
+        assert_eq!(Amount::parse_json_number("1500.0").unwrap().francs(), 1500);
+        assert_eq!(Amount::parse_json_number("1000000.000").unwrap().francs(), 1_000_000);
+        for malformed in [
+            "99.99999999999999999",
+            "1000000.0000000001",
+            "1500.5",
+            "1e2",
+            "1.5e3",
+            "1E3",
+            "1500.0e0",
+            "-1500.5",
+            "-1e2",
+        ] {
+            assert_eq!(
+                Amount::parse_json_number(malformed),
+                Err(AmountProblem::Malformed),
+                "{malformed}"
+            );
+        }
+        for out_of_range in [
+            "-100",
+            "-0",
+            "0",
+            "99",
+            "1000001",
+            "18446744073709551616",
+            "1000000000000000000000.0",
+        ] {
+            assert_eq!(
+                Amount::parse_json_number(out_of_range),
+                Err(AmountProblem::OutOfRange),
+                "{out_of_range}"
+            );
+        }
     }
 
     proptest! {
