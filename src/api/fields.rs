@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::error::{ApiError, ErrorKind};
 use crate::domain::amount::AmountProblem;
 use crate::domain::text::checked_text;
-use crate::domain::{Amount, Msisdn, OperatorCode};
+use crate::domain::{Amount, Msisdn, OperatorCode, PersonName};
 
 const MAX_URL_CHARS: usize = 2048;
 
@@ -134,10 +134,11 @@ pub fn optional_email(raw: Option<&str>, field: &str) -> Result<Option<String>, 
     }
 }
 
-/// A v2 full name: the first word is the first name, the rest the last name.
+/// A v2 full name: the first word is the first name, the rest the last name. The whole name is
+/// held to the limit of any one name, as v1's first and last names are.
 pub fn split_name(raw: &str, field: &str) -> Result<(String, String), ApiError> {
-    let name = checked_text(raw, 201).map_err(|e| ApiError::bad_request(format!("{field} {e}")))?;
-    let trimmed = name.trim();
+    let name = PersonName::parse(raw).map_err(|e| ApiError::bad_request(format!("{field} {e}")))?;
+    let trimmed = name.as_str().trim();
     Ok(match trimmed.split_once(char::is_whitespace) {
         Some((first, rest)) => (first.to_owned(), rest.trim().to_owned()),
         None => (trimmed.to_owned(), String::new()),

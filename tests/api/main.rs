@@ -10,6 +10,7 @@ mod envelopes;
 mod helpers;
 mod lifecycle;
 mod lookups;
+mod names;
 mod openapi;
 mod operations;
 mod operator_errors;
