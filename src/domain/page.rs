@@ -22,6 +22,11 @@ impl Cursor {
         let bytes = URL_SAFE_NO_PAD.decode(raw).ok()?;
         let text = String::from_utf8(bytes).ok()?;
         let (millis, id) = text.split_once(':')?;
+        // No record's id holds a control character; one in a forged cursor would reach the
+        // query, where PostgreSQL refuses NUL as a fault of its own.
+        if id.chars().any(char::is_control) {
+            return None;
+        }
         Some(Cursor {
             created_at: Timestamp::from_millis(millis.parse().ok()?),
             id: id.to_owned(),
@@ -49,5 +54,7 @@ mod tests {
         assert_eq!(Cursor::decode(&c.encode()), Some(c));
         assert_eq!(Cursor::decode("not a cursor!"), None);
         assert_eq!(Cursor::decode(&URL_SAFE_NO_PAD.encode("x:y")), None);
+        assert_eq!(Cursor::decode(&URL_SAFE_NO_PAD.encode("1:a\u{0}b")), None);
+        assert_eq!(Cursor::decode(&URL_SAFE_NO_PAD.encode("1:\u{85}")), None);
     }
 }

@@ -5,6 +5,7 @@
 mod common;
 
 mod auth;
+mod control_characters;
 mod customers;
 mod envelopes;
 mod helpers;
