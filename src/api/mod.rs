@@ -15,6 +15,8 @@ pub mod operator_callbacks;
 pub mod pagination;
 pub mod payment_failure;
 pub mod printable;
+#[cfg(test)]
+mod properties;
 pub mod request_id;
 pub mod v1;
 pub mod v2;

@@ -163,6 +163,45 @@ mod tests {
         }
 
         #[test]
+        fn a_json_number_is_its_exact_integer_or_refused(
+            n in prop_oneof![0u128..2_000_000, any::<u128>()],
+            fraction in prop_oneof!["", "0{1,30}", "[0-9]{1,30}"],
+            exponent in proptest::option::of("[eE][-+]?[0-9]{1,3}"),
+            negative in any::<bool>(),
+        ) {
+            let sign = if negative { "-" } else { "" };
+            let dot = if fraction.is_empty() { "" } else { "." };
+            let exp = exponent.clone().unwrap_or_default();
+            let text = format!("{sign}{n}{dot}{fraction}{exp}");
+            let expected = if exponent.is_some() || fraction.bytes().any(|b| b != b'0') {
+                Err(AmountProblem::Malformed)
+            } else if negative || !(100..=1_000_000).contains(&n) {
+                Err(AmountProblem::OutOfRange)
+            } else {
+                Ok(n as i64)
+            };
+            prop_assert_eq!(Amount::parse_json_number(&text).map(Amount::francs), expected.clone(), "{}", text);
+            // The same digits as text (v1, or v2 as a string): a sign is malformed there.
+            let expected_text = if negative { Err(AmountProblem::Malformed) } else { expected };
+            prop_assert_eq!(Amount::parse_text(&text).map(Amount::francs), expected_text, "{}", text);
+        }
+
+        #[test]
+        fn huge_whole_numbers_are_out_of_range_without_overflow(digits in "[1-9][0-9]{19,400}", zeros in "(\\.0{1,5})?") {
+            let text = format!("{digits}{zeros}");
+            prop_assert_eq!(Amount::parse_text(&text), Err(AmountProblem::OutOfRange));
+            prop_assert_eq!(Amount::parse_json_number(&text), Err(AmountProblem::OutOfRange));
+            prop_assert_eq!(Amount::parse_json_number(&format!("-{text}")), Err(AmountProblem::OutOfRange));
+        }
+
+        #[test]
+        fn any_text_as_a_json_number_either_parses_in_range_or_is_refused(raw in "[-+.eE0-9]{0,30}|\\PC{0,24}") {
+            if let Ok(amount) = Amount::parse_json_number(&raw) {
+                prop_assert!((MIN_AMOUNT..=MAX_AMOUNT).contains(&amount.francs()));
+            }
+        }
+
+        #[test]
         fn a_non_zero_fraction_is_always_refused(francs in MIN_AMOUNT..=MAX_AMOUNT, cents in 1u32..100) {
             prop_assert_eq!(Amount::parse_text(&format!("{francs}.{cents:02}")), Err(AmountProblem::Malformed));
         }

@@ -118,7 +118,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
 }
 
 impl CollectionV1 {
-    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
         let mut r = request(
             Kind::Collection,
             Common {
@@ -138,7 +138,7 @@ impl CollectionV1 {
 }
 
 impl TransferV1 {
-    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
         request(
             Kind::Transfer,
             Common {

@@ -139,7 +139,7 @@ fn is_shape_b(body: &Value) -> bool {
         .any(|k| body.get(k).is_some())
 }
 
-fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
+pub(crate) fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
     let probe: Value = parse_json(bytes)?;
     if is_shape_b(&probe) {
         let b: CollectionB = parse_json(bytes)?;
@@ -187,7 +187,7 @@ fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
 }
 
 impl TransferV2 {
-    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
         request(
             Kind::Transfer,
             Common {
