@@ -97,6 +97,13 @@ pub fn basic_credentials(headers: &HeaderMap) -> Result<(String, String), ApiErr
     })?;
     let text =
         String::from_utf8(decoded).map_err(|_| ApiError::bad_request("malformed Basic credentials: not UTF-8"))?;
+    // No key or secret we issue holds a control character; a NUL would reach the key's query,
+    // which PostgreSQL refuses as a fault of its own.
+    if text.chars().any(char::is_control) {
+        return Err(ApiError::bad_request(
+            "malformed Basic credentials: the key and secret must not contain control characters",
+        ));
+    }
     match text.split_once(':') {
         Some((key, secret)) if !key.is_empty() && !secret.is_empty() => Ok((key.to_owned(), secret.to_owned())),
         _ => Err(ApiError::bad_request(

@@ -1,21 +1,37 @@
 //! Parsing of the payment fields both generations share, with errors that name the field as
 //! the request spelled it and carry the right error kind (400, or 403 for an amount).
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::error::{ApiError, ErrorKind};
 use crate::domain::amount::AmountProblem;
 use crate::domain::text::checked_text;
-use crate::domain::{Amount, Msisdn, OperatorCode};
+use crate::domain::{Amount, Msisdn, OperatorCode, PersonName};
 
 const MAX_URL_CHARS: usize = 2048;
 
+/// An amount exactly as the body spelled it: the raw JSON text of the value. A `Value` would
+/// hold a non-integer number as an `f64`, which rounds `99.99999999999999999` to 100 and
+/// `1000000.0000000001` to 1000000; the text keeps every digit (and any exponent) to judge.
+/// Absent and `null` are both `None`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(transparent)]
+pub struct RawAmount(Option<Box<RawValue>>);
+
 /// An amount sent as a string (`"1500"`, `"1500.00"`) or a JSON number (`1500`, `1500.0`).
-pub fn amount(value: &Value, field: &str) -> Result<Amount, ApiError> {
-    let parsed = match value {
-        Value::String(text) => Amount::parse_text(text),
-        Value::Number(n) => Amount::from_json_number(n.as_i64(), n.as_f64()),
-        Value::Null => return Err(ApiError::bad_request(format!("{field} is required"))),
+pub fn amount(raw: &RawAmount, field: &str) -> Result<Amount, ApiError> {
+    let Some(text) = raw.0.as_deref().map(RawValue::get) else {
+        return Err(ApiError::bad_request(format!("{field} is required")));
+    };
+    let parsed = match text.as_bytes().first() {
+        Some(b'"') => match serde_json::from_str::<String>(text) {
+            Ok(string) => Amount::parse_text(&string),
+            Err(_) => Err(AmountProblem::Malformed),
+        },
+        Some(b'-' | b'0'..=b'9') => Amount::parse_json_number(text),
+        // true, false, an array or an object.
         _ => Err(AmountProblem::Malformed),
     };
     parsed.map_err(|problem| match problem {
@@ -118,12 +134,85 @@ pub fn optional_email(raw: Option<&str>, field: &str) -> Result<Option<String>, 
     }
 }
 
-/// A v2 full name: the first word is the first name, the rest the last name.
+/// A v2 full name: the first word is the first name, the rest the last name. The whole name is
+/// held to the limit of any one name, as v1's first and last names are.
 pub fn split_name(raw: &str, field: &str) -> Result<(String, String), ApiError> {
-    let name = checked_text(raw, 201).map_err(|e| ApiError::bad_request(format!("{field} {e}")))?;
-    let trimmed = name.trim();
+    let name = PersonName::parse(raw).map_err(|e| ApiError::bad_request(format!("{field} {e}")))?;
+    let trimmed = name.as_str().trim();
     Ok(match trimmed.split_once(char::is_whitespace) {
         Some((first, rest)) => (first.to_owned(), rest.trim().to_owned()),
         None => (trimmed.to_owned(), String::new()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::extract::parse_json;
+
+    #[derive(Debug, Deserialize)]
+    struct Body {
+        #[serde(default)]
+        amount: RawAmount,
+    }
+
+    /// The amount of `{"amount": <json>}`, read as the handlers read bodies.
+    fn amount_of(json: &str) -> Result<i64, (ErrorKind, String)> {
+        let body: Body = parse_json(format!("{{\"amount\": {json}}}").as_bytes()).map_err(|e| (e.kind, e.reason))?;
+        amount(&body.amount, "amount")
+            .map(Amount::francs)
+            .map_err(|e| (e.kind, e.reason))
+    }
+
+    #[test]
+    fn numbers_and_strings_are_read_from_the_json_text_exactly() {
+        for (json, francs) in [
+            ("1500", 1500),
+            ("1500.0", 1500),
+            (" 1500.000 ", 1500),
+            ("\"1500.00\"", 1500),
+            ("\"\\u0031500\"", 1500),
+        ] {
+            assert_eq!(amount_of(json), Ok(francs), "{json}");
+        }
+        for json in [
+            "99.99999999999999999",
+            "1000000.0000000001",
+            "1e2",
+            "1.5e3",
+            "1E3",
+            "100.5",
+            "\"1e3\"",
+            "true",
+            "[1500]",
+            "{}",
+        ] {
+            assert_eq!(amount_of(json).map_err(|e| e.0), Err(ErrorKind::BadRequest), "{json}");
+        }
+        for json in [
+            "99",
+            "-100",
+            "1000001",
+            "18446744073709551616",
+            "1000000000000000000000000000000.0",
+        ] {
+            assert_eq!(
+                amount_of(json).map_err(|e| e.0),
+                Err(ErrorKind::AmountOutOfRange),
+                "{json}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_or_null_amount_is_required() {
+        for body in ["{}", "{\"amount\": null}"] {
+            let body: Body = parse_json(body.as_bytes()).unwrap();
+            let e = amount(&body.amount, "amount").unwrap_err();
+            assert_eq!(
+                (e.kind, e.reason.as_str()),
+                (ErrorKind::BadRequest, "amount is required")
+            );
+        }
+    }
 }

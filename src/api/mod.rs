@@ -14,6 +14,9 @@ pub mod health;
 pub mod operator_callbacks;
 pub mod pagination;
 pub mod payment_failure;
+pub mod printable;
+#[cfg(test)]
+mod properties;
 pub mod request_id;
 pub mod v1;
 pub mod v2;
@@ -50,6 +53,8 @@ pub fn router(gateway: Gateway) -> Router {
         .route("/v1/transaction/{id}", get(either::status))
         .merge(v1::routes())
         .merge(v2::routes())
+        // Only on matched routes, so routing comes first; before every extractor and handler.
+        .route_layer(axum::middleware::from_fn(printable::refuse_control_characters))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))

@@ -54,20 +54,18 @@ impl Amount {
         Amount::from_francs(significant.parse().unwrap_or(0))
     }
 
-    /// Parses a JSON number (v2): an integer, or a float with no fractional part.
-    pub fn from_json_number(integer: Option<i64>, float: Option<f64>) -> Result<Amount, AmountProblem> {
-        if let Some(i) = integer {
-            return Amount::from_francs(i);
-        }
-        match float {
-            Some(f) if f.is_finite() && f.fract() == 0.0 => {
-                if f.abs() > 1e15 {
-                    Err(AmountProblem::OutOfRange)
-                } else {
-                    Amount::from_francs(f as i64)
-                }
-            }
-            _ => Err(AmountProblem::Malformed),
+    /// Parses the text of a JSON number exactly, digit by digit: an integer, or a number whose
+    /// fraction is all zeros (`1500.0`). Reading it through `f64` instead would round
+    /// `99.99999999999999999` up to an acceptable 100. An exponent is refused as in text
+    /// (DECISIONS §3). A negative number is well formed but never an amount: out of range.
+    /// `raw` is what a JSON parser already accepted as a number (no `+`, no leading zeros).
+    pub fn parse_json_number(raw: &str) -> Result<Amount, AmountProblem> {
+        match raw.strip_prefix('-') {
+            Some(magnitude) => match Amount::parse_text(magnitude) {
+                Err(AmountProblem::Malformed) => Err(AmountProblem::Malformed),
+                Ok(_) | Err(AmountProblem::OutOfRange) => Err(AmountProblem::OutOfRange),
+            },
+            None => Amount::parse_text(raw),
         }
     }
 
@@ -109,19 +107,45 @@ mod tests {
         for raw in ["99", "0", "1000001", "99999999999999999999999"] {
             assert_eq!(Amount::parse_text(raw), Err(AmountProblem::OutOfRange), "{raw}");
         }
-        assert_eq!(
-            Amount::from_json_number(Some(-100), None),
-            Err(AmountProblem::OutOfRange)
-        );
-        assert_eq!(
-            Amount::from_json_number(None, Some(1e300)),
-            Err(AmountProblem::OutOfRange)
-        );
-        assert_eq!(
-            Amount::from_json_number(None, Some(1500.5)),
-            Err(AmountProblem::Malformed)
-        );
-        assert_eq!(Amount::from_json_number(None, Some(1500.0)).unwrap().francs(), 1500);
+    }
+
+    #[test]
+    fn json_numbers_are_read_exactly_from_their_text() {
+        assert_eq!(Amount::parse_json_number("1500").unwrap().francs(), 1500);
+        assert_eq!(Amount::parse_json_number("1500.0").unwrap().francs(), 1500);
+        assert_eq!(Amount::parse_json_number("1000000.000").unwrap().francs(), 1_000_000);
+        for malformed in [
+            "99.99999999999999999",
+            "1000000.0000000001",
+            "1500.5",
+            "1e2",
+            "1.5e3",
+            "1E3",
+            "1500.0e0",
+            "-1500.5",
+            "-1e2",
+        ] {
+            assert_eq!(
+                Amount::parse_json_number(malformed),
+                Err(AmountProblem::Malformed),
+                "{malformed}"
+            );
+        }
+        for out_of_range in [
+            "-100",
+            "-0",
+            "0",
+            "99",
+            "1000001",
+            "18446744073709551616",
+            "1000000000000000000000.0",
+        ] {
+            assert_eq!(
+                Amount::parse_json_number(out_of_range),
+                Err(AmountProblem::OutOfRange),
+                "{out_of_range}"
+            );
+        }
     }
 
     proptest! {
@@ -134,6 +158,45 @@ mod tests {
         #[test]
         fn any_text_either_parses_in_range_or_is_refused(raw in "\\PC{0,24}") {
             if let Ok(amount) = Amount::parse_text(&raw) {
+                prop_assert!((MIN_AMOUNT..=MAX_AMOUNT).contains(&amount.francs()));
+            }
+        }
+
+        #[test]
+        fn a_json_number_is_its_exact_integer_or_refused(
+            n in prop_oneof![0u128..2_000_000, any::<u128>()],
+            fraction in prop_oneof!["", "0{1,30}", "[0-9]{1,30}"],
+            exponent in proptest::option::of("[eE][-+]?[0-9]{1,3}"),
+            negative in any::<bool>(),
+        ) {
+            let sign = if negative { "-" } else { "" };
+            let dot = if fraction.is_empty() { "" } else { "." };
+            let exp = exponent.clone().unwrap_or_default();
+            let text = format!("{sign}{n}{dot}{fraction}{exp}");
+            let expected = if exponent.is_some() || fraction.bytes().any(|b| b != b'0') {
+                Err(AmountProblem::Malformed)
+            } else if negative || !(100..=1_000_000).contains(&n) {
+                Err(AmountProblem::OutOfRange)
+            } else {
+                Ok(n as i64)
+            };
+            prop_assert_eq!(Amount::parse_json_number(&text).map(Amount::francs), expected.clone(), "{}", text);
+            // The same digits as text (v1, or v2 as a string): a sign is malformed there.
+            let expected_text = if negative { Err(AmountProblem::Malformed) } else { expected };
+            prop_assert_eq!(Amount::parse_text(&text).map(Amount::francs), expected_text, "{}", text);
+        }
+
+        #[test]
+        fn huge_whole_numbers_are_out_of_range_without_overflow(digits in "[1-9][0-9]{19,400}", zeros in "(\\.0{1,5})?") {
+            let text = format!("{digits}{zeros}");
+            prop_assert_eq!(Amount::parse_text(&text), Err(AmountProblem::OutOfRange));
+            prop_assert_eq!(Amount::parse_json_number(&text), Err(AmountProblem::OutOfRange));
+            prop_assert_eq!(Amount::parse_json_number(&format!("-{text}")), Err(AmountProblem::OutOfRange));
+        }
+
+        #[test]
+        fn any_text_as_a_json_number_either_parses_in_range_or_is_refused(raw in "[-+.eE0-9]{0,30}|\\PC{0,24}") {
+            if let Ok(amount) = Amount::parse_json_number(&raw) {
                 prop_assert!((MIN_AMOUNT..=MAX_AMOUNT).contains(&amount.francs()));
             }
         }

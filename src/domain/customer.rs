@@ -2,16 +2,15 @@
 
 use super::environment::Tenant;
 use super::msisdn::Msisdn;
-use super::text::{checked_text, TextProblem};
+use super::text::{checked_text, TextProblem, MAX_NAME_CHARS};
 use super::time::Timestamp;
 
-pub const MAX_NAME_CHARS: usize = 100;
 pub const MAX_EMAIL_CHARS: usize = 254;
 pub const MAX_ADDRESS_LINE_CHARS: usize = 200;
 /// The only country the service operates in.
 pub const COUNTRY_CODE: &str = "CI";
 
-/// A first or last name.
+/// A person's name: a first or last name, or a v2 full name before it is split.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PersonName(String);
 

@@ -88,6 +88,41 @@ impl fmt::Display for Msisdn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_text_is_a_mobile_number_or_refused(raw in "[+0-9 ]{0,20}|\\PC{0,20}|.{0,20}") {
+            if let Ok(m) = Msisdn::parse(&raw) {
+                prop_assert_eq!(m.as_str().len(), 10);
+                prop_assert!(m.as_str().bytes().all(|b| b.is_ascii_digit()));
+                prop_assert!(["01", "05", "07"].contains(&&m.as_str()[..2]));
+            }
+        }
+
+        #[test]
+        fn every_written_form_of_a_number_is_that_number(
+            prefix in prop_oneof![Just("01"), Just("05"), Just("07")],
+            rest in "[0-9]{8}",
+            country in prop_oneof![Just(""), Just("+225"), Just("225")],
+            spaces in proptest::collection::vec(0usize..14, 0..4),
+        ) {
+            let national = format!("{prefix}{rest}");
+            let mut written: Vec<char> = format!("{country}{national}").chars().collect();
+            for at in spaces {
+                written.insert(at.min(written.len()), ' ');
+            }
+            let written: String = written.into_iter().collect();
+            prop_assert_eq!(Msisdn::parse(&written).map(|m| m.as_str().to_owned()), Ok(national), "{}", written);
+        }
+
+        #[test]
+        fn any_integer_is_a_mobile_number_or_refused(n in prop_oneof![any::<u64>(), 100_000_000u64..1_000_000_000, 225_000_000_000u64..226_000_000_000]) {
+            if let Ok(m) = Msisdn::from_integer(n) {
+                prop_assert!(m.as_str().ends_with(&(n % 1_000_000_000).to_string()));
+            }
+        }
+    }
 
     #[test]
     fn national_and_international_forms_normalize_to_ten_digits() {

@@ -6,6 +6,11 @@
 
 use std::fmt;
 
+/// The longest name, wherever a name is sent: a v1 first or last name, a v2 full name (`name`,
+/// `name_user`, `customer.name`, split into first and last), a merchant's name. One limit, so
+/// a name accepted by one route is never refused by another, nor stored longer than any other.
+pub const MAX_NAME_CHARS: usize = 100;
+
 /// Why a piece of text was refused. The caller names the field in its own dialect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextProblem {

@@ -62,7 +62,7 @@ impl Gateway {
         webhook_url: Option<&str>,
         now: Timestamp,
     ) -> Result<CreatedMerchant, ServiceError> {
-        let name = crate::domain::text::checked_text(name, 100)
+        let name = crate::domain::text::checked_text(name, crate::domain::text::MAX_NAME_CHARS)
             .map_err(|e| ServiceError::Invalid(format!("merchant name {e}")))?;
         let webhook_url = webhook_url.map(|u| self.parse_webhook_url(u)).transpose()?;
         let id = MerchantId(uuid::Uuid::new_v4().to_string());

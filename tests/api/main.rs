@@ -5,11 +5,13 @@
 mod common;
 
 mod auth;
+mod control_characters;
 mod customers;
 mod envelopes;
 mod helpers;
 mod lifecycle;
 mod lookups;
+mod names;
 mod openapi;
 mod operations;
 mod operator_errors;

@@ -13,6 +13,7 @@ both_backends!(
     bad_v1_payment_input_is_refused_with_its_field_named,
     bad_v2_payment_input_is_refused_with_its_constant,
     v2_routes_answer_401_and_400_in_the_v2_envelope,
+    number_amounts_are_judged_by_every_digit_never_through_a_float,
 );
 
 async fn nothing_written(app: &TestApp, token: &str) {
@@ -95,7 +96,7 @@ async fn bad_v2_payment_input_is_refused_with_its_constant(app: TestApp) {
             StatusCode::FORBIDDEN,
             "AMOUNT_OUT_OF_RANGE",
         ),
-        ("/amount", json!(1e300), StatusCode::FORBIDDEN, "AMOUNT_OUT_OF_RANGE"),
+        ("/amount", json!(1e300), StatusCode::BAD_REQUEST, "INVALID_REQUEST"),
         ("/amount", json!(100.5), StatusCode::BAD_REQUEST, "INVALID_REQUEST"),
         ("/amount", json!("abc"), StatusCode::BAD_REQUEST, "INVALID_REQUEST"),
         ("/amount", json!([1500]), StatusCode::BAD_REQUEST, "INVALID_REQUEST"),
@@ -171,6 +172,81 @@ async fn bad_v2_payment_input_is_refused_with_its_constant(app: TestApp) {
     assert_eq!(a.status, StatusCode::BAD_REQUEST);
     assert!(a.body["reason"].as_str().unwrap().contains("name"));
     nothing_written(&app, &token).await;
+}
+
+/// `body` as JSON text with its amount written as the raw number `amount`, which `json!` would
+/// round through an `f64`.
+fn with_raw_amount(body: &Value, amount: &str) -> String {
+    let marker = "\"raw-amount\"";
+    let text = set(body.clone(), "/amount", json!("raw-amount")).to_string();
+    assert!(text.contains(marker));
+    text.replace(marker, amount)
+}
+
+async fn number_amounts_are_judged_by_every_digit_never_through_a_float(app: TestApp) {
+    let token = app.sandbox_token().await;
+    let bodies = |id: &str| {
+        [
+            (
+                "/v1/collecte/mobile-money",
+                collect_v1(id, "0701020301", "ALPHA_MONEY_CI", "0"),
+            ),
+            (
+                "/v2/collecte/mobile-money",
+                collect_v2(id, json!("0701020301"), "GAMMA_MONEY_CI", json!(0)),
+            ),
+            (
+                "/v2/transfers/mobile-money",
+                transfer_v2(id, json!("0701020301"), "BETA_CI", json!(0)),
+            ),
+        ]
+    };
+    let refused = [
+        // Below the minimum and with a fraction, though an f64 reads it as 100.
+        ("99.99999999999999999", StatusCode::BAD_REQUEST),
+        // A fraction an f64 drops.
+        ("1000000.0000000001", StatusCode::BAD_REQUEST),
+        ("1500.000000000000000000001", StatusCode::BAD_REQUEST),
+        // DECISIONS §3 refuses an exponent, whatever it multiplies to.
+        ("1e2", StatusCode::BAD_REQUEST),
+        ("1.5e3", StatusCode::BAD_REQUEST),
+        ("15E2", StatusCode::BAD_REQUEST),
+        ("-1500", StatusCode::FORBIDDEN),
+        ("100000000000000000000000000000000000000000", StatusCode::FORBIDDEN),
+    ];
+    for (path, body) in &bodies("n") {
+        for (amount, status) in refused {
+            let a = answer(
+                app.post(path)
+                    .bearer_auth(&token)
+                    .header("Content-Type", "application/json")
+                    .body(with_raw_amount(body, amount)),
+            )
+            .await;
+            assert_eq!(a.status, status, "{path} {amount}: {}", a.body);
+            let reason = a.body["reason"].as_str().unwrap();
+            assert!(reason.contains("amount"), "{reason:?} names the amount");
+        }
+    }
+    nothing_written(&app, &token).await;
+    for i in 0..3 {
+        // A fresh id for each, since v2 collections and transfers share the id space.
+        let (path, body) = &bodies(&format!("z{i}"))[i];
+        let body = with_raw_amount(body, "1000000.0000000000000000000");
+        let a = answer(
+            app.post(path)
+                .bearer_auth(&token)
+                .header("Content-Type", "application/json")
+                .body(body),
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::OK, "{path}: {}", a.body);
+        assert_eq!(
+            a.body["data"]["amount"], "1000000",
+            "stored as the whole francs it names"
+        );
+    }
+    app.assert_ledger().await;
 }
 
 async fn v2_routes_answer_401_and_400_in_the_v2_envelope(app: TestApp) {

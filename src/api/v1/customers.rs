@@ -44,7 +44,7 @@ pub struct CreateCustomer {
 }
 
 impl CreateCustomer {
-    fn parse(&self) -> Result<NewCustomer, ApiError> {
+    pub(crate) fn parse(&self) -> Result<NewCustomer, ApiError> {
         let bad = |field: &str, why: &dyn std::fmt::Display| ApiError::bad_request(format!("{field} {why}"));
         Ok(NewCustomer {
             first_name: PersonName::parse(&self.first_name).map_err(|e| bad("firstName", &e))?,

@@ -5,7 +5,6 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::customers::AddressIn;
 use super::transactions::TransactionOut;
@@ -14,7 +13,8 @@ use crate::api::auth::Authenticated;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
-use crate::api::{fields, payment_failure};
+use crate::api::fields::{self, RawAmount};
+use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
 use crate::domain::{Kind, OperatorCode, PersonName, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
@@ -60,7 +60,7 @@ pub struct CollectionV1 {
     pub payer: String,
     pub currency: String,
     #[serde(default)]
-    pub amount: Value,
+    pub amount: RawAmount,
     pub operator: String,
     #[serde(alias = "successUrl")]
     pub url_success: Option<String>,
@@ -77,7 +77,7 @@ pub struct TransferV1 {
     pub recipient: String,
     pub currency: String,
     #[serde(default)]
-    pub amount: Value,
+    pub amount: RawAmount,
     pub operator: String,
 }
 
@@ -87,7 +87,7 @@ struct Common<'a> {
     customer: &'a EmbeddedCustomer,
     phone: (&'a str, &'static str),
     currency: &'a str,
-    amount: &'a Value,
+    amount: &'a RawAmount,
     operator: &'a str,
 }
 
@@ -118,7 +118,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
 }
 
 impl CollectionV1 {
-    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
         let mut r = request(
             Kind::Collection,
             Common {
@@ -138,7 +138,7 @@ impl CollectionV1 {
 }
 
 impl TransferV1 {
-    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
         request(
             Kind::Transfer,
             Common {

@@ -77,7 +77,7 @@ pub struct ListParams {
 }
 
 impl ListParams {
-    fn filter(&self) -> Result<TransactionFilter, ApiError> {
+    pub(crate) fn filter(&self) -> Result<TransactionFilter, ApiError> {
         let bad = |why: String| ApiError::bad_request(why);
         let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
         let time = |raw: Option<String>, name: &str| {

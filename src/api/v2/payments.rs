@@ -14,7 +14,8 @@ use crate::api::auth::Authenticated;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
-use crate::api::{fields, payment_failure};
+use crate::api::fields::{self, RawAmount};
+use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
 use crate::domain::{Address, Kind, OperatorCode, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
@@ -32,7 +33,7 @@ pub struct CollectionA {
     pub customer_id: Value,
     pub name_user: Option<String>,
     #[serde(default)]
-    pub amount: Value,
+    pub amount: RawAmount,
     pub transaction_id: String,
     pub email_user: Option<String>,
     pub email: Option<String>,
@@ -59,7 +60,7 @@ pub struct CollectionB {
     pub operator: String,
     pub customer: CustomerB,
     #[serde(default)]
-    pub amount: Value,
+    pub amount: RawAmount,
     pub currency: String,
     pub code_otp: Option<String>,
     pub url_success: Option<String>,
@@ -75,7 +76,7 @@ pub struct TransferV2 {
     pub customer_id: Value,
     pub name: String,
     #[serde(default)]
-    pub amount: Value,
+    pub amount: RawAmount,
     pub operator: String,
     pub transaction_id: String,
     pub email: Option<String>,
@@ -90,7 +91,7 @@ struct Common<'a> {
     phone: (&'a Value, &'static str),
     name: (Option<&'a str>, &'static str),
     email: (Option<&'a str>, &'static str),
-    amount: &'a Value,
+    amount: &'a RawAmount,
 }
 
 fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
@@ -138,7 +139,7 @@ fn is_shape_b(body: &Value) -> bool {
         .any(|k| body.get(k).is_some())
 }
 
-fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
+pub(crate) fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
     let probe: Value = parse_json(bytes)?;
     if is_shape_b(&probe) {
         let b: CollectionB = parse_json(bytes)?;
@@ -186,7 +187,7 @@ fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
 }
 
 impl TransferV2 {
-    fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
         request(
             Kind::Transfer,
             Common {
