@@ -1,5 +1,7 @@
-//! Refuses, before any handler runs, a request whose path or query string holds a control
-//! character once percent-decoded (`/v1/transaction/%00`, `?transactionId=%00`).
+//! Answers, before any handler runs, a request whose path or query string holds a control
+//! character once percent-decoded: a path (`/v1/transaction/%00`) names nothing, 404 as
+//! DECISIONS has every unknown id, malformed or not; a query string (`?transactionId=%00`) is
+//! a 400.
 //!
 //! Nothing we issue or store (ids, references, tokens, filters) contains one, so such a request
 //! names nothing; and PostgreSQL refuses NUL in text outright, so letting it reach a query
@@ -12,21 +14,30 @@ use axum::middleware::Next;
 use axum::response::Response;
 use percent_encoding::percent_decode_str;
 
-use super::error::{ApiError, Dialect};
+use super::error::{ApiError, Dialect, ErrorKind};
 
 pub async fn refuse_control_characters(req: Request, next: Next) -> Response {
     let uri = req.uri();
-    let part = if holds_control_character(uri.path()) {
-        "path"
-    } else if uri.query().is_some_and(holds_control_character) {
-        "query string"
-    } else {
-        return next.run(req).await;
-    };
-    ApiError::bad_request(format!(
-        "the {part} must not contain control characters (such as %00), encoded or not"
-    ))
-    .render(Dialect::of_path(uri.path()))
+    let dialect = Dialect::of_path(uri.path());
+    if holds_control_character(uri.path()) {
+        // DECISIONS: an unknown id, malformed or not, is 404; the reason says why nothing can match.
+        let kind = match dialect {
+            Dialect::V1 => ErrorKind::NotFound,
+            Dialect::V2 => ErrorKind::TransactionNotFound,
+        };
+        return ApiError::new(
+            kind,
+            "nothing has this id: ids never contain control characters (such as %00), encoded or not",
+        )
+        .render(dialect);
+    }
+    if uri.query().is_some_and(holds_control_character) {
+        return ApiError::bad_request(
+            "the query string must not contain control characters (such as %00), encoded or not",
+        )
+        .render(dialect);
+    }
+    next.run(req).await
 }
 
 /// Whether `raw`, percent-decoded, holds a control character (C0, DEL or C1). Bytes that do

@@ -51,11 +51,16 @@ impl Gateway {
                 return Err(rejected.into());
             }
         };
-        let record = self
-            .store
-            .transaction_by_ref(&reference)
-            .await
-            .map_err(ServiceError::from)?;
+        // No reference we issue holds a control character, and PostgreSQL refuses NUL in text:
+        // such a reference names no payment, without asking the database.
+        let record = if reference.chars().any(char::is_control) {
+            None
+        } else {
+            self.store
+                .transaction_by_ref(&reference)
+                .await
+                .map_err(ServiceError::from)?
+        };
         let Some(record) = record else {
             self.metrics.operator_callback(operator.name(), "unknown_reference");
             tracing::warn!(operator = operator.name(), %environment, %reference,

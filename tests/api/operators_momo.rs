@@ -65,6 +65,7 @@ both_backends!(
     a_timeout_after_sending_stays_pending_until_the_operator_answers,
     forged_and_unknown_callbacks_settle_nothing,
     answers_that_cannot_be_trusted_are_counted_and_settle_nothing,
+    a_callback_naming_a_reference_with_a_control_character_is_ignored,
 );
 
 impl Emulated {
@@ -327,4 +328,25 @@ async fn answers_that_cannot_be_trusted_are_counted_and_settle_nothing(e: Emulat
     assert_eq!(e.status("c05").await, "SUCCESSFUL");
     assert_eq!(e.executed("c05").await, 1);
     e.app.assert_ledger().await;
+}
+
+/// An authenticated callback whose body names a reference holding NUL (which PostgreSQL
+/// refuses in text) names no payment: ignored and counted, never a database fault.
+async fn a_callback_naming_a_reference_with_a_control_character_is_ignored(e: Emulated) {
+    let url = e
+        .app
+        .url(&format!("/operator-callbacks/ALPHA/Sandbox?token={CALLBACK_TOKEN}"));
+    for reference in ["REF\u{0}1", "\u{0}", "A\u{1f}"] {
+        let body = json!({"externalId": reference, "status": "SUCCESSFUL"});
+        let a = answer(e.app.client.put(&url).json(&body)).await;
+        assert_eq!(
+            (a.status, a.body["data"]["outcome"].as_str()),
+            (StatusCode::OK, Some("ignored")),
+            "{reference:?}: {}",
+            a.body
+        );
+    }
+    let metrics = e.app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let line = "momo_operator_callbacks_total{operator=\"ALPHA\",outcome=\"unknown_reference\"} 3";
+    assert!(metrics.contains(line), "{line} in {metrics}");
 }
