@@ -224,7 +224,7 @@ pub static CORE: &[Setting] = &[
         var: "MOMO_WEBHOOK_ALLOW_PRIVATE",
         default: Initial::Value("false"),
         accepts: "true or false",
-        doc: "allow webhook targets on private or loopback addresses",
+        doc: "allow webhook targets on private, loopback and other special-purpose addresses (local testing)",
         secret: false,
         write: |c, v| put(&mut c.webhook.allow_private, parse::boolean(v)),
     },
