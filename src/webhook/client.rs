@@ -1,4 +1,4 @@
-//! The outbound HTTP client for webhooks: `http` and `https` only, no redirects, a
+//! The outbound HTTP client for webhooks: `http` and `https` only, no redirects, no proxy, a
 //! timeout per attempt, the answer read only up to a cap, and private, loopback and other
 //! special-purpose targets (`address.rs`) refused unless `MOMO_WEBHOOK_ALLOW_PRIVATE` says
 //! otherwise, both when the URL is set and at send time (through the resolver, since a name can
@@ -87,6 +87,9 @@ impl WebhookClient {
             .timeout(timeout)
             .connect_timeout(timeout)
             .pool_max_idle_per_host(64)
+            // A proxy from the environment (`HTTPS_PROXY`, `ALL_PROXY`) would resolve and connect
+            // in our place, around the resolver that refuses private addresses.
+            .no_proxy()
             .user_agent(concat!("momo-gateway/", env!("CARGO_PKG_VERSION")));
         if !allow_private {
             builder = builder.dns_resolver(Arc::new(PublicOnly));

@@ -34,6 +34,7 @@ mod startup;
 mod webhook_fixtures;
 mod webhooks_api;
 mod webhooks_delivery;
+mod webhooks_hostile;
 mod webhooks_retries;
 mod workers;
 mod write_batches;
