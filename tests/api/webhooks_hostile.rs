@@ -1,5 +1,5 @@
 //! Webhooks against a hostile environment or receiver: a proxy in the environment, which must
-//! not carry webhooks around the address guard.
+//! not carry webhooks around the address guard, and a receiver asking to wait for ever.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -9,10 +9,16 @@ use reqwest::StatusCode;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
-use crate::helpers::answer;
+use momo_gateway::domain::Timestamp;
+
+use crate::both_backends;
+use crate::helpers::{answer, later, TestApp};
 use crate::process;
-use crate::receiver::Receiver;
-use crate::requests::collect_v1;
+use crate::receiver::{Receiver, Reply};
+use crate::requests::{collect_v1, post};
+use crate::webhook_fixtures::{dispatcher, event_of, listen, private_targets_allowed};
+
+both_backends!(TestApp::spawn_with(private_targets_allowed) => a_huge_retry_after_waits_a_day_at_most);
 
 /// A stand-in for a proxy: counts the connections it gets and answers each with a 502.
 async fn counting_proxy() -> (String, Arc<AtomicUsize>) {
@@ -101,4 +107,31 @@ async fn a_proxy_in_the_environment_is_not_used_for_webhooks() {
         0,
         "the webhook went straight to its target"
     );
+}
+
+async fn a_huge_retry_after_waits_a_day_at_most(app: TestApp) {
+    let wait_for_ever = Reply {
+        retry_after: Some("18446744073709551615"),
+        ..Reply::status(503)
+    };
+    let (receiver, token) = listen(&app, vec![wait_for_ever], None).await;
+    post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("forever", "0701020301", "ALPHA_MONEY_CI", "1500"),
+    )
+    .await;
+    let d = dispatcher(&app);
+    let first = later(0);
+    assert_eq!(d.run_once(first).await.unwrap().retrying, 1);
+    let id = receiver.received()[0].id.clone();
+    let next = Timestamp::parse_iso8601(event_of(&app, &token, &id).await["nextAttemptAt"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        next.millis() - first.millis(),
+        86_400_000,
+        "Retry-After is capped at a day"
+    );
+    let day_later = Timestamp(first.millis() + 86_400_000);
+    assert_eq!(d.run_once(day_later).await.unwrap().delivered, 1);
 }
