@@ -7,6 +7,7 @@
 //! the same table. Each worker reads its own group of settings ([`WebhookSettings`],
 //! [`ReconcileSettings`], [`SimulatorSettings`]); durations are [`Duration`]s.
 
+mod checks;
 mod connector_settings;
 pub mod connectors;
 mod docs;
@@ -156,6 +157,9 @@ pub enum ConfigError {
     UnknownKey { key: String, file: String },
     #[error("cannot read config file {file}: {reason}")]
     File { file: String, reason: String },
+    /// Settings valid one by one that cannot go together; the text says what to change.
+    #[error("{0}")]
+    Inconsistent(String),
 }
 
 /// One raw setting and where it came from.
@@ -196,6 +200,7 @@ impl Config {
                 setting.apply(&mut config, raw)?;
             }
         }
+        checks::consistent(&config)?;
         Ok(config)
     }
 

@@ -233,7 +233,7 @@ pub static CORE: &[Setting] = &[
         var: "MOMO_WEBHOOK_LEASE_S",
         default: Initial::Value("30"),
         accepts: "a whole number of seconds from 1 to 86400",
-        doc: "how long a dispatcher holds a delivery before another may take it",
+        doc: "how long a dispatcher holds a delivery before another may take it; must exceed the webhook timeout by 5 s",
         secret: false,
         write: |c, v| put(&mut c.webhook.lease, parse::seconds(v, 1, 86_400)),
     },

@@ -66,6 +66,32 @@ fn an_invalid_value_names_the_setting_and_what_it_accepts() {
 }
 
 #[test]
+fn a_webhook_lease_no_longer_than_an_attempt_stops_the_start() {
+    let err = from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "60000"), ("MOMO_WEBHOOK_LEASE_S", "30")])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "MOMO_WEBHOOK_LEASE_S (30 s) must exceed MOMO_WEBHOOK_TIMEOUT_MS (60000 ms) by at least 5 s, or a \
+         webhook still being sent when its lease runs out is sent twice: set MOMO_WEBHOOK_LEASE_S to at least \
+         65, or lower MOMO_WEBHOOK_TIMEOUT_MS to at most 25000"
+    );
+    let err = from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "1500"), ("MOMO_WEBHOOK_LEASE_S", "6")]).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("at least 7, or lower MOMO_WEBHOOK_TIMEOUT_MS to at most 1000"),
+        "{err}"
+    );
+    let err = from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "100"), ("MOMO_WEBHOOK_LEASE_S", "5")]).unwrap_err();
+    assert!(
+        err.to_string().ends_with("at least 6"),
+        "no timeout fits a 5 s lease: {err}"
+    );
+    assert!(from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "25000"), ("MOMO_WEBHOOK_LEASE_S", "30")]).is_ok());
+    assert!(from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "60000"), ("MOMO_WEBHOOK_LEASE_S", "65")]).is_ok());
+}
+
+#[test]
 fn debug_redacts_secrets() {
     let c = Config {
         database_url: "postgres://u:hunter2@h/db".to_owned(),
