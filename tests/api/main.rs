@@ -33,6 +33,7 @@ mod requests;
 mod startup;
 mod webhook_fixtures;
 mod webhooks_api;
+mod webhooks_concurrency;
 mod webhooks_delivery;
 mod webhooks_hostile;
 mod webhooks_retries;
