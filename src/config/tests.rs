@@ -23,6 +23,15 @@ fn defaults_need_no_settings() {
     assert_eq!(c.reconcile.collection_ttl, Duration::from_secs(900));
     assert_eq!(c.jwt_secret, None);
     assert!(c.fee_overrides.is_empty() && c.disabled_operators.is_empty());
+    assert_eq!(
+        c.http,
+        HttpSettings {
+            header_read_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 1024,
+        }
+    );
 }
 
 #[test]
@@ -214,7 +223,7 @@ fn every_stated_range_is_the_range_the_parser_accepts() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 17, "every numeric setting states its range");
+    assert_eq!(checked, 21, "every numeric setting states its range");
 }
 
 #[test]

@@ -30,6 +30,7 @@ mod process;
 mod processes;
 mod receiver;
 mod requests;
+mod server_limits;
 mod startup;
 mod webhook_fixtures;
 mod webhooks_api;
