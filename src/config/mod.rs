@@ -244,6 +244,7 @@ impl Config {
                 request_timeout: Duration::ZERO,
                 idle_timeout: Duration::ZERO,
                 max_connections: 0,
+                trusted_proxies: Vec::new(),
             },
             token_ttl: Duration::ZERO,
             jwt_secret: None,

@@ -30,8 +30,28 @@ fn defaults_need_no_settings() {
             request_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             max_connections: 1024,
+            trusted_proxies: Vec::new(),
         }
     );
+}
+
+#[test]
+fn trusted_proxies_are_addresses_or_blocks() {
+    let c = from_env(&[("MOMO_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7,fd00::/8")]).unwrap();
+    let shown: Vec<String> = c.http.trusted_proxies.iter().map(|r| r.to_string()).collect();
+    assert_eq!(shown, ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]);
+    assert!(from_env(&[("MOMO_TRUSTED_PROXIES", "")])
+        .unwrap()
+        .http
+        .trusted_proxies
+        .is_empty());
+    for bad in ["10.0.0.0/33", "proxy.internal", "10.0.0.1/8"] {
+        let err = from_env(&[("MOMO_TRUSTED_PROXIES", bad)]).unwrap_err().to_string();
+        assert!(
+            err.contains("MOMO_TRUSTED_PROXIES") && err.contains("CIDR"),
+            "{bad}: {err}"
+        );
+    }
 }
 
 #[test]

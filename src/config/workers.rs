@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use crate::net::IpRange;
+
 /// How the HTTP server treats its connections: how long a client may take at each step, and
 /// how many connections it serves at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +18,8 @@ pub struct HttpSettings {
     pub idle_timeout: Duration,
     /// Connections served at once; further ones wait to be accepted.
     pub max_connections: usize,
+    /// Reverse proxies whose forwarding headers name the client (`api::client_address`).
+    pub trusted_proxies: Vec<IpRange>,
 }
 
 /// What the simulated operator needs.
