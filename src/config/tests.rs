@@ -33,6 +33,11 @@ fn defaults_need_no_settings() {
             trusted_proxies: Vec::new(),
         }
     );
+    assert_eq!(
+        (c.rate_limit_per_s, c.auth_rate_limit_per_min),
+        (200, 600),
+        "rate limits are on unless turned off"
+    );
 }
 
 #[test]

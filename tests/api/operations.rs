@@ -1,5 +1,5 @@
-//! Operating the gateway: rate limits (counting the client behind a trusted reverse proxy) and
-//! metrics.
+//! Operating the gateway: rate limits (on by default, counting the client behind a trusted
+//! reverse proxy) and metrics.
 
 use momo_gateway::config::Config;
 use momo_gateway::net::IpRange;
@@ -7,6 +7,7 @@ use reqwest::StatusCode;
 
 use crate::both_backends;
 use crate::helpers::{answer, Creds, TestApp};
+use crate::process;
 use crate::requests::{collect_v1, post};
 
 both_backends!(TestApp::spawn_with(one_request_per_second) => the_api_is_limited_per_merchant_environment_with_retry_after);
@@ -87,6 +88,46 @@ async fn a_forwarded_address_is_ignored_unless_the_peer_is_a_trusted_proxy(app: 
         StatusCode::TOO_MANY_REQUESTS,
         "the peer's address counts, whatever it forwards"
     );
+}
+
+#[tokio::test]
+async fn rate_limits_are_on_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = process::command(&format!("sqlite://{}/data/gateway.db", dir.path().display()));
+    command
+        .env_remove("MOMO_RATE_LIMIT_PER_S")
+        .env_remove("MOMO_AUTH_RATE_LIMIT_PER_MIN");
+    let running = process::serve(command);
+    let env_file = std::fs::read_to_string(dir.path().join("data/demo-sandbox.env")).unwrap();
+    let (key, secret) = (
+        process::demo_value(&env_file, "DEMO_API_KEY"),
+        process::demo_value(&env_file, "DEMO_API_SECRET"),
+    );
+    let client = reqwest::Client::new();
+    // 600 a minute in bursts of 600: a burst of 600 passes, and the refill (ten a second) is
+    // slower than these requests, so one of the next 200 is refused.
+    let mut granted = 0;
+    let refused = loop {
+        let a = answer(
+            client
+                .post(format!("{}/v1/auth", running.base))
+                .basic_auth(&key, Some(&secret))
+                .header("X-Environment", "Sandbox"),
+        )
+        .await;
+        if a.status != StatusCode::OK {
+            break a;
+        }
+        granted += 1;
+        assert!(granted < 800, "no limit after {granted} token requests");
+    };
+    assert!(
+        granted >= 600,
+        "a merchant's burst of 600 passes, refused after {granted}"
+    );
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(refused.body["message"], "TooManyRequestsError");
+    assert!(refused.header("retry-after").is_some());
 }
 
 async fn the_api_is_limited_per_merchant_environment_with_retry_after(app: TestApp) {
