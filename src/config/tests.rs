@@ -41,6 +41,25 @@ fn defaults_need_no_settings() {
 }
 
 #[test]
+fn connection_limits_and_trusted_proxies_come_from_a_file_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("momo.toml");
+    std::fs::write(
+        &path,
+        "http_header_read_timeout_ms = 5000\nhttp_request_timeout_ms = 20000\nhttp_idle_timeout_ms = 90000\n\
+         http_max_connections = 4096\ntrusted_proxies = [\"10.0.0.0/8\", \"192.0.2.7\"]\n",
+    )
+    .unwrap();
+    let c = Config::from_sources(Some(&path), |_| None).unwrap();
+    assert_eq!(
+        (c.http.header_read_timeout, c.http.request_timeout, c.http.idle_timeout),
+        (Duration::from_secs(5), Duration::from_secs(20), Duration::from_secs(90))
+    );
+    assert_eq!(c.http.max_connections, 4096);
+    assert_eq!(c.http.trusted_proxies.len(), 2);
+}
+
+#[test]
 fn trusted_proxies_are_addresses_or_blocks() {
     let c = from_env(&[("MOMO_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7,fd00::/8")]).unwrap();
     let shown: Vec<String> = c.http.trusted_proxies.iter().map(|r| r.to_string()).collect();

@@ -112,8 +112,9 @@ async fn a_kept_alive_connection_waits_the_idle_timeout_not_the_header_one() {
     );
     let since = Instant::now();
     let lived = closed_after(&mut stream, since).await;
+    // About 3 s; well above the header read timeout whatever this test's own delays.
     assert!(
-        lived >= millis(2_900) && lived < millis(15_000),
+        lived >= millis(2_000) && lived < millis(15_000),
         "closed after {lived:?}"
     );
 }
