@@ -111,7 +111,13 @@ where
                 ),
             );
             e.retry_after = Some(1);
-            e.render(dialect)
+            let mut response = e.render(dialect);
+            // The request's body may still be on its way: closing ends it, and the handler
+            // reading it, instead of leaving the connection to the idle timeout.
+            response
+                .headers_mut()
+                .insert(axum::http::header::CONNECTION, HeaderValue::from_static("close"));
+            response
         }
     }
 }

@@ -3,7 +3,8 @@
 //! for ever. A connection is always in one of three phases:
 //!
 //! - **waiting** for the first byte of a request: for `header_read_timeout` after it was
-//!   accepted, for `idle_timeout` after an answer (a kept-alive connection);
+//!   accepted, for `idle_timeout` after an answer (a kept-alive connection), counted from the
+//!   last byte of the answer that went out (a client reading slowly is not idle);
 //! - **reading headers**, from that first byte: `header_read_timeout` from it (from the accept for
 //!   a connection's first request, so a slow start earns no extra time);
 //! - **busy** with a request, from the end of its headers to its answer: no deadline here, the
@@ -40,6 +41,9 @@ struct State {
     phase: Phase,
     /// When the current phase's time runs out; `None` while busy.
     deadline: Option<Instant>,
+    /// The answer being prepared closes the connection (`Connection: close`), and hyper would
+    /// still wait for the rest of a request body that nobody reads any more.
+    closing: bool,
     /// The read that found no deadline to wait for (while busy): woken when the answer is ready,
     /// so that it starts waiting for the idle deadline (nothing else would poll it again).
     reader: Option<Waker>,
@@ -62,6 +66,7 @@ impl Clock {
             state: Mutex::new(State {
                 phase: Phase::Waiting { first: true },
                 deadline: Some(Instant::now() + header_read_timeout),
+                closing: false,
                 reader: None,
             }),
         })
@@ -74,12 +79,32 @@ impl Clock {
     /// Bytes arrived: a waiting connection starts reading a request's headers.
     fn bytes_arrived(&self) {
         let mut state = self.state();
+        if state.closing {
+            return;
+        }
         if let Phase::Waiting { first } = state.phase {
             state.phase = Phase::ReadingHeaders;
             if !first {
                 state.deadline = Some(Instant::now() + self.header_read_timeout);
             }
         }
+    }
+
+    /// Bytes of an answer went out: a client reading a long answer slowly is not idle.
+    fn bytes_sent(&self) {
+        let mut state = self.state();
+        if state.closing {
+            return;
+        }
+        if let Phase::Waiting { first: false } = state.phase {
+            state.deadline = Some(Instant::now() + self.idle_timeout);
+        }
+    }
+
+    /// The answer being prepared says `Connection: close`: once it is out, the connection ends,
+    /// even in the middle of a request body.
+    pub fn close_after_answer(&self) {
+        self.state().closing = true;
     }
 
     /// A request's headers are in and it goes to the router; until the guard is dropped (its
@@ -100,7 +125,12 @@ impl Clock {
             Phase::Busy(n) if n > 1 => state.phase = Phase::Busy(n - 1),
             Phase::Busy(_) | Phase::Waiting { .. } | Phase::ReadingHeaders => {
                 state.phase = Phase::Waiting { first: false };
-                state.deadline = Some(Instant::now() + self.idle_timeout);
+                let wait = if state.closing {
+                    Duration::ZERO
+                } else {
+                    self.idle_timeout
+                };
+                state.deadline = Some(Instant::now() + wait);
                 let reader = state.reader.take();
                 drop(state);
                 if let Some(reader) = reader {
@@ -110,12 +140,19 @@ impl Clock {
         }
     }
 
-    /// The deadline to wait for, or `None` while busy, in which case `reader` is woken when
-    /// there is one again.
-    fn deadline(&self, reader: &Waker) -> Option<(Instant, Phase)> {
+    /// The deadline to wait for and what its passing means, or `None` while busy, in which
+    /// case `reader` is woken when there is a deadline again.
+    fn deadline(&self, reader: &Waker) -> Option<(Instant, &'static str)> {
         let mut state = self.state();
+        let why = match (state.closing, state.phase) {
+            (true, _) => "the answer closed the connection",
+            (false, Phase::Waiting { first: false }) => "no new request within the idle timeout",
+            (false, Phase::Waiting { first: true } | Phase::ReadingHeaders | Phase::Busy(_)) => {
+                "the request headers did not arrive within the header read timeout"
+            }
+        };
         match state.deadline {
-            Some(at) => Some((at, state.phase)),
+            Some(at) => Some((at, why)),
             None => {
                 if !state.reader.as_ref().is_some_and(|r| r.will_wake(reader)) {
                     state.reader = Some(reader.clone());
@@ -166,7 +203,7 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Guarded<IO> {
             return Poll::Ready(read);
         }
         // Nothing to read: the phase's deadline, if it has one, wakes this read to fail it.
-        let Some((deadline, phase)) = this.clock.deadline(cx.waker()) else {
+        let Some((deadline, why)) = this.clock.deadline(cx.waker()) else {
             return Poll::Pending;
         };
         if this.armed != Some(deadline) {
@@ -174,15 +211,7 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Guarded<IO> {
             this.armed = Some(deadline);
         }
         match this.timer.as_mut().poll(cx) {
-            Poll::Ready(()) => {
-                let what = match phase {
-                    Phase::Waiting { first: false } => "no new request within the idle timeout",
-                    Phase::Waiting { first: true } | Phase::ReadingHeaders | Phase::Busy(_) => {
-                        "the request headers did not arrive within the header read timeout"
-                    }
-                };
-                Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, what)))
-            }
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(io::ErrorKind::TimedOut, why))),
             Poll::Pending => Poll::Pending,
         }
     }
@@ -190,7 +219,14 @@ impl<IO: AsyncRead + Unpin> AsyncRead for Guarded<IO> {
 
 impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
+        let this = self.get_mut();
+        let written = Pin::new(&mut this.io).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = written {
+            if n > 0 {
+                this.clock.bytes_sent();
+            }
+        }
+        written
     }
 
     fn poll_write_vectored(
@@ -198,7 +234,14 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        let written = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = written {
+            if n > 0 {
+                this.clock.bytes_sent();
+            }
+        }
+        written
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -243,6 +286,8 @@ mod tests {
         );
         drop(busy);
         assert_eq!(left(&clock), Some(60), "a kept-alive connection waits the idle timeout");
+        clock.bytes_sent();
+        assert_eq!(left(&clock), Some(60), "from the last byte of the answer");
         clock.bytes_arrived();
         assert_eq!(
             left(&clock),
@@ -256,6 +301,17 @@ mod tests {
         assert_eq!(left(&clock), None, "busy while any request is");
         drop(two);
         assert_eq!(left(&clock), Some(60));
+        let closing = clock.request_started();
+        clock.close_after_answer();
+        drop(closing);
+        assert_eq!(
+            left(&clock),
+            Some(0),
+            "an answer that closes ends the connection at once"
+        );
+        clock.bytes_sent();
+        clock.bytes_arrived();
+        assert_eq!(left(&clock), Some(0), "whatever still moves");
     }
 
     #[tokio::test]

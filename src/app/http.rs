@@ -71,6 +71,17 @@ async fn pause_after(error: io::Error) {
     }
 }
 
+/// Whether an answer ends its connection. hyper stops keeping such a connection alive but
+/// would still read the rest of a request body, which nobody reads any more once a timeout
+/// has answered.
+fn closes(response: &axum::response::Response) -> bool {
+    response
+        .headers()
+        .get(axum::http::header::CONNECTION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
+}
+
 /// Serves one connection until it closes, or until a stop asks it to finish.
 async fn connection(
     stream: TcpStream,
@@ -84,11 +95,17 @@ async fn connection(
     let socket = TokioIo::new(Guarded::new(stream, clock.clone()));
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         let busy = clock.request_started();
+        let clock = clock.clone();
         // What `into_make_service_with_connect_info` gave handlers: the peer's address.
         request.extensions_mut().insert(ConnectInfo(peer));
         let router = router.clone();
         async move {
             let answer = router.oneshot(request).await;
+            if let Ok(response) = &answer {
+                if closes(response) {
+                    clock.close_after_answer();
+                }
+            }
             drop(busy);
             answer
         }

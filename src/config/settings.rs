@@ -125,7 +125,7 @@ pub static CORE: &[Setting] = &[
         var: "MOMO_HTTP_IDLE_TIMEOUT_MS",
         default: Initial::Value("60000"),
         accepts: "a whole number of milliseconds from 100 to 3600000",
-        doc: "how long a kept-alive connection may wait for its next request (or for the client to read an answer) before it is closed",
+        doc: "how long a kept-alive connection may sit with nothing moving (no next request, an answer not being read) before it is closed",
         secret: false,
         write: |c, v| put(&mut c.http.idle_timeout, parse::millis(v, 100, 3_600_000)),
     },

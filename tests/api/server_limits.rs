@@ -145,6 +145,11 @@ async fn a_body_that_never_ends_is_answered_503_in_its_envelope_after_the_reques
                 .contains("MOMO_HTTP_REQUEST_TIMEOUT_MS"),
             "{body}"
         );
+        let since = Instant::now();
+        assert!(
+            closed_after(&mut stream, since).await < millis(5_000),
+            "the connection is closed after the answer, not left to the idle timeout"
+        );
     }
 }
 
