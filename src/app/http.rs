@@ -47,8 +47,8 @@ pub async fn serve(
             },
             () = &mut stop => break,
         };
-        let connection = connection(stream, peer, router.clone(), settings.clone(), stop_seen.clone(), slot);
-        tokio::spawn(connection);
+        let clock = Clock::start(settings.header_read_timeout, settings.idle_timeout);
+        tokio::spawn(connection(stream, peer, router.clone(), clock, stop_seen.clone(), slot));
     }
     drop(listener);
     let _ = stopping.send(true);
@@ -87,11 +87,10 @@ async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
     router: Router,
-    settings: HttpSettings,
+    clock: Arc<Clock>,
     mut stop_seen: watch::Receiver<bool>,
     _slot: OwnedSemaphorePermit,
 ) {
-    let clock = Clock::start(settings.header_read_timeout, settings.idle_timeout);
     let socket = TokioIo::new(Guarded::new(stream, clock.clone()));
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         let busy = clock.request_started();
