@@ -5,6 +5,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod domain;
+pub mod net;
 pub mod operator;
 pub mod reconcile;
 pub mod service;

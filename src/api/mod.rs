@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod checkout;
+pub mod client_address;
 pub mod dialect;
 pub mod either;
 pub mod error;

@@ -1,8 +1,8 @@
 //! Per-request plumbing: a request id on every answer and in every log line of the request,
-//! one log line per request, and the guarantee that every error answer is a JSON envelope,
-//! even one produced outside our handlers (a panic, a framework rejection).
+//! one log line per request, the request timeout, and the guarantee that every error answer is
+//! a JSON envelope, even one produced outside our handlers (a panic, a framework rejection).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::header::CONTENT_TYPE;
@@ -36,10 +36,9 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
         merchant = tracing::field::Empty,
     );
     let started = Instant::now();
-    let mut response = REQUEST_ID
-        .scope(id.clone(), next.run(req))
-        .instrument(span.clone())
-        .await;
+    let handler = REQUEST_ID.scope(id.clone(), next.run(req)).instrument(span.clone());
+    let limit = gateway.config().http.request_timeout;
+    let mut response = within(limit, handler, dialect, &id).await;
     if needs_envelope(&response) {
         let kind = ErrorKind::from_status(response.status());
         let reason = match kind {
@@ -80,6 +79,47 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
         )
     });
     response
+}
+
+/// The handler's answer, or a 503 in the envelope once `limit` has passed. The handler runs as
+/// a task of its own and is not cancelled then: a payment it was creating finishes as it would
+/// have (an operator call is bounded by its own timeout), and its outcome reaches the merchant
+/// through a lookup or a webhook. Cancelling it could cut an operator call after the operator
+/// received it.
+async fn within<F>(limit: Duration, handler: F, dialect: Dialect, id: &str) -> Response
+where
+    F: std::future::Future<Output = Response> + Send + 'static,
+{
+    match tokio::time::timeout(limit, tokio::spawn(handler)).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(join)) => {
+            tracing::error!(request_id = %id, error = %join, "handler task ended without an answer");
+            ApiError::new(
+                ErrorKind::Internal,
+                format!("internal error; quote request id {id} when reporting it"),
+            )
+            .render(dialect)
+        }
+        Err(_) => {
+            tracing::warn!(request_id = %id, limit_ms = limit.as_millis() as u64, "request timed out");
+            let mut e = ApiError::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "no answer within {} ms (MOMO_HTTP_REQUEST_TIMEOUT_MS); the request may still complete: \
+                     look a payment up by its transaction id before sending it again (request id {id})",
+                    limit.as_millis()
+                ),
+            );
+            e.retry_after = Some(1);
+            let mut response = e.render(dialect);
+            // The request's body may still be on its way: closing ends it, and the handler
+            // reading it, instead of leaving the connection to the idle timeout.
+            response
+                .headers_mut()
+                .insert(axum::http::header::CONNECTION, HeaderValue::from_static("close"));
+            response
+        }
+    }
 }
 
 /// An error answer that is not already JSON (axum's plain-text rejections, a caught panic).

@@ -1,5 +1,7 @@
 //! Assembling and running the gateway: store, use cases, HTTP server, graceful shutdown.
 
+mod deadlines;
+mod http;
 pub mod operators;
 
 use std::net::SocketAddr;
@@ -49,13 +51,10 @@ impl Server {
         let addr = listener.local_addr()?;
         let (shutdown, stopped) = oneshot::channel::<()>();
         let app = crate::api::router(gateway.clone());
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let settings = gateway.config().http.clone();
+        let task = tokio::spawn(http::serve(listener, app, settings, async {
+            let _ = stopped.await;
+        }));
         Ok(Server {
             addr,
             gateway,

@@ -7,6 +7,7 @@
 //! the same table. Each worker reads its own group of settings ([`WebhookSettings`],
 //! [`ReconcileSettings`], [`SimulatorSettings`]); durations are [`Duration`]s.
 
+mod checks;
 mod connector_settings;
 pub mod connectors;
 mod docs;
@@ -29,7 +30,9 @@ use crate::domain::{FeeSchedule, Kind, OperatorCode};
 pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
 pub use settings::{all as settings, Initial, Setting};
-pub use workers::{BatchSettings, BreakerSettings, ReconcileSettings, SimulatorSettings, WebhookSettings};
+pub use workers::{
+    BatchSettings, BreakerSettings, HttpSettings, ReconcileSettings, SimulatorSettings, WebhookSettings,
+};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +47,7 @@ pub struct Config {
     pub database_url: String,
     pub listen: SocketAddr,
     pub public_url: String,
+    pub http: HttpSettings,
     pub token_ttl: Duration,
     pub jwt_secret: Option<String>,
     pub simulator: SimulatorSettings,
@@ -72,6 +76,7 @@ impl fmt::Debug for Config {
             database_url,
             listen,
             public_url,
+            http,
             token_ttl,
             jwt_secret,
             simulator,
@@ -93,6 +98,7 @@ impl fmt::Debug for Config {
             .field("database_url", &redact_url(database_url))
             .field("listen", listen)
             .field("public_url", public_url)
+            .field("http", http)
             .field("token_ttl", token_ttl)
             .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
             .field("simulator", simulator)
@@ -156,6 +162,9 @@ pub enum ConfigError {
     UnknownKey { key: String, file: String },
     #[error("cannot read config file {file}: {reason}")]
     File { file: String, reason: String },
+    /// Settings valid one by one that cannot go together; the text says what to change.
+    #[error("{0}")]
+    Inconsistent(String),
 }
 
 /// One raw setting and where it came from.
@@ -196,6 +205,7 @@ impl Config {
                 setting.apply(&mut config, raw)?;
             }
         }
+        checks::consistent(&config)?;
         Ok(config)
     }
 
@@ -229,6 +239,13 @@ impl Config {
             database_url: String::new(),
             listen: SocketAddr::from(([0, 0, 0, 0], 0)),
             public_url: String::new(),
+            http: HttpSettings {
+                header_read_timeout: Duration::ZERO,
+                request_timeout: Duration::ZERO,
+                idle_timeout: Duration::ZERO,
+                max_connections: 0,
+                trusted_proxies: Vec::new(),
+            },
             token_ttl: Duration::ZERO,
             jwt_secret: None,
             simulator: SimulatorSettings { delay: Duration::ZERO },

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::{ConfigError, LogFormat};
 use crate::domain::fees::FeeRule;
 use crate::domain::{Kind, OperatorCode};
+use crate::net::IpRange;
 
 /// The keys of a TOML file with their values as the text an environment variable would hold.
 pub fn toml_file(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
@@ -85,6 +86,16 @@ pub fn database_url(value: &str) -> Option<String> {
 /// An `http://` or `https://` URL, without a trailing slash.
 pub fn http_url(value: &str) -> Option<String> {
     (value.starts_with("http://") || value.starts_with("https://")).then(|| value.trim_end_matches('/').to_owned())
+}
+
+/// Comma-separated addresses or CIDR blocks; empty text is an empty list.
+pub fn ip_ranges(value: &str) -> Option<Vec<IpRange>> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(IpRange::parse)
+        .collect()
 }
 
 pub fn log_format(value: &str) -> Option<LogFormat> {

@@ -23,6 +23,59 @@ fn defaults_need_no_settings() {
     assert_eq!(c.reconcile.collection_ttl, Duration::from_secs(900));
     assert_eq!(c.jwt_secret, None);
     assert!(c.fee_overrides.is_empty() && c.disabled_operators.is_empty());
+    assert_eq!(
+        c.http,
+        HttpSettings {
+            header_read_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 1024,
+            trusted_proxies: Vec::new(),
+        }
+    );
+    assert_eq!(
+        (c.rate_limit_per_s, c.auth_rate_limit_per_min),
+        (200, 600),
+        "rate limits are on unless turned off"
+    );
+}
+
+#[test]
+fn connection_limits_and_trusted_proxies_come_from_a_file_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("momo.toml");
+    std::fs::write(
+        &path,
+        "http_header_read_timeout_ms = 5000\nhttp_request_timeout_ms = 20000\nhttp_idle_timeout_ms = 90000\n\
+         http_max_connections = 4096\ntrusted_proxies = [\"10.0.0.0/8\", \"192.0.2.7\"]\n",
+    )
+    .unwrap();
+    let c = Config::from_sources(Some(&path), |_| None).unwrap();
+    assert_eq!(
+        (c.http.header_read_timeout, c.http.request_timeout, c.http.idle_timeout),
+        (Duration::from_secs(5), Duration::from_secs(20), Duration::from_secs(90))
+    );
+    assert_eq!(c.http.max_connections, 4096);
+    assert_eq!(c.http.trusted_proxies.len(), 2);
+}
+
+#[test]
+fn trusted_proxies_are_addresses_or_blocks() {
+    let c = from_env(&[("MOMO_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.7,fd00::/8")]).unwrap();
+    let shown: Vec<String> = c.http.trusted_proxies.iter().map(|r| r.to_string()).collect();
+    assert_eq!(shown, ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]);
+    assert!(from_env(&[("MOMO_TRUSTED_PROXIES", "")])
+        .unwrap()
+        .http
+        .trusted_proxies
+        .is_empty());
+    for bad in ["10.0.0.0/33", "proxy.internal", "10.0.0.1/8"] {
+        let err = from_env(&[("MOMO_TRUSTED_PROXIES", bad)]).unwrap_err().to_string();
+        assert!(
+            err.contains("MOMO_TRUSTED_PROXIES") && err.contains("CIDR"),
+            "{bad}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -63,6 +116,32 @@ fn an_invalid_value_names_the_setting_and_what_it_accepts() {
     );
     let err = from_env(&[("MOMO_JWT_SECRET", "short")]).unwrap_err().to_string();
     assert!(err.contains("MOMO_JWT_SECRET") && !err.contains("short"), "{err}");
+}
+
+#[test]
+fn a_webhook_lease_no_longer_than_an_attempt_stops_the_start() {
+    let err = from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "60000"), ("MOMO_WEBHOOK_LEASE_S", "30")])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "MOMO_WEBHOOK_LEASE_S (30 s) must exceed MOMO_WEBHOOK_TIMEOUT_MS (60000 ms) by at least 5 s, or a \
+         webhook still being sent when its lease runs out is sent twice: set MOMO_WEBHOOK_LEASE_S to at least \
+         65, or lower MOMO_WEBHOOK_TIMEOUT_MS to at most 25000"
+    );
+    let err = from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "1500"), ("MOMO_WEBHOOK_LEASE_S", "6")]).unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("at least 7, or lower MOMO_WEBHOOK_TIMEOUT_MS to at most 1000"),
+        "{err}"
+    );
+    let err = from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "100"), ("MOMO_WEBHOOK_LEASE_S", "5")]).unwrap_err();
+    assert!(
+        err.to_string().ends_with("at least 6"),
+        "no timeout fits a 5 s lease: {err}"
+    );
+    assert!(from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "25000"), ("MOMO_WEBHOOK_LEASE_S", "30")]).is_ok());
+    assert!(from_env(&[("MOMO_WEBHOOK_TIMEOUT_MS", "60000"), ("MOMO_WEBHOOK_LEASE_S", "65")]).is_ok());
 }
 
 #[test]
@@ -188,7 +267,7 @@ fn every_stated_range_is_the_range_the_parser_accepts() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 17, "every numeric setting states its range");
+    assert_eq!(checked, 21, "every numeric setting states its range");
 }
 
 #[test]

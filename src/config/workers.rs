@@ -1,8 +1,26 @@
 //! The settings of each worker, one group per worker, held by [`Config`](super::Config): the
-//! simulated operator, the operators' circuit breakers, the reconciler (with collection expiry and transfer review) and the
-//! webhook dispatcher.
+//! HTTP server, the simulated operator, the operators' circuit breakers, the reconciler (with
+//! collection expiry and transfer review) and the webhook dispatcher.
 
 use std::time::Duration;
+
+use crate::net::IpRange;
+
+/// How the HTTP server treats its connections: how long a client may take at each step, and
+/// how many connections it serves at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpSettings {
+    /// From connecting, or from the first byte of a later request, to the end of the headers.
+    pub header_read_timeout: Duration,
+    /// From the end of a request's headers to its answer.
+    pub request_timeout: Duration,
+    /// How long a kept-alive connection may wait for its next request.
+    pub idle_timeout: Duration,
+    /// Connections served at once; further ones wait to be accepted.
+    pub max_connections: usize,
+    /// Reverse proxies whose forwarding headers name the client (`api::client_address`).
+    pub trusted_proxies: Vec<IpRange>,
+}
 
 /// What the simulated operator needs.
 #[derive(Debug, Clone, PartialEq, Eq)]

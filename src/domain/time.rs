@@ -21,14 +21,14 @@ impl Timestamp {
         self.0
     }
 
-    /// The instant `duration` after this one.
+    /// The instant `duration` after this one; the end of time rather than a wrap past it.
     pub fn plus(self, duration: std::time::Duration) -> Timestamp {
-        Timestamp(self.0.saturating_add(duration.as_millis() as i64))
+        Timestamp(self.0.saturating_add(millis_of(duration)))
     }
 
-    /// The instant `duration` before this one.
+    /// The instant `duration` before this one; the start of time rather than a wrap past it.
     pub fn minus(self, duration: std::time::Duration) -> Timestamp {
-        Timestamp(self.0 - duration.as_millis() as i64)
+        Timestamp(self.0.saturating_sub(millis_of(duration)))
     }
 
     pub fn unix_seconds(self) -> i64 {
@@ -64,6 +64,12 @@ impl Timestamp {
     }
 }
 
+/// Whole milliseconds of `duration`, or `i64::MAX` for a duration too long to count in them
+/// (`as i64` would wrap `Duration::from_secs(u64::MAX)` to a negative number).
+fn millis_of(duration: std::time::Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +88,20 @@ mod tests {
         let t = Timestamp::parse_iso8601("2026-11-20T12:15:30+02:00").unwrap();
         assert_eq!(t.iso8601_millis(), "2026-11-20T10:15:30.000Z");
         assert!(Timestamp::parse_iso8601("yesterday").is_none());
+    }
+
+    #[test]
+    fn arithmetic_saturates_instead_of_wrapping() {
+        let forever = std::time::Duration::from_secs(u64::MAX);
+        assert_eq!(Timestamp(1_000).plus(forever), Timestamp(i64::MAX));
+        assert_eq!(Timestamp(-1_000).minus(forever), Timestamp(i64::MIN));
+        assert_eq!(
+            Timestamp(1_000).plus(std::time::Duration::from_millis(5)),
+            Timestamp(1_005)
+        );
+        assert_eq!(
+            Timestamp(1_000).minus(std::time::Duration::from_millis(5)),
+            Timestamp(995)
+        );
     }
 }

@@ -60,7 +60,7 @@ impl Dispatcher {
     /// Claims the events due at `now`, attempts each once (concurrently), and records every
     /// result in one database transaction.
     pub async fn run_once(&self, now: Timestamp) -> Result<Report, StoreError> {
-        let lease_until = Timestamp(now.millis() + self.lease.as_millis() as i64);
+        let lease_until = now.plus(self.lease);
         let due = self.store.claim_due_events(now, lease_until, BATCH).await?;
         let mut report = Report {
             claimed: due.len(),
@@ -183,7 +183,7 @@ impl Dispatcher {
                 let jitter = rand::thread_rng().gen::<f64>();
                 match self.schedule.delay_after(attempt, jitter, delivery.retry_after) {
                     Some(delay) => EventUpdate::RetryAt {
-                        next_attempt_at: Timestamp(now.millis() + delay.as_millis() as i64),
+                        next_attempt_at: now.plus(delay),
                         error,
                     },
                     None => EventUpdate::Failed {

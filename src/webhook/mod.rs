@@ -3,6 +3,7 @@
 //! dispatcher delivers them at least once, signed as Standard Webhooks, with retries over about
 //! three days, an attempt log and redelivery on demand.
 
+pub mod address;
 pub mod client;
 pub mod dispatcher;
 pub mod payload;

@@ -2,6 +2,10 @@
 
 use std::time::Duration;
 
+/// The longest a receiver's `Retry-After` can hold an event back: a receiver asking for more
+/// (or for `u64::MAX` seconds) gets one day, and the schedule goes on from there.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+
 /// When to try again after a failed attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetrySchedule {
@@ -24,12 +28,12 @@ impl RetrySchedule {
 
     /// The wait after failed attempt number `attempt` (1-based), or `None` when it was the
     /// last. `jitter` in `[0, 1)` stretches the delay by up to 20 %; a `Retry-After` is a
-    /// minimum, never shortened.
+    /// minimum, never shortened below the schedule, and capped at [`MAX_RETRY_AFTER`].
     pub fn delay_after(&self, attempt: u32, jitter: f64, retry_after: Option<Duration>) -> Option<Duration> {
         let base = *self.delays.get(attempt.checked_sub(1)? as usize)?;
         let stretched = base.mul_f64(1.0 + 0.2 * jitter.clamp(0.0, 1.0));
         Some(match retry_after {
-            Some(minimum) => stretched.max(minimum),
+            Some(minimum) => stretched.max(minimum.min(MAX_RETRY_AFTER)),
             None => stretched,
         })
     }
@@ -64,6 +68,17 @@ mod tests {
         assert_eq!(
             s.delay_after(1, 0.0, Some(Duration::from_secs(10))),
             Some(Duration::from_secs(100))
+        );
+        assert_eq!(
+            s.delay_after(1, 0.0, Some(Duration::from_secs(u64::MAX))),
+            Some(MAX_RETRY_AFTER),
+            "a receiver cannot hold an event back for more than a day"
+        );
+        let long = RetrySchedule::from_seconds(&[7 * 86_400]);
+        assert_eq!(
+            long.delay_after(1, 0.0, Some(Duration::from_secs(u64::MAX))),
+            Some(Duration::from_secs(7 * 86_400)),
+            "the cap never shortens the schedule"
         );
         assert_eq!(s.delay_after(0, 0.0, None), None);
         assert_eq!(RetrySchedule::from_seconds(&[]).max_attempts(), 1);

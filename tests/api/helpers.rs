@@ -140,6 +140,9 @@ impl TestApp {
             public_url: "http://gateway.test".to_owned(),
             listen: ([127, 0, 0, 1], 0).into(),
             jwt_secret: Some(TEST_JWT_SECRET.to_owned()),
+            // Tests send bursts no merchant would; the tests of the limits set their own.
+            rate_limit_per_s: 0,
+            auth_rate_limit_per_min: 0,
             ..Config::default()
         };
         adjust(&mut config);

@@ -1,14 +1,19 @@
-//! Operating the gateway: rate limits and metrics.
+//! Operating the gateway: rate limits (on by default, counting the client behind a trusted
+//! reverse proxy) and metrics.
 
 use momo_gateway::config::Config;
+use momo_gateway::net::IpRange;
 use reqwest::StatusCode;
 
 use crate::both_backends;
-use crate::helpers::{answer, TestApp};
+use crate::helpers::{answer, Creds, TestApp};
+use crate::process;
 use crate::requests::{collect_v1, post};
 
 both_backends!(TestApp::spawn_with(one_request_per_second) => the_api_is_limited_per_merchant_environment_with_retry_after);
 both_backends!(TestApp::spawn_with(three_tokens_per_minute) => token_requests_are_limited_per_key_and_address);
+both_backends!(TestApp::spawn_with(three_tokens_per_minute) => a_forwarded_address_is_ignored_unless_the_peer_is_a_trusted_proxy);
+both_backends!(TestApp::spawn_with(three_tokens_per_minute_behind_a_proxy) => behind_a_trusted_proxy_each_client_has_its_own_token_bucket);
 both_backends!(TestApp::spawn => metrics_show_requests_transactions_and_backlogs);
 
 fn one_request_per_second(c: &mut Config) {
@@ -17,6 +22,112 @@ fn one_request_per_second(c: &mut Config) {
 
 fn three_tokens_per_minute(c: &mut Config) {
     c.auth_rate_limit_per_min = 3;
+}
+
+/// The test client, on 127.0.0.1, plays a reverse proxy of the 10.0.0.0/8 network.
+fn three_tokens_per_minute_behind_a_proxy(c: &mut Config) {
+    three_tokens_per_minute(c);
+    c.http.trusted_proxies = vec![
+        IpRange::parse("127.0.0.1").unwrap(),
+        IpRange::parse("10.0.0.0/8").unwrap(),
+    ];
+}
+
+/// `POST /v1/auth` for `creds` as forwarded with `X-Forwarded-For: forwarded`.
+async fn auth_from(app: &TestApp, creds: &Creds, forwarded: &str) -> StatusCode {
+    answer(
+        app.post("/v1/auth")
+            .basic_auth(&creds.api_key, Some(&creds.api_secret))
+            .header("X-Environment", creds.environment.as_str())
+            .header("X-Forwarded-For", forwarded),
+    )
+    .await
+    .status
+}
+
+async fn behind_a_trusted_proxy_each_client_has_its_own_token_bucket(app: TestApp) {
+    // Three merchants, so that the per-key limit (three a minute) is never the one reached.
+    let merchants = [
+        app.merchant.clone(),
+        app.new_merchant("Two").await,
+        app.new_merchant("Three").await,
+    ];
+    for m in &merchants {
+        assert_eq!(auth_from(&app, &m.sandbox, "203.0.113.5").await, StatusCode::OK);
+    }
+    let fourth = app.new_merchant("Four").await;
+    assert_eq!(
+        auth_from(&app, &fourth.sandbox, "203.0.113.5").await,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the client's own bucket is empty"
+    );
+    assert_eq!(
+        auth_from(&app, &fourth.sandbox, "198.51.100.1, 203.0.113.5, 10.0.0.9").await,
+        StatusCode::TOO_MANY_REQUESTS,
+        "an address the client adds on the left does not change its bucket"
+    );
+    assert_eq!(
+        auth_from(&app, &fourth.sandbox, "203.0.113.6").await,
+        StatusCode::OK,
+        "another client behind the same proxy is not counted with it"
+    );
+}
+
+async fn a_forwarded_address_is_ignored_unless_the_peer_is_a_trusted_proxy(app: TestApp) {
+    let merchants = [
+        app.merchant.clone(),
+        app.new_merchant("Two").await,
+        app.new_merchant("Three").await,
+    ];
+    for (m, forwarded) in merchants.iter().zip(["203.0.113.5", "203.0.113.6", "203.0.113.7"]) {
+        assert_eq!(auth_from(&app, &m.sandbox, forwarded).await, StatusCode::OK);
+    }
+    let fourth = app.new_merchant("Four").await;
+    assert_eq!(
+        auth_from(&app, &fourth.sandbox, "203.0.113.8").await,
+        StatusCode::TOO_MANY_REQUESTS,
+        "the peer's address counts, whatever it forwards"
+    );
+}
+
+#[tokio::test]
+async fn rate_limits_are_on_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = process::command(&format!("sqlite://{}/data/gateway.db", dir.path().display()));
+    command
+        .env_remove("MOMO_RATE_LIMIT_PER_S")
+        .env_remove("MOMO_AUTH_RATE_LIMIT_PER_MIN");
+    let running = process::serve(command);
+    let env_file = std::fs::read_to_string(dir.path().join("data/demo-sandbox.env")).unwrap();
+    let (key, secret) = (
+        process::demo_value(&env_file, "DEMO_API_KEY"),
+        process::demo_value(&env_file, "DEMO_API_SECRET"),
+    );
+    let client = reqwest::Client::new();
+    // 600 a minute in bursts of 600: a burst of 600 passes, and the refill (ten a second) is
+    // slower than these requests, so one of the next 200 is refused.
+    let mut granted = 0;
+    let refused = loop {
+        let a = answer(
+            client
+                .post(format!("{}/v1/auth", running.base))
+                .basic_auth(&key, Some(&secret))
+                .header("X-Environment", "Sandbox"),
+        )
+        .await;
+        if a.status != StatusCode::OK {
+            break a;
+        }
+        granted += 1;
+        assert!(granted < 800, "no limit after {granted} token requests");
+    };
+    assert!(
+        granted >= 600,
+        "a merchant's burst of 600 passes, refused after {granted}"
+    );
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(refused.body["message"], "TooManyRequestsError");
+    assert!(refused.header("retry-after").is_some());
 }
 
 async fn the_api_is_limited_per_merchant_environment_with_retry_after(app: TestApp) {

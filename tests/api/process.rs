@@ -27,7 +27,8 @@ impl Drop for Running {
     }
 }
 
-/// A command for the binary with no inherited `MOMO_*` settings.
+/// A command for the binary with no inherited `MOMO_*` settings, and rate limits off (tests
+/// send bursts no merchant would; `rate_limits_are_on_by_default` removes them).
 pub fn command(database_url: &str) -> Command {
     let mut command = Command::new(BIN);
     for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("MOMO_")) {
@@ -36,6 +37,8 @@ pub fn command(database_url: &str) -> Command {
     command
         .env("MOMO_DATABASE_URL", database_url)
         .env("MOMO_LISTEN", "127.0.0.1:0")
+        .env("MOMO_RATE_LIMIT_PER_S", "0")
+        .env("MOMO_AUTH_RATE_LIMIT_PER_MIN", "0")
         .stdin(Stdio::null());
     command
 }

@@ -56,6 +56,27 @@ fn an_invalid_setting_stops_the_start_with_one_line_naming_it() {
 }
 
 #[test]
+fn a_webhook_lease_shorter_than_the_send_timeout_stops_the_start_saying_what_to_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(gateway(dir.path())
+        .env("MOMO_WEBHOOK_TIMEOUT_MS", "60000")
+        .env("MOMO_WEBHOOK_LEASE_S", "30")
+        .arg("serve"));
+    assert_eq!(output.status.code(), Some(2));
+    let lines = stderr_lines(&output);
+    assert_eq!(lines.len(), 1, "one line: {lines:?}");
+    for said in ["MOMO_WEBHOOK_LEASE_S", "MOMO_WEBHOOK_TIMEOUT_MS", "at least 65"] {
+        assert!(lines[0].contains(said), "{lines:?} says {said}");
+    }
+    assert!(!dir.path().join("data").exists(), "nothing was started");
+    let file = dir.path().join("momo.toml");
+    std::fs::write(&file, "webhook_timeout_ms = 60000\n").unwrap();
+    let output = run(gateway(dir.path()).arg("--config").arg(&file).arg("serve"));
+    assert_eq!(output.status.code(), Some(2), "the same from a file");
+    assert!(stderr_lines(&output)[0].contains("MOMO_WEBHOOK_LEASE_S (30 s)"));
+}
+
+#[test]
 fn every_command_has_help() {
     for args in [
         vec!["--help"],

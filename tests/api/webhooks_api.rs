@@ -114,7 +114,7 @@ async fn private_targets_are_refused_unless_allowed(app: TestApp) {
         .set_webhook_url(&strict.sandbox_tenant(), Some(&receiver.url))
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("private or loopback"), "{err}");
+    assert!(err.to_string().contains("private or special-purpose"), "{err}");
     assert!(
         err.to_string().contains("MOMO_WEBHOOK_ALLOW_PRIVATE"),
         "the error says what to do: {err}"
@@ -136,7 +136,7 @@ async fn private_targets_are_refused_unless_allowed(app: TestApp) {
     assert!(events.body["data"][0]["lastError"]
         .as_str()
         .unwrap()
-        .contains("private or loopback"));
+        .contains("private or special-purpose"));
     // Allowed by configuration, it goes through.
     assert_eq!(dispatcher(&app).run_once(later(10_000)).await.unwrap().delivered, 1);
 }

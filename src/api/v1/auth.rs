@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::Error;
 use crate::api::auth::basic_credentials;
+use crate::api::client_address::client_address;
 use crate::api::error::ApiError;
 use crate::domain::{Environment, Timestamp};
 use crate::service::Gateway;
@@ -33,7 +34,8 @@ struct TokenAnswer<'a> {
     exp: i64,
 }
 
-/// Slows guessing: token requests are limited per client address, then per API key.
+/// Slows guessing: token requests are limited per client address (behind a trusted proxy, the
+/// address it forwarded), then per API key.
 fn check_limits(gateway: &Gateway, address: Option<IpAddr>, api_key: &str) -> Result<(), ApiError> {
     let now = Instant::now();
     if let (Some(limit), Some(ip)) = (&gateway.limits().auth_per_address, address) {
@@ -57,7 +59,9 @@ pub async fn create_token(
     headers: HeaderMap,
 ) -> Result<Response, Error> {
     let (api_key, api_secret) = basic_credentials(&headers)?;
-    check_limits(&gateway, address.map(|a| a.0 .0.ip()), &api_key)?;
+    let trusted = &gateway.config().http.trusted_proxies;
+    let client = address.map(|peer| client_address(peer.0 .0.ip(), &headers, trusted));
+    check_limits(&gateway, client, &api_key)?;
     let environment = match headers.get("x-environment") {
         None => Environment::Production,
         Some(value) => value
