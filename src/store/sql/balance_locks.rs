@@ -153,3 +153,34 @@ where
     }
     Ok(())
 }
+
+/// Locks the existing payer rows of a batch's creations (`payers` sorted, in key order) for the
+/// rest of the batch, where the database has several writers. The pass that runs each write in
+/// a savepoint needs it: rolling a savepoint back releases the row locks taken inside it, so
+/// without this a batch could let go of a payer, take a transaction id, then wait for the payer
+/// again, while another batch holds that payer and waits for the id.
+pub(in crate::store) async fn lock_payers<DB>(
+    tx: &mut Transaction<'_, DB>,
+    locking: BalanceLocking,
+    payers: &[(&str, &str, &str)],
+) -> Result<(), StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+{
+    if locking == BalanceLocking::Serial {
+        return Ok(());
+    }
+    for &(merchant, environment, phone) in payers {
+        sqlx::query(
+            "SELECT 1 FROM customers WHERE merchant_id = $1 AND environment = $2 AND payer_phone = $3 FOR UPDATE",
+        )
+        .bind(merchant)
+        .bind(environment)
+        .bind(phone)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}

@@ -26,7 +26,7 @@ use std::time::Duration;
 use sqlx::{Acquire, Encode, Executor, Pool, Transaction, Type};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
-use super::balance_locks::{lock_balances, BalanceLocking, BalancePlan, BalanceUse};
+use super::balance_locks::{lock_balances, lock_payers, BalanceLocking, BalancePlan, BalanceUse};
 use super::insert_set::{fits_a_set, insert_all, Creation};
 use super::payments::{insert_pending_in, settle_in};
 use super::settle_set::settle_all;
@@ -317,6 +317,19 @@ where
     /// The second pass: each write in a savepoint, rolled back alone when it fails.
     async fn run_each_alone(&self, writes: &[Write]) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
         let (mut tx, plan) = self.begin(writes).await?;
+        let mut payers: Vec<(&str, &str, &str)> = writes
+            .iter()
+            .filter_map(|w| match w {
+                Write::InsertPending { payer, .. } => Some((
+                    payer.tenant.merchant_id.0.as_str(),
+                    payer.tenant.environment.as_str(),
+                    payer.phone.as_str(),
+                )),
+                Write::Settle(_) => None,
+            })
+            .collect();
+        payers.dedup();
+        lock_payers(&mut tx, self.locking, &payers).await?;
         let mut results = Vec::with_capacity(writes.len());
         for write in writes {
             let mut item = tx.begin().await?;
