@@ -73,6 +73,18 @@ impl From<StoreError> for PaymentError {
     }
 }
 
+/// A creation the operator refused or could not take: `failed` with the transaction, now
+/// `FAILED`; or the transaction as it is, when that could not be recorded and it is still `PENDING`.
+fn failed_unless_pending(
+    settled: TransactionRecord,
+    failed: fn(Box<TransactionRecord>) -> PaymentError,
+) -> Result<TransactionRecord, PaymentError> {
+    match settled.transaction.status {
+        Status::Pending => Ok(settled),
+        Status::Successful | Status::Failed => Err(failed(Box::new(settled))),
+    }
+}
+
 /// An unguessable token for the payer's page.
 fn new_checkout_token() -> String {
     let mut rng = rand::thread_rng();
@@ -219,8 +231,16 @@ impl Gateway {
             Ok(OperatorAnswer::Pending) => Ok(record),
             Ok(OperatorAnswer::AwaitingPayer { launch_url }) => {
                 // The merchant sends the payer there: it is kept with the transaction so
-                // every later status lookup shows it too.
-                self.store.set_launch_url(&record.transaction.id, &launch_url).await?;
+                // every later status lookup shows it too. Not kept (the database is away), it
+                // is still answered: the payment exists, and a status check learns the page again.
+                match self.store.set_launch_url(&record.transaction.id, &launch_url).await {
+                    Ok(()) => {}
+                    Err(StoreError::Unavailable(why)) => {
+                        tracing::warn!(reference = %record.transaction.reference, error = %why,
+                            "the payer's page could not be recorded: a status check will learn it again");
+                    }
+                    Err(e) => return Err(e.into()),
+                }
                 let mut record = record;
                 record.transaction.launch_url = Some(launch_url);
                 Ok(record)
@@ -241,9 +261,7 @@ impl Gateway {
             }
             Ok(OperatorAnswer::Failed { code, reason }) | Err(OperatorError::Rejected { code, reason }) => {
                 let done = outcome(Status::Failed, Some(code), Some(reason), Cause::OperatorAnswer);
-                Err(PaymentError::Refused(Box::new(
-                    self.settle_at_creation(record, done, now).await?,
-                )))
+                failed_unless_pending(self.settle_at_creation(record, done, now).await?, PaymentError::Refused)
             }
             Err(OperatorError::Transient(why)) => {
                 let done = outcome(
@@ -252,21 +270,36 @@ impl Gateway {
                     Some(format!("the operator could not be reached: {why}")),
                     Cause::OperatorUnavailable,
                 );
-                Err(PaymentError::OperatorUnavailable(Box::new(
+                failed_unless_pending(
                     self.settle_at_creation(record, done, now).await?,
-                )))
+                    PaymentError::OperatorUnavailable,
+                )
             }
         }
     }
 
     /// Settles a transaction that its creation request already finished: `date_update` stays null.
+    ///
+    /// When the database is away the operator has been called all the same, so the payment is
+    /// answered as it is stored, `PENDING`, never 503 (which a merchant may read as "nothing
+    /// happened" and pay again): the reconciler asks the operator and records the outcome, as
+    /// after a crash at this point.
     async fn settle_at_creation(
         &self,
         record: TransactionRecord,
         outcome: Outcome,
         now: Timestamp,
     ) -> Result<TransactionRecord, PaymentError> {
-        match self.settle(&record, outcome, now, None, None).await? {
+        let settled = match self.settle(&record, outcome, now, None, None).await {
+            Ok(settled) => settled,
+            Err(ServiceError::Unavailable(why)) => {
+                tracing::warn!(reference = %record.transaction.reference, error = %why,
+                    "the operator's answer could not be recorded: left PENDING for the reconciler");
+                return Ok(record);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        match settled {
             Some(settled) => Ok(settled),
             // Someone settled it in between (a callback): show what is stored.
             None => Ok(self

@@ -39,6 +39,7 @@ impl SqliteStore {
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(30))
+            .after_release(|conn, _| Box::pin(async move { Ok(out_of_transactions(conn).await) }))
             .connect_with(options.clone())
             .await?;
         migrations::sqlite()
@@ -64,6 +65,21 @@ impl SqliteStore {
             batcher,
         })
     }
+}
+
+/// Whether a writer connection given back to the pool is out of every transaction, as sqlx
+/// counts them. On `SQLITE_FULL` or an I/O error SQLite may roll the whole transaction back on its
+/// own; sqlx's `ROLLBACK` (or `ROLLBACK TO SAVEPOINT`) then fails and its count stays above
+/// zero, so the connection's next `begin` would be a `SAVEPOINT` and its `commit` a `RELEASE`:
+/// once a `ROLLBACK TO` has left a savepoint open, nothing would ever commit again, while every
+/// write still answered "done". Such a connection is closed, and the pool opens a fresh one.
+async fn out_of_transactions(conn: &mut sqlx::SqliteConnection) -> bool {
+    use sqlx::{Connection, Database, TransactionManager};
+    // A transaction dropped on an error path queued its rollback: let it run first.
+    if conn.ping().await.is_err() {
+        return false;
+    }
+    <Sqlite as Database>::TransactionManager::get_transaction_depth(conn) == 0
 }
 
 impl Backend for SqliteStore {

@@ -91,13 +91,19 @@ async fn hook(State(inner): State<Arc<Mutex<Inner>>>, headers: HeaderMap, body: 
 impl Receiver {
     /// Starts a receiver that answers `script` in order, then `otherwise` (200 if none).
     pub async fn start(script: Vec<Reply>, otherwise: Option<Reply>) -> Receiver {
+        Receiver::start_on(0, script, otherwise).await
+    }
+
+    /// [`Receiver::start`] on loopback port `port` (0: any free one), so that a receiver can
+    /// come up at a URL the gateway was already given while nothing listened there.
+    pub async fn start_on(port: u16, script: Vec<Reply>, otherwise: Option<Reply>) -> Receiver {
         let inner = Arc::new(Mutex::new(Inner {
             script: script.into(),
             otherwise,
             received: Vec::new(),
         }));
         let app = Router::new().route("/hook", post(hook)).with_state(inner.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
         let url = format!("http://{}/hook", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         Receiver { url, inner }

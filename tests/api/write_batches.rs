@@ -4,7 +4,7 @@
 //! item that fails in a batch fails alone; a batch that fails at its commit answers every
 //! request in it 503 in its envelope and writes nothing of it; a batch held open does not let
 //! another writer overdraw the same merchant; on PostgreSQL, credits wait in the writers' slots and
-//! transfers see every committed one.
+//! transfers see every committed one; an operator's answer whose write fails is answered `PENDING`.
 
 use std::time::Duration;
 
@@ -433,6 +433,52 @@ async fn credits_land_side_by_side_and_debits_see_every_committed_credit() {
         .await
         .unwrap();
     assert_eq!(negative, 0);
+    app.assert_ledger().await;
+    pool.close().await;
+}
+
+/// The operator has taken a payment, and then the write of its answer fails (the database went
+/// away between the two commits): the merchant is answered 202 with the payment `PENDING`, as
+/// it is stored, never a 503 that reads as "nothing happened" and invites paying again; the
+/// reconciler records the outcome later. PostgreSQL only: a deferred check fails the commit.
+#[tokio::test]
+async fn an_operator_answer_that_cannot_be_recorded_is_answered_pending_not_503() {
+    let Some(app) = TestApp::spawn_with(Backend::Postgres, batched).await else {
+        return;
+    };
+    let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
+    for statement in [
+        "CREATE FUNCTION refuse_settling() RETURNS trigger AS $$ BEGIN \
+         IF NEW.transaction_id LIKE 'unrecorded%' AND NEW.status <> 'PENDING' THEN \
+         RAISE EXCEPTION 'the database went away'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql",
+        "CREATE CONSTRAINT TRIGGER refuse_settling AFTER UPDATE ON transactions \
+         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_settling()",
+    ] {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+    let token = app.sandbox_token().await;
+    // 01: the simulator takes it at once; 04: it refuses at once.
+    for (id, phone) in [("unrecorded-1", "0701020301"), ("unrecorded-2", "0701020304")] {
+        let created = answer(
+            app.post("/v1/transfer/mobile-money")
+                .bearer_auth(&token)
+                .json(&transfer_v1(id, phone, "GAMMA_MONEY_CI", "1000")),
+        )
+        .await;
+        assert_eq!(created.status, StatusCode::ACCEPTED, "{id}: {}", created.body);
+        assert_eq!(created.body["data"]["status"], "PENDING", "{}", created.body);
+    }
+    sqlx::query("DROP TRIGGER refuse_settling ON transactions")
+        .execute(&pool)
+        .await
+        .unwrap();
+    momo_gateway::reconcile::reconciler::run_once(&app.gateway, crate::helpers::later(60_000))
+        .await
+        .unwrap();
+    for (id, status) in [("unrecorded-1", "SUCCESSFUL"), ("unrecorded-2", "FAILED")] {
+        let looked_up = answer(app.get(&format!("/v2/get-status-payment/{id}")).bearer_auth(&token)).await;
+        assert_eq!(looked_up.body["data"]["status"], status, "{}", looked_up.body);
+    }
     app.assert_ledger().await;
     pool.close().await;
 }

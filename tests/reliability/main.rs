@@ -1,0 +1,28 @@
+//! The reliability suite: the gateway binary as a process against a real database, killed with
+//! SIGKILL under load, cut off from its database and from its webhook receiver, and raced. Each
+//! scenario is bounded in time and prints one line of figures (`cargo test --test reliability
+//! -- --nocapture` shows them); docs/reliability.md has the commands, the full counts and the
+//! latest figures.
+
+#[path = "../common/mod.rs"]
+mod common;
+// Shared with the black-box suite, which uses all of them.
+#[allow(dead_code)]
+#[path = "../api/process.rs"]
+mod process;
+#[allow(dead_code)]
+#[path = "../api/receiver.rs"]
+mod receiver;
+
+mod audit;
+mod harness;
+mod load;
+mod operator;
+mod outage;
+mod pg_proxy;
+
+mod concurrency;
+mod database_loss;
+mod disk_full;
+mod kill_loop;
+mod webhooks_down;

@@ -1,0 +1,132 @@
+//! The shape of a database outage under load, shared by the PostgreSQL and SQLite scenarios:
+//! 16 clients pay through the simulator, the database goes away and comes back, and the
+//! answers are read against that window: every one a 2xx or a 503 in its envelope (never a
+//! 500, never a cut connection), the gateway back without a restart, and each 503'd payment,
+//! sent again, either created now or found already stored (its commit landed, its answer did not).
+
+use std::time::{Duration, Instant};
+
+use crate::load::{self, Generation, Load, Sent, Tally};
+
+const CLIENTS: usize = 16;
+/// How long the load runs on once the database is back.
+const AFTER: Duration = Duration::from_secs(4);
+/// Requests sent this long after the database came back must all succeed.
+pub const RECOVERY: Duration = Duration::from_secs(3);
+
+/// When the database was away.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub began: Instant,
+    pub ended: Instant,
+}
+
+/// Runs the load, lets `outage` take the database away and bring it back once the load is
+/// going, runs the load on for a while, and returns every request sent.
+pub async fn around(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    tag: &'static str,
+    outage: impl AsyncFnOnce(&Load) -> Window,
+) -> (Vec<Sent>, Window) {
+    let load = Load::start(CLIENTS, client, base, token, Vec::new(), load::simulated(tag));
+    while load.answered() < 50 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let window = outage(&load).await;
+    tokio::time::sleep(AFTER).await;
+    (load.stop().await, window)
+}
+
+/// What the answers showed.
+#[derive(Debug, Default)]
+pub struct Answers {
+    pub tally: Tally,
+    pub unavailable_in_window: usize,
+    pub unavailable_after: usize,
+    /// The longest a 503 took to come.
+    pub slowest_unavailable: Duration,
+    /// From the end of the window to the first success of a request sent after it.
+    pub recovered_after: Option<Duration>,
+}
+
+/// Checks every answer and counts them against `window`.
+pub fn read(sent: &[Sent], window: Window) -> Answers {
+    let mut answers = Answers::default();
+    for s in sent {
+        answers.tally.add(&s.answer);
+        let answer = s
+            .answer
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{}: no answer from a running gateway: {e}", s.payment.id));
+        match answer.status {
+            200 | 202 | 504 => {
+                if s.at >= window.ended {
+                    let after = s.done - window.ended;
+                    answers.recovered_after = Some(answers.recovered_after.map_or(after, |r| r.min(after)));
+                }
+            }
+            503 => {
+                let expected = match s.payment.generation {
+                    Generation::V1 => "ServiceUnavailableError",
+                    Generation::V2 => "OPERATOR_IS_UNAVAILABLE",
+                };
+                assert_eq!(answer.message, expected, "{}: the 503 in its envelope", s.payment.id);
+                assert!(s.done >= window.began, "{}: 503 before the outage", s.payment.id);
+                answers.slowest_unavailable = answers.slowest_unavailable.max(s.done - s.at);
+                if s.done <= window.ended {
+                    answers.unavailable_in_window += 1;
+                } else {
+                    answers.unavailable_after += 1;
+                }
+                assert!(
+                    s.at < window.ended + RECOVERY,
+                    "{}: 503 although sent {:?} after the database came back",
+                    s.payment.id,
+                    s.at - window.ended
+                );
+            }
+            other => panic!("{}: {other} is neither a 2xx nor a 503", s.payment.id),
+        }
+    }
+    assert!(
+        answers.unavailable_in_window + answers.unavailable_after > 0,
+        "the outage was seen: {}",
+        answers.tally
+    );
+    assert!(
+        answers.recovered_after.is_some(),
+        "requests succeed again after the outage"
+    );
+    answers
+}
+
+/// What sending each 503'd payment again showed.
+#[derive(Debug, Default)]
+pub struct Retried {
+    pub created: usize,
+    /// Answered 409: stored although its first answer was a 503.
+    pub already_stored: usize,
+    pub sent: Vec<Sent>,
+}
+
+/// Sends each 503'd payment again, unchanged.
+pub async fn retry_unavailable(client: &reqwest::Client, base: &str, token: &str, sent: &[Sent]) -> Retried {
+    let again = sent
+        .iter()
+        .filter(|s| s.answer.as_ref().is_ok_and(|a| a.status == 503))
+        .map(|s| s.payment.clone())
+        .collect();
+    let mut retried = Retried::default();
+    for s in load::send_all(client, base, token, again).await {
+        let status = s.answer.as_ref().expect("an answer").status;
+        match status {
+            200 | 202 | 504 => retried.created += 1,
+            409 => retried.already_stored += 1,
+            other => panic!("{}: sent again after its 503, answered {other}", s.payment.id),
+        }
+        retried.sent.push(s);
+    }
+    retried
+}
