@@ -34,7 +34,10 @@ async fn postgres_stopped_mid_load_answers_503_half_writes_nothing_and_recovers_
     let merchant = harness::merchant(&admin, "Database loss", None).await;
     let gateway = process::serve(harness::command(&proxy.url(&db.url), &settings()));
     let logs = gateway.logs.clone();
+    // Below the gateway's idle timeout, so the client never reuses a connection the gateway
+    // is closing.
     let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(20))
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();

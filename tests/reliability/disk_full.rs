@@ -140,7 +140,10 @@ async fn sqlite_on_a_full_disk_answers_503_keeps_its_file_intact_and_recovers_wi
         .trim()
         .to_owned();
     let logs = gateway.logs.clone();
+    // Below the gateway's idle timeout, so the client never reuses a connection the gateway
+    // is closing.
     let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(20))
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();

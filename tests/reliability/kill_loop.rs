@@ -97,7 +97,10 @@ async fn sigkill_under_mixed_load_loses_duplicates_and_invents_nothing(db: TestD
     ]);
     let admin = harness::admin(&db.url, &settings).await;
     let merchant = harness::merchant(&admin, "Kill loop", None).await;
+    // Below the gateway's idle timeout, so the client never reuses a connection the gateway
+    // is closing.
     let client = reqwest::Client::builder()
+        .pool_idle_timeout(Duration::from_secs(20))
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();
