@@ -66,10 +66,20 @@ where
         // operator call, and one at a time cannot keep up with a busy gateway's creations.
         report.examined += batch.len();
         let mut visits = stream::iter(batch).map(&mut visit).buffer_unordered(CONCURRENT_VISITS);
+        // A failing visit (its database write or its operator away) does not stop the others
+        // of the batch, which are claimed already and would otherwise wait out their lease.
+        let mut failed = None;
         while let Some(settled) = visits.next().await {
-            if settled? {
-                report.settled += 1;
+            match settled {
+                Ok(true) => report.settled += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
             }
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
         if !full {
             return Ok((report, after));
@@ -105,10 +115,20 @@ where
         let full = batch.len() == BATCH as usize;
         report.examined += batch.len();
         let mut visits = stream::iter(batch).map(&mut visit).buffer_unordered(CONCURRENT_VISITS);
+        // A failing visit (its database write or its operator away) does not stop the others
+        // of the batch, which are claimed already and would otherwise wait out their lease.
+        let mut failed = None;
         while let Some(settled) = visits.next().await {
-            if settled? {
-                report.settled += 1;
+            match settled {
+                Ok(true) => report.settled += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
             }
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
         if !full {
             return Ok(report);
