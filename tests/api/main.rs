@@ -10,6 +10,7 @@ mod envelopes;
 mod helpers;
 mod lifecycle;
 mod lookups;
+mod model;
 mod openapi;
 mod operations;
 mod operator_errors;
