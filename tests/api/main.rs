@@ -11,6 +11,7 @@ mod envelopes;
 mod helpers;
 mod lifecycle;
 mod lookups;
+mod model;
 mod names;
 mod openapi;
 mod operations;
