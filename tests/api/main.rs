@@ -32,6 +32,7 @@ mod process;
 mod processes;
 mod receiver;
 mod requests;
+mod return_urls;
 mod server_limits;
 mod startup;
 mod webhook_fixtures;

@@ -64,6 +64,8 @@ pub struct CollectionV1 {
     pub operator: String,
     #[serde(alias = "successUrl")]
     pub url_success: Option<String>,
+    /// `errorUrl` in the reference; client libraries send `urlError`, beside `urlSuccess`.
+    #[serde(alias = "urlError")]
     pub error_url: Option<String>,
     pub otp_code: Option<String>,
 }

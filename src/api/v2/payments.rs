@@ -62,8 +62,13 @@ pub struct CollectionB {
     #[serde(default)]
     pub amount: RawAmount,
     pub currency: String,
+    // The optional fields keep the names of shape A, which clients send in shape B too; their
+    // camelCase spellings are accepted as well.
+    #[serde(rename = "code_otp", alias = "codeOtp")]
     pub code_otp: Option<String>,
+    #[serde(rename = "url_success", alias = "urlSuccess")]
     pub url_success: Option<String>,
+    #[serde(rename = "url_error", alias = "urlError")]
     pub url_error: Option<String>,
 }
 
