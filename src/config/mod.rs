@@ -1,4 +1,6 @@
-//! Configuration: defaults, then an optional TOML file, then `MOMO_*` environment variables.
+//! Configuration: defaults, then an optional TOML file, then environment variables: `MOMO_*`,
+//! and where one is not set, what a hosting platform sets instead (`PORT`, `DATABASE_URL`,
+//! `platform.rs`).
 //!
 //! Every setting is one row of the table [`settings`] gives (`settings.rs`): its TOML key, its variable, its
 //! default, what it accepts and where its value goes. Values are read as text whatever their
@@ -12,6 +14,7 @@ mod connector_settings;
 pub mod connectors;
 mod docs;
 mod parse;
+mod platform;
 mod settings;
 mod workers;
 
@@ -195,6 +198,24 @@ impl Config {
         for setting in settings() {
             if let Some(value) = lookup(setting.var) {
                 let source = "environment".to_owned();
+                raw.insert(setting.key, Raw { value, source });
+            }
+        }
+        for platform in platform::PLATFORM {
+            let Some(setting) = settings().find(|s| s.key == platform.key) else {
+                continue;
+            };
+            if lookup(setting.var).is_some() {
+                continue;
+            }
+            if let Some(given) = lookup(platform.var) {
+                let value = (platform.to_setting)(given.trim()).ok_or_else(|| ConfigError::Invalid {
+                    name: platform.var.to_owned(),
+                    origin: "environment".to_owned(),
+                    expected: platform.accepts,
+                    value: given.clone(),
+                })?;
+                let source = format!("environment variable {}", platform.var);
                 raw.insert(setting.key, Raw { value, source });
             }
         }

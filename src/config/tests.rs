@@ -292,3 +292,37 @@ fn docs_configuration_md_is_rendered_from_the_table() {
         );
     }
 }
+
+#[test]
+fn a_platforms_port_and_database_url_count_when_no_momo_variable_is_set() {
+    let c = from_env(&[("PORT", "5000"), ("DATABASE_URL", "postgres://app@db/app")]).unwrap();
+    assert_eq!(c.listen.to_string(), "0.0.0.0:5000");
+    assert_eq!(c.database_url, "postgres://app@db/app");
+    let c = from_env(&[
+        ("PORT", "5000"),
+        ("MOMO_LISTEN", "127.0.0.1:9000"),
+        ("DATABASE_URL", "postgres://app@db/app"),
+        ("MOMO_DATABASE_URL", "sqlite://data/x.db"),
+    ])
+    .unwrap();
+    assert_eq!(c.listen.to_string(), "127.0.0.1:9000", "MOMO_LISTEN wins");
+    assert_eq!(c.database_url, "sqlite://data/x.db", "MOMO_DATABASE_URL wins");
+    // Over the file, as every environment variable.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("momo.toml");
+    std::fs::write(&path, "listen = \"127.0.0.1:7000\"\n").unwrap();
+    let c = Config::from_sources(Some(&path), |n| (n == "PORT").then(|| "5000".to_owned())).unwrap();
+    assert_eq!(c.listen.to_string(), "0.0.0.0:5000");
+    for (var, bad) in [
+        ("PORT", "http"),
+        ("PORT", "0"),
+        ("PORT", "70000"),
+        ("DATABASE_URL", "mysql://x"),
+    ] {
+        let err = from_env(&[(var, bad)]).unwrap_err().to_string();
+        assert!(err.contains(var) && err.contains("expected"), "{err}");
+    }
+    // A bad platform value under a MOMO_* variable that wins is never read.
+    let c = from_env(&[("PORT", "http"), ("MOMO_LISTEN", "127.0.0.1:9000")]).unwrap();
+    assert_eq!(c.listen.to_string(), "127.0.0.1:9000");
+}

@@ -28,6 +28,7 @@ mod payments_duplicates;
 mod payments_input;
 mod payments_shapes;
 mod payments_simulator;
+mod platform_settings;
 mod process;
 mod processes;
 mod receiver;
