@@ -95,3 +95,41 @@ fn momo_config_names_the_settings_file() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(db.exists(), "the database the file names");
 }
+
+#[tokio::test]
+async fn with_json_logs_the_demo_banner_is_one_json_log_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = process::command(&format!("sqlite://{}/data/gateway.db", dir.path().display()));
+    command.env("MOMO_LOG_FORMAT", "json");
+    let running = process::serve(command);
+    let logs = running.logs.clone();
+    let (status, stdout) = running.terminate().await;
+    assert!(status.success());
+    let env_file = std::fs::read_to_string(dir.path().join("data/demo-sandbox.env")).unwrap();
+    let lines: Vec<&str> = stdout.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line: {stdout}");
+    let banner: Value = serde_json::from_str(lines[0]).expect("a JSON object");
+    assert_eq!(banner["level"], "INFO");
+    assert!(banner["timestamp"].as_str().unwrap().ends_with('Z'), "{banner}");
+    let fields = &banner["fields"];
+    assert!(
+        fields["message"].as_str().unwrap().contains("demo merchant"),
+        "{banner}"
+    );
+    for (field, name) in [
+        ("api_key", "DEMO_API_KEY"),
+        ("api_secret", "DEMO_API_SECRET"),
+        ("webhook_secret", "DEMO_WEBHOOK_SECRET"),
+    ] {
+        assert_eq!(fields[field], process::demo_value(&env_file, name), "{field}");
+    }
+    assert!(fields["saved_to"].as_str().unwrap().ends_with("demo-sandbox.env"));
+    for line in logs.lock().unwrap().iter() {
+        let log: Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("a JSON log line: {line}"));
+        assert!(log["fields"].is_object(), "{line}");
+        assert!(
+            !line.contains(&process::demo_value(&env_file, "DEMO_API_SECRET")),
+            "the secret is never logged"
+        );
+    }
+}
