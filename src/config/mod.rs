@@ -28,7 +28,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::domain::fees::FeeRule;
-use crate::domain::{FeeSchedule, Kind, OperatorCode};
+use crate::domain::{FeeSchedule, Kind, OperatorAliases, OperatorCode};
 
 pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
@@ -70,6 +70,8 @@ pub struct Config {
     pub disabled_operators: Vec<(OperatorCode, Option<Kind>)>,
     /// Fee rules replacing the defaults, per operator and direction.
     pub fee_overrides: Vec<(OperatorCode, Kind, FeeRule)>,
+    /// Operator names of this deployment, accepted beside the reference's codes.
+    pub operator_aliases: OperatorAliases,
 }
 
 impl fmt::Debug for Config {
@@ -96,6 +98,7 @@ impl fmt::Debug for Config {
             v2_successfull_spelling,
             disabled_operators,
             fee_overrides,
+            operator_aliases,
         } = self;
         f.debug_struct("Config")
             .field("database_url", &redact_url(database_url))
@@ -118,6 +121,7 @@ impl fmt::Debug for Config {
             .field("v2_successfull_spelling", v2_successfull_spelling)
             .field("disabled_operators", disabled_operators)
             .field("fee_overrides", fee_overrides)
+            .field("operator_aliases", operator_aliases)
             .finish()
     }
 }
@@ -299,6 +303,7 @@ impl Config {
             v2_successfull_spelling: false,
             disabled_operators: Vec::new(),
             fee_overrides: Vec::new(),
+            operator_aliases: OperatorAliases::default(),
         }
     }
 }

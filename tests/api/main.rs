@@ -14,6 +14,7 @@ mod lookups;
 mod names;
 mod openapi;
 mod operations;
+mod operator_aliases;
 mod operator_errors;
 mod operator_faults;
 mod operator_faults_answers;
