@@ -103,9 +103,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             workers_stopped.clone(),
         ));
     }
+    let stop = shutdown_signal();
     let server = Server::start(gateway).await?;
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
-    shutdown_signal().await;
+    stop.await;
     tracing::info!("shutting down: finishing in-flight requests and the workers' current step");
     let gateway = server.gateway.clone();
     match tokio::time::timeout(SHUTDOWN_GRACE, server.stop()).await {
@@ -130,23 +131,32 @@ pub async fn create_demo_merchant(gateway: &Gateway) -> anyhow::Result<Option<Cr
     Ok(gateway.create_demo_merchant(Timestamp::now()).await?)
 }
 
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on the first SIGINT or SIGTERM. It registers for both before it returns, not at
+/// its first poll: a signal sent as soon as the server says it listens must not meet the
+/// default action, which kills the process instead of stopping it cleanly.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(interrupt) => {},
+                _ = wait(terminate) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
