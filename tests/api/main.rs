@@ -33,6 +33,7 @@ mod platform_settings;
 mod process;
 mod processes;
 mod receiver;
+mod request_ids;
 mod requests;
 mod return_urls;
 mod server_limits;
