@@ -13,7 +13,8 @@ pub fn markdown() -> String {
          Defaults, then an optional TOML file (`momo-gateway --config momo.toml`, or `MOMO_CONFIG=momo.toml`),\n\
          then environment variables, each overriding the one before. A TOML key is its variable's name in lower case\n\
          without `MOMO_`; a list may be a TOML array (`webhook_retry_schedule = [5, 300]`) or the\n\
-         comma-separated text. An unknown key or an invalid value stops the start with one line naming\n\
+         comma-separated text, and a list of `KEY=VALUE` pairs a TOML table (`[operator_aliases]`\n\
+         with `WAVE_CI = \"BETA_MONEY_CI\"`). An unknown key or an invalid value stops the start with one line naming\n\
          the setting, where the value came from and what it accepts. The units in the names (`_MS`,\n\
          `_S`) are the units of the values.\n\n\
          | Variable | TOML key | Default | Accepts | Meaning |\n\
