@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::error::{ApiError, ErrorKind};
 use crate::domain::amount::AmountProblem;
 use crate::domain::text::checked_text;
-use crate::domain::{Amount, Msisdn, OperatorCode, PersonName};
+use crate::domain::{Amount, Msisdn, NamedOperator, OperatorAliases, PersonName};
 
 const MAX_URL_CHARS: usize = 2048;
 
@@ -40,9 +40,11 @@ pub fn amount(raw: &RawAmount, field: &str) -> Result<Amount, ApiError> {
     })
 }
 
-/// An operator code, any alias either generation uses.
-pub fn operator(code: &str, field: &str) -> Result<OperatorCode, ApiError> {
-    OperatorCode::parse(code).map_err(|e| ApiError::new(ErrorKind::UnsupportedOperator, format!("{field}: {e}")))
+/// An operator code: any code either generation uses, or an alias of this deployment.
+pub fn operator(code: &str, field: &str, aliases: &OperatorAliases) -> Result<NamedOperator, ApiError> {
+    aliases
+        .resolve(code)
+        .map_err(|e| ApiError::new(ErrorKind::UnsupportedOperator, format!("{field}: {e}")))
 }
 
 /// The merchant's transaction identifier: not blank, at most `max` characters, printable.

@@ -19,6 +19,7 @@ pub mod printable;
 #[cfg(test)]
 mod properties;
 pub mod request_id;
+pub mod trace_context;
 pub mod v1;
 pub mod v2;
 

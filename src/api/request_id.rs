@@ -1,4 +1,5 @@
-//! Per-request plumbing: a request id on every answer and in every log line of the request,
+//! Per-request plumbing: a request id on every answer and in every log line of the request
+//! (the caller's `X-Request-Id` or `traceparent` when valid, `trace_context.rs`),
 //! one log line per request, the request timeout, and the guarantee that every error answer is
 //! a JSON envelope, even one produced outside our handlers (a panic, a framework rejection).
 
@@ -12,6 +13,7 @@ use axum::response::Response;
 use tracing::Instrument;
 
 use super::error::{ApiError, Dialect, ErrorKind};
+use super::trace_context::Incoming;
 use crate::service::Gateway;
 
 tokio::task_local! {
@@ -24,7 +26,8 @@ pub fn current() -> String {
 }
 
 pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next) -> Response {
-    let id = uuid::Uuid::new_v4().simple().to_string();
+    let incoming = Incoming::from_headers(req.headers());
+    let id = incoming.request_id(|| uuid::Uuid::new_v4().simple().to_string());
     let dialect = Dialect::of_path(req.uri().path());
     let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
     let method = req.method().as_str().to_owned();
@@ -34,6 +37,7 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
         method = %req.method(),
         route = route.as_deref().unwrap_or(req.uri().path()),
         merchant = tracing::field::Empty,
+        trace_id = incoming.trace_id.as_deref(),
     );
     let started = Instant::now();
     let handler = REQUEST_ID.scope(id.clone(), next.run(req)).instrument(span.clone());
@@ -64,6 +68,13 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
     }
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert("x-request-id", value);
+    }
+    if let Some(value) = incoming
+        .traceparent
+        .as_deref()
+        .and_then(|t| HeaderValue::from_str(t).ok())
+    {
+        response.headers_mut().insert("traceparent", value);
     }
     gateway.metrics().observe_request(
         route.as_deref().unwrap_or("unmatched"),

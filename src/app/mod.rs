@@ -1,11 +1,11 @@
 //! Assembling and running the gateway: store, use cases, HTTP server, graceful shutdown.
 
 mod deadlines;
+mod demo;
 mod http;
 pub mod operators;
 
 use std::net::SocketAddr;
-use std::path::Path;
 
 use anyhow::Context;
 use tokio::net::TcpListener;
@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::config::{redact_url, Config};
-use crate::domain::{Environment, Timestamp};
+use crate::domain::Timestamp;
 use crate::operator::Operators;
 use crate::service::{CreatedMerchant, Gateway};
 use crate::store;
@@ -89,7 +89,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     }
     if config.listen.ip().is_loopback() {
         if let Some(demo) = create_demo_merchant(&gateway).await? {
-            print_demo_credentials(&demo, &config);
+            demo::show_credentials(&demo, &config);
         }
     }
     let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
@@ -103,9 +103,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
             workers_stopped.clone(),
         ));
     }
+    let stop = shutdown_signal();
     let server = Server::start(gateway).await?;
     tracing::info!(address = %server.addr, "momo-gateway listening on http://{}", server.addr);
-    shutdown_signal().await;
+    stop.await;
     tracing::info!("shutting down: finishing in-flight requests and the workers' current step");
     let gateway = server.gateway.clone();
     match tokio::time::timeout(SHUTDOWN_GRACE, server.stop()).await {
@@ -130,59 +131,32 @@ pub async fn create_demo_merchant(gateway: &Gateway) -> anyhow::Result<Option<Cr
     Ok(gateway.create_demo_merchant(Timestamp::now()).await?)
 }
 
-/// Shows the demo's Sandbox credentials once, on the terminal (never in the logs), and saves
-/// them beside the SQLite database for the README walkthrough.
-fn print_demo_credentials(demo: &CreatedMerchant, config: &Config) {
-    let Some(sandbox) = demo.environments.iter().find(|e| e.environment == Environment::Sandbox) else {
-        return;
-    };
-    println!(
-        "\nFirst start on an empty database: created a demo merchant ({}).",
-        demo.id
-    );
-    println!("Its Sandbox credentials, shown only this once:");
-    println!("  API key:                {}", sandbox.api_key);
-    println!("  API secret:             {}", sandbox.api_secret);
-    println!("  Webhook signing secret: {}", sandbox.webhook_secret);
-    let env_file = format!(
-        "export DEMO_BASE_URL={}\nexport DEMO_API_KEY={}\nexport DEMO_API_SECRET={}\nexport DEMO_WEBHOOK_SECRET={}\n",
-        config.public_url, sandbox.api_key, sandbox.api_secret, sandbox.webhook_secret
-    );
-    if let Some(dir) = config.sqlite_path().and_then(|p| Path::new(p).parent()) {
-        let path = dir.join("demo-sandbox.env");
-        match write_private(&path, &env_file) {
-            Ok(()) => println!("Saved to {} (try: source {})\n", path.display(), path.display()),
-            Err(e) => eprintln!("could not save {}: {e}", path.display()),
+/// Resolves on the first SIGINT or SIGTERM. It registers for both before it returns, not at
+/// its first poll: a signal sent as soon as the server says it listens must not meet the
+/// default action, which kills the process instead of stopping it cleanly.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(interrupt) => {},
+                _ = wait(terminate) => {},
+            }
         }
     }
-}
-
-fn write_private(path: &Path, content: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)?.write_all(content.as_bytes())
-}
-
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -34,7 +34,7 @@ pub use webhooks::{Scope, WebhooksCommand};
 pub struct Cli {
     /// TOML file of settings (names as the MOMO_* variables, lower case, without the prefix).
     /// Environment variables override it.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", env = "MOMO_CONFIG")]
     pub config: Option<PathBuf>,
 
     #[command(subcommand)]

@@ -1,4 +1,6 @@
-//! Configuration: defaults, then an optional TOML file, then `MOMO_*` environment variables.
+//! Configuration: defaults, then an optional TOML file, then environment variables: `MOMO_*`,
+//! and where one is not set, what a hosting platform sets instead (`PORT`, `DATABASE_URL`,
+//! `platform.rs`).
 //!
 //! Every setting is one row of the table [`settings`] gives (`settings.rs`): its TOML key, its variable, its
 //! default, what it accepts and where its value goes. Values are read as text whatever their
@@ -12,6 +14,7 @@ mod connector_settings;
 pub mod connectors;
 mod docs;
 mod parse;
+mod platform;
 mod settings;
 mod workers;
 
@@ -25,7 +28,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::domain::fees::FeeRule;
-use crate::domain::{FeeSchedule, Kind, OperatorCode};
+use crate::domain::{FeeSchedule, Kind, OperatorAliases, OperatorCode};
 
 pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
@@ -67,6 +70,8 @@ pub struct Config {
     pub disabled_operators: Vec<(OperatorCode, Option<Kind>)>,
     /// Fee rules replacing the defaults, per operator and direction.
     pub fee_overrides: Vec<(OperatorCode, Kind, FeeRule)>,
+    /// Operator names of this deployment, accepted beside the reference's codes.
+    pub operator_aliases: OperatorAliases,
 }
 
 impl fmt::Debug for Config {
@@ -93,6 +98,7 @@ impl fmt::Debug for Config {
             v2_successfull_spelling,
             disabled_operators,
             fee_overrides,
+            operator_aliases,
         } = self;
         f.debug_struct("Config")
             .field("database_url", &redact_url(database_url))
@@ -115,6 +121,7 @@ impl fmt::Debug for Config {
             .field("v2_successfull_spelling", v2_successfull_spelling)
             .field("disabled_operators", disabled_operators)
             .field("fee_overrides", fee_overrides)
+            .field("operator_aliases", operator_aliases)
             .finish()
     }
 }
@@ -198,6 +205,24 @@ impl Config {
                 raw.insert(setting.key, Raw { value, source });
             }
         }
+        for platform in platform::PLATFORM {
+            let Some(setting) = settings().find(|s| s.key == platform.key) else {
+                continue;
+            };
+            if lookup(setting.var).is_some() {
+                continue;
+            }
+            if let Some(given) = lookup(platform.var) {
+                let value = (platform.to_setting)(given.trim()).ok_or_else(|| ConfigError::Invalid {
+                    name: platform.var.to_owned(),
+                    origin: "environment".to_owned(),
+                    expected: platform.accepts,
+                    value: given.clone(),
+                })?;
+                let source = format!("environment variable {}", platform.var);
+                raw.insert(setting.key, Raw { value, source });
+            }
+        }
         // In the table's order, whatever the source: `listen` sets `public_url`, which may follow.
         let mut config = Config::default();
         for setting in settings() {
@@ -278,6 +303,7 @@ impl Config {
             v2_successfull_spelling: false,
             disabled_operators: Vec::new(),
             fee_overrides: Vec::new(),
+            operator_aliases: OperatorAliases::default(),
         }
     }
 }

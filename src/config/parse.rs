@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::{ConfigError, LogFormat};
 use crate::domain::fees::FeeRule;
-use crate::domain::{Kind, OperatorCode};
+use crate::domain::{Kind, OperatorAliases, OperatorCode};
 use crate::net::IpRange;
 
 /// The keys of a TOML file with their values as the text an environment variable would hold.
@@ -27,10 +27,16 @@ pub fn toml_file(path: &Path) -> Result<Vec<(String, String)>, ConfigError> {
         .collect())
 }
 
-/// A TOML value as text; an array becomes a comma-separated list.
+/// A TOML value as text; an array becomes a comma-separated list, and a table of scalars a
+/// comma-separated list of `KEY=VALUE` (`[operator_aliases]` with `WAVE_CI = "BETA_CI"`).
 fn toml_as_text(value: &toml::Value) -> String {
     match value {
         toml::Value::Array(items) => items.iter().map(toml_scalar).collect::<Vec<_>>().join(","),
+        toml::Value::Table(entries) => entries
+            .iter()
+            .map(|(key, value)| format!("{key}={}", toml_scalar(value)))
+            .collect::<Vec<_>>()
+            .join(","),
         scalar => toml_scalar(scalar),
     }
 }
@@ -142,6 +148,20 @@ pub fn fees(value: &str) -> Option<Vec<(OperatorCode, Kind, FeeRule)>> {
             Some((operator, kind, FeeRule { basis_points, fixed }))
         })
         .collect()
+}
+
+/// `ORANGE_MONEY_CI=ALPHA_MONEY_CI,WAVE_CI=BETA`: each alias and the operator it names.
+pub fn operator_aliases(value: &str) -> Option<OperatorAliases> {
+    let pairs = value
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            let (alias, code) = item.split_once('=')?;
+            Some((alias.trim().to_owned(), operator(code.trim())?))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    OperatorAliases::new(pairs)
 }
 
 /// An operator by name (`GAMMA_MONEY`) or code (`GAMMA`).

@@ -346,6 +346,15 @@ pub static CORE: &[Setting] = &[
         write: |c, v| put(&mut c.disabled_operators, parse::disabled_operators(v)),
     },
     Setting {
+        key: "operator_aliases",
+        var: "MOMO_OPERATOR_ALIASES",
+        default: Initial::Unset("none: the reference's codes only"),
+        accepts: "comma-separated ALIAS=CODE, e.g. ORANGE_MONEY_CI=ALPHA_MONEY_CI,WAVE_CI=BETA_MONEY_CI (in TOML also a table); an alias is A-Z, a-z, 0-9, _, - or . (at most 32) and not a reference code",
+        doc: "operator names of this deployment, accepted wherever an operator code is; a transaction created with one shows it as its operator code (answers, lookups, lists, webhooks)",
+        secret: false,
+        write: |c, v| put(&mut c.operator_aliases, parse::operator_aliases(v)),
+    },
+    Setting {
         key: "fees",
         var: "MOMO_FEES",
         default: Initial::Unset("the live service's"),

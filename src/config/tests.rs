@@ -292,3 +292,92 @@ fn docs_configuration_md_is_rendered_from_the_table() {
         );
     }
 }
+
+#[test]
+fn a_platforms_port_and_database_url_count_when_no_momo_variable_is_set() {
+    let c = from_env(&[("PORT", "5000"), ("DATABASE_URL", "postgres://app@db/app")]).unwrap();
+    assert_eq!(c.listen.to_string(), "0.0.0.0:5000");
+    assert_eq!(c.database_url, "postgres://app@db/app");
+    let c = from_env(&[
+        ("PORT", "5000"),
+        ("MOMO_LISTEN", "127.0.0.1:9000"),
+        ("DATABASE_URL", "postgres://app@db/app"),
+        ("MOMO_DATABASE_URL", "sqlite://data/x.db"),
+    ])
+    .unwrap();
+    assert_eq!(c.listen.to_string(), "127.0.0.1:9000", "MOMO_LISTEN wins");
+    assert_eq!(c.database_url, "sqlite://data/x.db", "MOMO_DATABASE_URL wins");
+    // Over the file, as every environment variable.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("momo.toml");
+    std::fs::write(&path, "listen = \"127.0.0.1:7000\"\n").unwrap();
+    let c = Config::from_sources(Some(&path), |n| (n == "PORT").then(|| "5000".to_owned())).unwrap();
+    assert_eq!(c.listen.to_string(), "0.0.0.0:5000");
+    for (var, bad) in [
+        ("PORT", "http"),
+        ("PORT", "0"),
+        ("PORT", "70000"),
+        ("DATABASE_URL", "mysql://x"),
+    ] {
+        let err = from_env(&[(var, bad)]).unwrap_err().to_string();
+        assert!(err.contains(var) && err.contains("expected"), "{err}");
+    }
+    // A bad platform value under a MOMO_* variable that wins is never read.
+    let c = from_env(&[("PORT", "http"), ("MOMO_LISTEN", "127.0.0.1:9000")]).unwrap();
+    assert_eq!(c.listen.to_string(), "127.0.0.1:9000");
+}
+
+#[test]
+fn operator_aliases_come_from_the_environment_or_a_toml_table_or_array() {
+    let brands = OperatorAliases::new(vec![
+        ("ORANGE_MONEY_CI".into(), OperatorCode::Alpha),
+        ("WAVE_CI".into(), OperatorCode::Beta),
+        ("MTN_MONEY_CI".into(), OperatorCode::Gamma),
+    ])
+    .unwrap();
+    let c = from_env(&[(
+        "MOMO_OPERATOR_ALIASES",
+        "ORANGE_MONEY_CI=ALPHA_MONEY_CI, WAVE_CI=BETA_MONEY_CI,MTN_MONEY_CI=GAMMA",
+    )])
+    .unwrap();
+    assert_eq!(c.operator_aliases, brands);
+    assert!(
+        Config::default().operator_aliases.is_empty(),
+        "the reference's codes only"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("momo.toml");
+    std::fs::write(
+        &path,
+        "[operator_aliases]\nWAVE_CI = \"BETA_CI\"\nORANGE_MONEY_CI = \"ALPHA_MONEY_CI\"\n",
+    )
+    .unwrap();
+    let c = Config::from_sources(Some(&path), |_| None).unwrap();
+    assert_eq!(
+        c.operator_aliases.resolve("WAVE_CI").unwrap().operator,
+        OperatorCode::Beta
+    );
+    assert_eq!(
+        c.operator_aliases.resolve("ORANGE_MONEY_CI").unwrap().operator,
+        OperatorCode::Alpha
+    );
+    std::fs::write(&path, "operator_aliases = [\"MTN_MONEY_CI=GAMMA_MONEY_CI\"]\n").unwrap();
+    let c = Config::from_sources(Some(&path), |_| None).unwrap();
+    assert_eq!(
+        c.operator_aliases.resolve("MTN_MONEY_CI").unwrap().operator,
+        OperatorCode::Gamma
+    );
+    for bad in [
+        "WAVE_CI",
+        "WAVE_CI=OMEGA",
+        "BETA_CI=ALPHA_MONEY_CI",
+        "W=BETA,W=ALPHA",
+        "A B=BETA",
+    ] {
+        let err = from_env(&[("MOMO_OPERATOR_ALIASES", bad)]).unwrap_err().to_string();
+        assert!(
+            err.contains("MOMO_OPERATOR_ALIASES") && err.contains("ALIAS=CODE"),
+            "{bad}: {err}"
+        );
+    }
+}

@@ -181,6 +181,9 @@ pub struct Transaction {
     pub transaction_id: String,
     pub kind: Kind,
     pub operator: OperatorCode,
+    /// The deployment's alias of the operator the merchant sent (`ORANGE_MONEY_CI`), shown
+    /// instead of the generation's code; `None` when a reference code was sent.
+    pub operator_alias: Option<String>,
     pub phone: Msisdn,
     /// The number as the client sent it (v2 `number_user` echoes it).
     pub phone_as_sent: String,
@@ -202,6 +205,13 @@ pub struct Transaction {
     pub created_at: Timestamp,
     /// Null until the first change after creation.
     pub updated_at: Option<Timestamp>,
+}
+
+impl Transaction {
+    /// The operator code to show: the alias the merchant sent, else the generation's `code`.
+    pub fn operator_code(&self, code: fn(OperatorCode) -> &'static str) -> &str {
+        self.operator_alias.as_deref().unwrap_or_else(|| code(self.operator))
+    }
 }
 
 /// The service reference alphabet.

@@ -35,6 +35,8 @@ pub struct PaymentRequest {
     pub kind: Kind,
     pub transaction_id: String,
     pub operator: OperatorCode,
+    /// The deployment's alias the merchant named the operator by, given back as sent.
+    pub operator_alias: Option<String>,
     /// The number debited (collection) or credited (transfer).
     pub phone: Msisdn,
     pub phone_as_sent: String,
@@ -146,6 +148,7 @@ impl Gateway {
             transaction_id: request.transaction_id.clone(),
             kind: request.kind,
             operator: request.operator,
+            operator_alias: request.operator_alias.clone(),
             phone: request.phone.clone(),
             phone_as_sent: request.phone_as_sent.clone(),
             amounts,

@@ -95,6 +95,7 @@ where
         transaction_id: get(row, "transaction_id")?,
         kind: names::parse_kind(&kind)?,
         operator: OperatorCode::from_name(&operator).ok_or_else(|| corrupt("operator", &operator))?,
+        operator_alias: get(row, "operator_alias")?,
         phone: Msisdn::parse(&phone).map_err(|_| corrupt("phone", "(hidden)"))?,
         phone_as_sent: get(row, "phone_as_sent")?,
         amounts: Amounts {

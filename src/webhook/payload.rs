@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::domain::{Customer, TransactionRecord};
+use crate::domain::{Customer, OperatorCode, TransactionRecord};
 
 /// A transaction as the webhook body shows it.
 #[derive(Debug, Serialize)]
@@ -21,7 +21,7 @@ struct WebhookTransaction<'a> {
     phone: &'a str,
     status: &'static str,
     type_transaction: &'static str,
-    operator: &'static str,
+    operator: &'a str,
     created_at: String,
     customer: WebhookCustomer<'a>,
 }
@@ -78,7 +78,7 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
             phone: t.phone.as_str(),
             status: t.status.as_str(),
             type_transaction: t.kind.as_str(),
-            operator: t.operator.v1_code(),
+            operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: WebhookCustomer::from(&r.customer),
         }
@@ -124,6 +124,7 @@ mod tests {
                 transaction_id: "order-1001".into(),
                 kind: Kind::Collection,
                 operator: OperatorCode::Alpha,
+                operator_alias: None,
                 phone,
                 phone_as_sent: "0701020302".into(),
                 amounts: Amounts {

@@ -27,11 +27,13 @@ impl Drop for Running {
     }
 }
 
-/// A command for the binary with no inherited `MOMO_*` settings, and rate limits off (tests
-/// send bursts no merchant would; `rate_limits_are_on_by_default` removes them).
+/// A command for the binary with no inherited settings (`MOMO_*`, and the platform's `PORT` and
+/// `DATABASE_URL`), and rate limits off (tests send bursts no merchant would;
+/// `rate_limits_are_on_by_default` removes them).
 pub fn command(database_url: &str) -> Command {
     let mut command = Command::new(BIN);
-    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("MOMO_")) {
+    let inherited = |k: &str| k.starts_with("MOMO_") || k == "PORT" || k == "DATABASE_URL";
+    for (key, _) in std::env::vars().filter(|(k, _)| inherited(k)) {
         command.env_remove(key);
     }
     command

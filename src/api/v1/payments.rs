@@ -16,7 +16,7 @@ use crate::api::extract::{parse_json, JsonBody};
 use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
-use crate::domain::{Kind, OperatorCode, PersonName, Status, Timestamp};
+use crate::domain::{Kind, OperatorAliases, OperatorCode, PersonName, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
 
 /// The longest merchant transaction id v1 accepts.
@@ -64,6 +64,8 @@ pub struct CollectionV1 {
     pub operator: String,
     #[serde(alias = "successUrl")]
     pub url_success: Option<String>,
+    /// `errorUrl` in the reference; client libraries send `urlError`, beside `urlSuccess`.
+    #[serde(alias = "urlError")]
     pub error_url: Option<String>,
     pub otp_code: Option<String>,
 }
@@ -89,6 +91,7 @@ struct Common<'a> {
     currency: &'a str,
     amount: &'a RawAmount,
     operator: &'a str,
+    aliases: &'a OperatorAliases,
 }
 
 fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
@@ -99,14 +102,15 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         ErrorKind::BadRequest,
     )?;
     fields::currency(c.currency, "currency")?;
-    let operator = fields::operator(c.operator, "operator")?;
+    let operator = fields::operator(c.operator, "operator", c.aliases)?;
     let party = c.customer.party()?;
     let phone = fields::phone(c.phone.0, c.phone.1)?;
     let amount = fields::amount(c.amount, "amount")?;
     Ok(PaymentRequest {
         kind,
         transaction_id,
-        operator,
+        operator: operator.operator,
+        operator_alias: operator.alias,
         phone,
         phone_as_sent: c.phone.0.to_owned(),
         amount,
@@ -118,7 +122,8 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
 }
 
 impl CollectionV1 {
-    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    /// The request, its operator a reference code or one of `aliases`.
+    pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
         let mut r = request(
             Kind::Collection,
             Common {
@@ -128,6 +133,7 @@ impl CollectionV1 {
                 currency: &self.currency,
                 amount: &self.amount,
                 operator: &self.operator,
+                aliases,
             },
         )?;
         r.success_url = fields::return_url(self.url_success.as_deref(), "urlSuccess")?;
@@ -138,7 +144,8 @@ impl CollectionV1 {
 }
 
 impl TransferV1 {
-    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    /// The request, its operator a reference code or one of `aliases`.
+    pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
         request(
             Kind::Transfer,
             Common {
@@ -148,6 +155,7 @@ impl TransferV1 {
                 currency: &self.currency,
                 amount: &self.amount,
                 operator: &self.operator,
+                aliases,
             },
         )
     }
@@ -184,7 +192,7 @@ pub async fn collect(
     Authenticated(caller): Authenticated,
     JsonBody(body): JsonBody<CollectionV1>,
 ) -> Result<Response, Error> {
-    let request = body.parse()?;
+    let request = body.parse(&gateway.config().operator_aliases)?;
     answer(
         &gateway,
         gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
@@ -196,7 +204,7 @@ pub async fn transfer(
     Authenticated(caller): Authenticated,
     JsonBody(body): JsonBody<TransferV1>,
 ) -> Result<Response, Error> {
-    let request = body.parse()?;
+    let request = body.parse(&gateway.config().operator_aliases)?;
     answer(
         &gateway,
         gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
@@ -211,7 +219,7 @@ pub async fn transfer_from_bytes(
 ) -> Result<Response, Rejection> {
     let v1 = |e: ApiError| Rejection(Dialect::V1, e);
     let body: TransferV1 = parse_json(bytes).map_err(v1)?;
-    let request = body.parse().map_err(v1)?;
+    let request = body.parse(&gateway.config().operator_aliases).map_err(v1)?;
     let result = gateway
         .create_payment(&caller.0.tenant, request, Timestamp::now())
         .await;

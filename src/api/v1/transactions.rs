@@ -13,7 +13,7 @@ use crate::api::auth::Authenticated;
 use crate::api::error::ApiError;
 use crate::api::extract::QueryParams;
 use crate::api::pagination::{split_page, with_next_cursor, PageParams};
-use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, Status, Timestamp};
+use crate::domain::{Cursor, Kind, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
 use crate::domain::{TransactionFilter, TransactionRecord};
 use crate::service::Gateway;
 
@@ -32,7 +32,7 @@ pub struct TransactionOut<'a> {
     pub phone: &'a str,
     pub status: StatusV1,
     pub type_transaction: KindV1,
-    pub operator: &'static str,
+    pub operator: &'a str,
     pub created_at: String,
     pub customer: CustomerOut<'a>,
     /// Only in the answer to a BETA collection's creation.
@@ -54,7 +54,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             phone: t.phone.as_str(),
             status: t.status.into(),
             type_transaction: t.kind.into(),
-            operator: t.operator.v1_code(),
+            operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: CustomerOut::from(&r.customer),
             beta_launch_url: None,
@@ -77,7 +77,8 @@ pub struct ListParams {
 }
 
 impl ListParams {
-    pub(crate) fn filter(&self) -> Result<TransactionFilter, ApiError> {
+    /// The filter; `operator` may be a reference code or one of `aliases` (the operator it names).
+    pub(crate) fn filter(&self, aliases: &OperatorAliases) -> Result<TransactionFilter, ApiError> {
         let bad = |why: String| ApiError::bad_request(why);
         let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
         let time = |raw: Option<String>, name: &str| {
@@ -101,7 +102,12 @@ impl ListParams {
                 .map(|k| Kind::parse(&k).ok_or_else(|| bad(format!("type must be collecte or transfer, got {k:?}"))))
                 .transpose()?,
             operator: nonempty(&self.operator)
-                .map(|o| OperatorCode::parse(&o).map_err(|e| bad(format!("operator: {e}"))))
+                .map(|o| {
+                    aliases
+                        .resolve(&o)
+                        .map(|named| named.operator)
+                        .map_err(|e| bad(format!("operator: {e}")))
+                })
                 .transpose()?,
             phone: nonempty(&self.phone)
                 .map(|p| Msisdn::parse(&p).map_err(|e| bad(format!("phone {e}"))))
@@ -118,7 +124,7 @@ pub async fn list(
     QueryParams(params): QueryParams<ListParams>,
 ) -> Result<Response, Error> {
     let page = params.page.page_request()?;
-    let filter = params.filter()?;
+    let filter = params.filter(&gateway.config().operator_aliases)?;
     let records = gateway.transactions(&caller.tenant, &filter, &page).await?;
     let (records, next) = split_page(records, &page, |r| Cursor {
         created_at: r.transaction.created_at,

@@ -17,7 +17,7 @@ use crate::api::extract::{parse_json, JsonBody};
 use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
-use crate::domain::{Address, Kind, OperatorCode, Status, Timestamp};
+use crate::domain::{Address, Kind, OperatorAliases, OperatorCode, Status, Timestamp};
 use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
 
 /// The longest merchant transaction id v2 accepts.
@@ -62,8 +62,13 @@ pub struct CollectionB {
     #[serde(default)]
     pub amount: RawAmount,
     pub currency: String,
+    // The optional fields keep the names of shape A, which clients send in shape B too; their
+    // camelCase spellings are accepted as well.
+    #[serde(rename = "code_otp", alias = "codeOtp")]
     pub code_otp: Option<String>,
+    #[serde(rename = "url_success", alias = "urlSuccess")]
     pub url_success: Option<String>,
+    #[serde(rename = "url_error", alias = "urlError")]
     pub url_error: Option<String>,
 }
 
@@ -92,6 +97,7 @@ struct Common<'a> {
     name: (Option<&'a str>, &'static str),
     email: (Option<&'a str>, &'static str),
     amount: &'a RawAmount,
+    aliases: &'a OperatorAliases,
 }
 
 fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
@@ -103,7 +109,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
     )?;
     fields::country(c.country.0, c.country.1)?;
     fields::currency(c.currency, "currency")?;
-    let operator = fields::operator(c.operator, "operator")?;
+    let operator = fields::operator(c.operator, "operator", c.aliases)?;
     let (phone, phone_as_sent) = fields::phone_string_or_integer(c.phone.0, c.phone.1)?;
     let (first_name, last_name) = match c.name.0 {
         Some(name) => fields::split_name(name, c.name.1)?,
@@ -115,7 +121,8 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
     Ok(PaymentRequest {
         kind,
         transaction_id,
-        operator,
+        operator: operator.operator,
+        operator_alias: operator.alias,
         phone: phone.clone(),
         phone_as_sent,
         amount,
@@ -139,7 +146,8 @@ fn is_shape_b(body: &Value) -> bool {
         .any(|k| body.get(k).is_some())
 }
 
-pub(crate) fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiError> {
+/// A v2 collection of either shape, its operator a reference code or one of `aliases`.
+pub(crate) fn collection_request(bytes: &[u8], aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
     let probe: Value = parse_json(bytes)?;
     if is_shape_b(&probe) {
         let b: CollectionB = parse_json(bytes)?;
@@ -154,6 +162,7 @@ pub(crate) fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiErro
                 name: (b.customer.name.as_deref(), "customer.name"),
                 email: (b.customer.email.as_deref(), "customer.email"),
                 amount: &b.amount,
+                aliases,
             },
         )?;
         r.otp_code = fields::otp(b.code_otp.as_deref(), "code_otp")?;
@@ -177,6 +186,7 @@ pub(crate) fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiErro
                 name: (a.name_user.as_deref(), "name_user"),
                 email: (email, email_field),
                 amount: &a.amount,
+                aliases,
             },
         )?;
         r.otp_code = fields::otp(a.code_otp.as_deref(), "code_otp")?;
@@ -187,7 +197,8 @@ pub(crate) fn collection_request(bytes: &[u8]) -> Result<PaymentRequest, ApiErro
 }
 
 impl TransferV2 {
-    pub(crate) fn parse(&self) -> Result<PaymentRequest, ApiError> {
+    /// The request, its operator a reference code or one of `aliases`.
+    pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
         request(
             Kind::Transfer,
             Common {
@@ -199,6 +210,7 @@ impl TransferV2 {
                 name: (Some(&self.name), "name"),
                 email: (self.email.as_deref(), "email"),
                 amount: &self.amount,
+                aliases,
             },
         )
     }
@@ -245,7 +257,7 @@ pub async fn collect(
     request: axum::extract::Request,
 ) -> Result<Response, Error> {
     let bytes = crate::api::extract::json_bytes(request, &()).await?;
-    let request = collection_request(&bytes)?;
+    let request = collection_request(&bytes, &gateway.config().operator_aliases)?;
     answer(
         &gateway,
         gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
@@ -257,7 +269,7 @@ pub async fn transfer(
     Authenticated(caller): Authenticated,
     JsonBody(body): JsonBody<TransferV2>,
 ) -> Result<Response, Error> {
-    let request = body.parse()?;
+    let request = body.parse(&gateway.config().operator_aliases)?;
     answer(
         &gateway,
         gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
@@ -272,7 +284,7 @@ pub async fn transfer_from_bytes(
 ) -> Result<Response, Rejection> {
     let v2 = |e: ApiError| Rejection(Dialect::V2, e);
     let body: TransferV2 = parse_json(bytes).map_err(v2)?;
-    let request = body.parse().map_err(v2)?;
+    let request = body.parse(&gateway.config().operator_aliases).map_err(v2)?;
     let result = gateway
         .create_payment(&caller.0.tenant, request, Timestamp::now())
         .await;

@@ -11,8 +11,8 @@ use crate::api::auth::LookupCaller;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
-use crate::domain::Status;
 use crate::domain::TransactionRecord;
+use crate::domain::{OperatorCode, Status};
 use crate::service::{Gateway, ServiceError};
 
 /// A transaction as v2 shows it.
@@ -37,7 +37,7 @@ pub struct TransactionV2<'a> {
     pub amount_total: String,
     pub status: StatusV2,
     pub type_transaction: KindV2,
-    pub type_payment: &'static str,
+    pub type_payment: &'a str,
     /// Present (possibly null) in the status lookup and in BETA collections' creation.
     #[serde(rename = "redirectUrl", skip_serializing_if = "Option::is_none")]
     pub redirect_url: Option<Option<String>>,
@@ -65,7 +65,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             amount_total: t.amounts.amount_total.to_string(),
             status: t.status.into(),
             type_transaction: t.kind.into(),
-            type_payment: t.operator.v2_code(),
+            type_payment: t.operator_code(OperatorCode::v2_code),
             redirect_url: None,
             date: t.created_at.v2_date(),
             date_update: t.updated_at.map(|u| u.v2_date_update()),

@@ -75,7 +75,7 @@ where
     for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
         let sql = format!(
             "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {} ON CONFLICT DO NOTHING RETURNING id",
-            placeholders(chunk.len(), 22)
+            placeholders(chunk.len(), 23)
         );
         let mut query = sqlx::query(&sql);
         for (c, customer) in chunk.iter().zip(chunk_customers) {

@@ -352,7 +352,7 @@ where
     let customer = rows::customer(&row)?;
     let sql = format!(
         "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {}",
-        placeholders(1, 22)
+        placeholders(1, 23)
     );
     bind_transaction(sqlx::query(&sql), t, &customer.id, first_check)
         .execute(&mut **tx)
@@ -437,9 +437,9 @@ where
 /// The columns a creation writes, in `bind_transaction` order.
 pub(super) const INSERTED_COLUMNS: &str = "id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
     phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, success_url, \
-    error_url, created_at, checkout_token, next_check_at";
+    error_url, created_at, checkout_token, next_check_at, operator_alias";
 
-/// Binds the 22 `INSERTED_COLUMNS` of a new transaction.
+/// Binds the 23 `INSERTED_COLUMNS` of a new transaction.
 pub(super) fn bind_transaction<'q, DB>(
     query: Query<'q, DB, DB::Arguments<'q>>,
     t: &'q Transaction,
@@ -476,4 +476,5 @@ where
         .bind(t.created_at.millis())
         .bind(t.checkout_token.as_deref())
         .bind(first_check.millis())
+        .bind(t.operator_alias.as_deref())
 }

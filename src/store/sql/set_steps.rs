@@ -11,7 +11,7 @@ use crate::domain::ledger::{self, Posting};
 use crate::domain::{Cause, Status, Tenant, Timestamp};
 use crate::store::{names, StoreError};
 
-/// Rows per statement: at most 22 binds a row, well under both databases' bind limits.
+/// Rows per statement: at most 23 binds a row, well under both databases' bind limits.
 pub(super) const CHUNK: usize = 128;
 
 /// A state change to record.

@@ -7,7 +7,7 @@ use crate::store::{names, TransactionFilter};
 /// The columns of a transaction and its customer, as `rows::transaction_record` reads them.
 pub(in crate::store) const TRANSACTION_SELECT: &str =
     "SELECT t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
-    t.kind, t.operator, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, t.status, \
+    t.kind, t.operator, t.operator_alias, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, t.status, \
     t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.success_url, t.error_url, t.checkout_token, t.launch_url, t.created_at, \
     t.updated_at, c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, c.phone AS c_phone, \
     c.country_code AS c_country_code, c.city AS c_city, c.street_address AS c_street_address, \

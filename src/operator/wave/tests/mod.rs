@@ -71,6 +71,7 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         transaction_id: format!("order-{amount}"),
         kind,
         operator: OperatorCode::Beta,
+        operator_alias: None,
         phone: Msisdn::parse(phone).unwrap(),
         phone_as_sent: phone.to_owned(),
         amounts: Amounts {
