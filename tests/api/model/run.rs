@@ -95,6 +95,7 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
             phone,
             address: Address::parse("CI", None, None).expect("an address"),
         },
+        operator_alias: None,
         otp_code: None,
         success_url: None,
         error_url: None,
