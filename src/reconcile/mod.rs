@@ -62,29 +62,39 @@ where
                 id: last.transaction.id.clone(),
             });
         }
-        // Several settlements in flight at once: each is its own database transaction and
-        // operator call, and one at a time cannot keep up with a busy gateway's creations.
         report.examined += batch.len();
-        let mut visits = stream::iter(batch).map(&mut visit).buffer_unordered(CONCURRENT_VISITS);
-        // A failing visit (its database write or its operator away) does not stop the others
-        // of the batch, which are claimed already and would otherwise wait out their lease.
-        let mut failed = None;
-        while let Some(settled) = visits.next().await {
-            match settled {
-                Ok(true) => report.settled += 1,
-                Ok(false) => {}
-                Err(e) => {
-                    failed.get_or_insert(e);
-                }
-            }
-        }
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        visit_all(batch, &mut visit, &mut report).await?;
         if !full {
             return Ok((report, after));
         }
     }
+}
+
+/// Visits `batch`, several at a time: each visit is its own database transaction and operator
+/// call, and one at a time cannot keep up with a busy gateway's creations. A failing visit (its
+/// database write or its operator away) does not stop the others, which may be claimed already
+/// and would otherwise wait out their lease; the first failure is returned after them.
+async fn visit_all<F, Fut>(
+    batch: Vec<TransactionRecord>,
+    visit: &mut F,
+    report: &mut Report,
+) -> Result<(), ServiceError>
+where
+    F: FnMut(TransactionRecord) -> Fut,
+    Fut: Future<Output = Result<bool, ServiceError>>,
+{
+    let mut visits = stream::iter(batch).map(visit).buffer_unordered(CONCURRENT_VISITS);
+    let mut failed = None;
+    while let Some(settled) = visits.next().await {
+        match settled {
+            Ok(true) => report.settled += 1,
+            Ok(false) => {}
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    failed.map_or(Ok(()), Err)
 }
 
 /// How long a claimed status check is reserved for the pass that claimed it.
@@ -114,22 +124,7 @@ where
             .await?;
         let full = batch.len() == BATCH as usize;
         report.examined += batch.len();
-        let mut visits = stream::iter(batch).map(&mut visit).buffer_unordered(CONCURRENT_VISITS);
-        // A failing visit (its database write or its operator away) does not stop the others
-        // of the batch, which are claimed already and would otherwise wait out their lease.
-        let mut failed = None;
-        while let Some(settled) = visits.next().await {
-            match settled {
-                Ok(true) => report.settled += 1,
-                Ok(false) => {}
-                Err(e) => {
-                    failed.get_or_insert(e);
-                }
-            }
-        }
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        visit_all(batch, &mut visit, &mut report).await?;
         if !full {
             return Ok(report);
         }
