@@ -6,7 +6,6 @@
 
 use std::time::{Duration, Instant};
 
-use crate::audit::{self, Told};
 use crate::common::{Backend, TestDatabase};
 use crate::harness::{self, env_count};
 use crate::outage::{self, Window};
@@ -33,7 +32,6 @@ async fn postgres_stopped_mid_load_answers_503_half_writes_nothing_and_recovers_
     let admin = harness::admin(&db.url, &settings()).await;
     let merchant = harness::merchant(&admin, "Database loss", None).await;
     let gateway = process::serve(harness::command(&proxy.url(&db.url), &settings()));
-    let logs = gateway.logs.clone();
     // Below the gateway's idle timeout, so the client never reuses a connection the gateway
     // is closing.
     let client = reqwest::Client::builder()
@@ -55,24 +53,9 @@ async fn postgres_stopped_mid_load_answers_503_half_writes_nothing_and_recovers_
     })
     .await;
     let answers = outage::read(&sent, window);
-    let retried = outage::retry_unavailable(&client, &gateway.base, &token, &sent).await;
-
-    let mut told = Told::default();
-    for s in sent.iter().chain(&retried.sent) {
-        told.record(s);
-    }
-    let by_process = harness::settle(&admin, Duration::from_secs(4), Duration::from_secs(60)).await;
-    let (exit, _) = gateway.terminate().await;
-    assert!(
-        exit.success(),
-        "the same process ran throughout and stops cleanly: {exit:?}"
-    );
-    let panics = harness::panics(&logs);
-    let left = harness::drain(&admin).await;
-    assert!(left.is_empty(), "left PENDING: {left:?}");
-    let stored = harness::stored(&admin, &merchant.tenant).await;
-    audit::audit(&told, &stored).assert_clean("after the outage");
-    harness::assert_ledger(&admin, "after the outage").await;
+    let aftermath =
+        outage::check_aftermath(&client, gateway, &admin, &merchant, &token, &sent, "after the outage").await;
+    let (retried, panics) = (&aftermath.retried, aftermath.panics);
 
     println!(
         "database-loss postgres: outage={}s clients=16 requests={} {} 503_in_window={} 503_after={} \
@@ -88,8 +71,8 @@ async fn postgres_stopped_mid_load_answers_503_half_writes_nothing_and_recovers_
         retried.sent.len(),
         retried.already_stored,
         retried.created,
-        stored.len(),
-        by_process.len(),
+        aftermath.stored,
+        aftermath.by_process,
         answers.tally.count(500),
         started.elapsed().as_secs_f64()
     );

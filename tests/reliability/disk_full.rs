@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 
-use crate::audit::{self, Told};
 use crate::harness;
 use crate::outage::{self, Window};
 use crate::process;
@@ -139,7 +138,6 @@ async fn sqlite_on_a_full_disk_answers_503_keeps_its_file_intact_and_recovers_wi
         .expect("the pid file")
         .trim()
         .to_owned();
-    let logs = gateway.logs.clone();
     // Below the gateway's idle timeout, so the client never reuses a connection the gateway
     // is closing.
     let client = reqwest::Client::builder()
@@ -165,24 +163,17 @@ async fn sqlite_on_a_full_disk_answers_503_keeps_its_file_intact_and_recovers_wi
     })
     .await;
     let answers = outage::read(&sent, window);
-    let retried = outage::retry_unavailable(&client, &gateway.base, &token, &sent).await;
-
-    let mut told = Told::default();
-    for s in sent.iter().chain(&retried.sent) {
-        told.record(s);
-    }
-    let by_process = harness::settle(&admin, Duration::from_secs(4), Duration::from_secs(60)).await;
-    let (exit, _) = gateway.terminate().await;
-    assert!(
-        exit.success(),
-        "the same process ran throughout and stops cleanly: {exit:?}"
-    );
-    let panics = harness::panics(&logs);
-    let left = harness::drain(&admin).await;
-    assert!(left.is_empty(), "left PENDING: {left:?}");
-    let stored = harness::stored(&admin, &merchant.tenant).await;
-    audit::audit(&told, &stored).assert_clean("after the full disk");
-    harness::assert_ledger(&admin, "after the full disk").await;
+    let aftermath = outage::check_aftermath(
+        &client,
+        gateway,
+        &admin,
+        &merchant,
+        &token,
+        &sent,
+        "after the full disk",
+    )
+    .await;
+    let (retried, panics) = (&aftermath.retried, aftermath.panics);
     let verdict = integrity(&url).await;
     admin.close().await;
 
@@ -201,8 +192,8 @@ async fn sqlite_on_a_full_disk_answers_503_keeps_its_file_intact_and_recovers_wi
         retried.sent.len(),
         retried.already_stored,
         retried.created,
-        stored.len(),
-        by_process.len(),
+        aftermath.stored,
+        aftermath.by_process,
         answers.tally.count(500),
         started.elapsed().as_secs_f64()
     );

@@ -6,7 +6,12 @@
 
 use std::time::{Duration, Instant};
 
+use momo_gateway::service::Gateway;
+
+use crate::audit::{self, Told};
+use crate::harness::{self, Merchant};
 use crate::load::{self, Generation, Load, Sent, Tally};
+use crate::process;
 
 const CLIENTS: usize = 16;
 /// How long the load runs on once the database is back.
@@ -129,4 +134,52 @@ pub async fn retry_unavailable(client: &reqwest::Client, base: &str, token: &str
         retried.sent.push(s);
     }
     retried
+}
+
+/// What an outage left, once checked: its 503s sent again, the workers given their time, the
+/// same process stopped cleanly, nothing left `PENDING`, every answer matched by the store, and
+/// the ledger sound.
+pub struct Aftermath {
+    pub retried: Retried,
+    /// Transactions the gateway's own workers settled after the load.
+    pub by_process: usize,
+    /// Transactions stored for the merchant.
+    pub stored: usize,
+    pub panics: usize,
+}
+
+/// Sends each 503'd payment again, then checks what the outage left (see `Aftermath`).
+pub async fn check_aftermath(
+    client: &reqwest::Client,
+    gateway: process::Running,
+    admin: &Gateway,
+    merchant: &Merchant,
+    token: &str,
+    sent: &[Sent],
+    what: &str,
+) -> Aftermath {
+    let logs = gateway.logs.clone();
+    let retried = retry_unavailable(client, &gateway.base, token, sent).await;
+    let mut told = Told::default();
+    for s in sent.iter().chain(&retried.sent) {
+        told.record(s);
+    }
+    let by_process = harness::settle(admin, Duration::from_secs(4), Duration::from_secs(60)).await;
+    let (exit, _) = gateway.terminate().await;
+    assert!(
+        exit.success(),
+        "the same process ran throughout and stops cleanly: {exit:?}"
+    );
+    let panics = harness::panics(&logs);
+    let left = harness::drain(admin).await;
+    assert!(left.is_empty(), "left PENDING: {left:?}");
+    let stored = harness::stored(admin, &merchant.tenant).await;
+    audit::audit(&told, &stored).assert_clean(what);
+    harness::assert_ledger(admin, what).await;
+    Aftermath {
+        retried,
+        by_process: by_process.len(),
+        stored: stored.len(),
+        panics,
+    }
 }
