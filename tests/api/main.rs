@@ -5,6 +5,7 @@
 mod common;
 
 mod auth;
+mod client_script;
 mod control_characters;
 mod customers;
 mod envelopes;
