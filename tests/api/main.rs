@@ -34,6 +34,7 @@ mod payments_simulator;
 mod platform_settings;
 mod process;
 mod processes;
+mod readme_walkthrough;
 mod receiver;
 mod request_ids;
 mod requests;
