@@ -139,7 +139,7 @@ pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHan
     let watermark = callbacks::Watermark::default();
     vec![
         spawn_loop(
-            "simulated operator callbacks",
+            "simulated_operator_callbacks",
             callback_every,
             gateway.clone(),
             stop.clone(),
@@ -156,7 +156,7 @@ pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHan
             |g, now| async move { reconciler::run_once(&g, now).await },
         ),
         spawn_loop(
-            "collection expiry",
+            "collection_expiry",
             reconcile_every,
             gateway,
             stop,

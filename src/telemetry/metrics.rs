@@ -69,6 +69,7 @@ struct Series {
     latency: BTreeMap<(String, String), Histogram>,
     transactions: BTreeMap<(&'static str, &'static str, &'static str), u64>,
     webhook_deliveries: BTreeMap<&'static str, u64>,
+    webhook_unsent: u64,
     worker_runs: BTreeMap<&'static str, (u64, u64)>,
     auth_failures: BTreeMap<&'static str, u64>,
     rate_limited: BTreeMap<&'static str, u64>,
@@ -141,8 +142,14 @@ impl Metrics {
         self.with(|s| *s.transactions.entry((operator, kind, outcome)).or_default() += 1)
     }
 
+    /// A delivery attempted, by how it ended (`delivered`, `retry`, `failed`, `gone`).
     pub fn webhook_delivery(&self, outcome: &'static str) {
         self.with(|s| *s.webhook_deliveries.entry(outcome).or_default() += 1)
+    }
+
+    /// An event closed without a delivery: its merchant set no URL, or its endpoint is disabled.
+    pub fn webhook_unsent(&self) {
+        self.with(|s| s.webhook_unsent += 1)
     }
 
     pub fn worker_run(&self, worker: &'static str, settled: usize) {
@@ -206,11 +213,14 @@ impl Metrics {
             for ((operator, kind, outcome), n) in &s.transactions {
                 let _ = writeln!(out, "momo_transactions_total{{operator=\"{operator}\",type=\"{kind}\",outcome=\"{outcome}\"}} {n}");
             }
-            let _ = writeln!(out, "# HELP momo_webhook_deliveries_total Webhook delivery attempts by outcome.");
+            let _ = writeln!(out, "# HELP momo_webhook_deliveries_total Webhook deliveries attempted, by outcome.");
             let _ = writeln!(out, "# TYPE momo_webhook_deliveries_total counter");
             for (outcome, n) in &s.webhook_deliveries {
                 let _ = writeln!(out, "momo_webhook_deliveries_total{{outcome=\"{outcome}\"}} {n}");
             }
+            let _ = writeln!(out, "# HELP momo_webhook_events_unsent_total Webhook events closed without a delivery: no URL set, or the endpoint disabled.");
+            let _ = writeln!(out, "# TYPE momo_webhook_events_unsent_total counter");
+            let _ = writeln!(out, "momo_webhook_events_unsent_total {}", s.webhook_unsent);
             let _ = writeln!(out, "# HELP momo_worker_runs_total Worker steps run, by worker.");
             let _ = writeln!(out, "# TYPE momo_worker_runs_total counter");
             for (worker, (runs, _)) in &s.worker_runs {

@@ -105,7 +105,13 @@ impl Dispatcher {
                     "gone"
                 }
             };
-            metrics.webhook_delivery(outcome);
+            // An event with nowhere to go (no URL, or a disabled endpoint) made no delivery:
+            // counting it as a failed one would read as the merchant's receiver failing.
+            if finished.attempt.is_some() {
+                metrics.webhook_delivery(outcome);
+            } else {
+                metrics.webhook_unsent();
+            }
         }
         Ok(report)
     }

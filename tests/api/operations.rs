@@ -2,6 +2,7 @@
 //! reverse proxy) and metrics.
 
 use momo_gateway::config::Config;
+use momo_gateway::domain::Timestamp;
 use momo_gateway::net::IpRange;
 use reqwest::StatusCode;
 
@@ -14,7 +15,7 @@ both_backends!(TestApp::spawn_with(one_request_per_second) => the_api_is_limited
 both_backends!(TestApp::spawn_with(three_tokens_per_minute) => token_requests_are_limited_per_key_and_address);
 both_backends!(TestApp::spawn_with(three_tokens_per_minute) => a_forwarded_address_is_ignored_unless_the_peer_is_a_trusted_proxy);
 both_backends!(TestApp::spawn_with(three_tokens_per_minute_behind_a_proxy) => behind_a_trusted_proxy_each_client_has_its_own_token_bucket);
-both_backends!(TestApp::spawn => metrics_show_requests_transactions_and_backlogs);
+both_backends!(TestApp::spawn => metrics_show_requests_transactions_and_backlogs, events_with_nowhere_to_go_are_unsent_not_failed_deliveries);
 
 fn one_request_per_second(c: &mut Config) {
     c.rate_limit_per_s = 1;
@@ -213,4 +214,26 @@ async fn metrics_show_requests_transactions_and_backlogs(app: TestApp) {
     }
     assert!(text.contains("momo_db_pool_connections"));
     assert!(text.contains("momo_oldest_pending_transaction_age_seconds"));
+}
+
+/// An event whose merchant set no webhook URL is closed without a delivery: counted as unsent,
+/// never as a failed delivery, which would read as the merchant's receiver failing.
+async fn events_with_nowhere_to_go_are_unsent_not_failed_deliveries(app: TestApp) {
+    let token = app.sandbox_token().await;
+    let a = post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("unsent", "0701020301", "ALPHA_MONEY_CI", "1000"),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    let dispatcher = app.gateway.webhook_dispatcher(&app.gateway.config().webhook).unwrap();
+    dispatcher.run_once(Timestamp::now()).await.unwrap();
+    let text = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(text.contains("momo_webhook_events_unsent_total 1"), "{text}");
+    assert!(
+        !text.contains("momo_webhook_deliveries_total{"),
+        "no delivery was attempted: {text}"
+    );
 }
