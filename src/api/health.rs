@@ -14,19 +14,20 @@ pub async fn alive() -> Response {
     envelope::success(StatusCode::OK, json!({ "status": "alive" }))
 }
 
-/// Prometheus metrics: this process's counters and the database's gauges.
-pub async fn metrics(State(gateway): State<Gateway>) -> Response {
+/// Prometheus metrics: this process's counters and the database's gauges, in OpenMetrics
+/// text for a scraper that asks for it (Prometheus does), else in the classic text format.
+pub async fn metrics(State(gateway): State<Gateway>, headers: axum::http::HeaderMap) -> Response {
+    use crate::telemetry::metrics::{OPENMETRICS, PROMETHEUS_TEXT};
+    let openmetrics = headers
+        .get_all(axum::http::header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("application/openmetrics-text"));
     match gateway.gauges(crate::domain::Timestamp::now()).await {
         Ok(gauges) => {
-            let text = gateway.metrics().render(&gauges);
-            (
-                [(
-                    axum::http::header::CONTENT_TYPE,
-                    "text/plain; version=0.0.4; charset=utf-8",
-                )],
-                text,
-            )
-                .into_response()
+            let text = gateway.metrics().render_as(&gauges, openmetrics);
+            let content_type = if openmetrics { OPENMETRICS } else { PROMETHEUS_TEXT };
+            ([(axum::http::header::CONTENT_TYPE, content_type)], text).into_response()
         }
         Err(e) => envelope::error(ApiError::from(e)),
     }

@@ -1,42 +1,43 @@
-//! Counters and histograms for `GET /metrics`, in Prometheus text format, written by hand: the
-//! few series we need do not earn a metrics crate's build time. Gauges that describe the
-//! database (pending transactions, outbox backlog) are read from it at scrape time, so they are
-//! right whichever process answers.
+//! Counters and histograms for `GET /metrics`, through `prometheus-client` (the Prometheus
+//! project's Rust client), in the OpenMetrics text format. Gauges that describe the database
+//! (pending transactions, outbox backlog) are read from it at scrape time, so they are right
+//! whichever process answers; the process's own figures come from `process.rs`.
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
-use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+use super::process::ProcessCollector;
+
+/// The content type of the OpenMetrics exposition, for scrapers that ask for it (Prometheus does).
+pub const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The content type of the classic Prometheus text exposition, for every other reader (curl,
+/// `promtool check metrics`).
+pub const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 const LATENCY_BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
 
-#[derive(Default)]
-struct Histogram {
-    counts: [u64; LATENCY_BUCKETS.len()],
-    sum: f64,
-    count: u64,
+/// Label names and values, in the order they are shown.
+type Labels = Vec<(&'static str, String)>;
+
+type Latencies = Family<Labels, Histogram, fn() -> Histogram>;
+
+fn latency_histogram() -> Histogram {
+    Histogram::new(LATENCY_BUCKETS)
 }
 
-impl Histogram {
-    fn observe(&mut self, latency: Duration) {
-        let seconds = latency.as_secs_f64();
-        for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
-            if seconds <= *bound {
-                self.counts[i] += 1;
-            }
-        }
-        self.sum += seconds;
-        self.count += 1;
-    }
-
-    fn render(&self, out: &mut String, name: &str, labels: &str) {
-        for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
-            let _ = writeln!(out, "{name}_bucket{{{labels},le=\"{bound}\"}} {}", self.counts[i]);
-        }
-        let _ = writeln!(out, "{name}_bucket{{{labels},le=\"+Inf\"}} {}", self.count);
-        let _ = writeln!(out, "{name}_sum{{{labels}}} {}", self.sum);
-        let _ = writeln!(out, "{name}_count{{{labels}}} {}", self.count);
-    }
+fn labels<const N: usize>(pairs: [(&'static str, &str); N]) -> Labels {
+    pairs
+        .into_iter()
+        .map(|(name, value)| (name, value.to_owned()))
+        .collect()
 }
 
 /// An operator's circuit breaker, as the metrics show it.
@@ -49,36 +50,13 @@ pub enum BreakerState {
 
 impl BreakerState {
     /// The gauge's value: 0 closed, 1 half-open (probing), 2 open.
-    fn value(self) -> u8 {
+    fn value(self) -> i64 {
         match self {
             BreakerState::Closed => 0,
             BreakerState::HalfOpen => 1,
             BreakerState::Open => 2,
         }
     }
-}
-
-#[derive(Default)]
-struct Series {
-    operator_calls: BTreeMap<(&'static str, &'static str, &'static str), u64>,
-    operator_latency: BTreeMap<(&'static str, &'static str), Histogram>,
-    operator_breakers: BTreeMap<&'static str, BreakerState>,
-    operator_callbacks: BTreeMap<(&'static str, &'static str), u64>,
-    operator_bad_answers: BTreeMap<(&'static str, &'static str), u64>,
-    requests: BTreeMap<(String, String, u16), u64>,
-    latency: BTreeMap<(String, String), Histogram>,
-    transactions: BTreeMap<(&'static str, &'static str, &'static str), u64>,
-    webhook_deliveries: BTreeMap<&'static str, u64>,
-    webhook_unsent: u64,
-    worker_runs: BTreeMap<&'static str, (u64, u64)>,
-    auth_failures: BTreeMap<&'static str, u64>,
-    rate_limited: BTreeMap<&'static str, u64>,
-}
-
-/// This process's counters.
-#[derive(Default)]
-pub struct Metrics {
-    series: Mutex<Series>,
 }
 
 /// Database-wide gauges, read at scrape time.
@@ -93,204 +71,317 @@ pub struct Gauges {
     pub db_pool_idle: u32,
 }
 
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+/// The scrape-time gauges, set from [`Gauges`] before each exposition.
+#[derive(Default)]
+struct DatabaseGauges {
+    pending_transactions: Gauge,
+    oldest_pending_age_s: Gauge<f64, AtomicU64>,
+    transfers_needing_review: Gauge,
+    outbox_backlog: Gauge,
+    oldest_outbox_age_s: Gauge<f64, AtomicU64>,
+    pool_connections: Gauge,
+    pool_idle_connections: Gauge,
+}
+
+/// This process's series.
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<Labels, Counter>,
+    request_latency: Latencies,
+    operator_calls: Family<Labels, Counter>,
+    operator_latency: Latencies,
+    operator_breakers: Family<Labels, Gauge>,
+    operator_callbacks: Family<Labels, Counter>,
+    operator_bad_answers: Family<Labels, Counter>,
+    transactions: Family<Labels, Counter>,
+    webhook_deliveries: Family<Labels, Counter>,
+    webhook_unsent: Counter,
+    worker_runs: Family<Labels, Counter>,
+    worker_settled: Family<Labels, Counter>,
+    auth_failures: Family<Labels, Counter>,
+    rate_limited: Family<Labels, Counter>,
+    database: DatabaseGauges,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::default();
+        let request_latency = Latencies::new_with_constructor(latency_histogram);
+        let operator_calls = Family::default();
+        let operator_latency = Latencies::new_with_constructor(latency_histogram);
+        let operator_breakers = Family::default();
+        let operator_callbacks = Family::default();
+        let operator_bad_answers = Family::default();
+        let transactions = Family::default();
+        let webhook_deliveries = Family::default();
+        let webhook_unsent = Counter::default();
+        let worker_runs = Family::default();
+        let worker_settled = Family::default();
+        let auth_failures = Family::default();
+        let rate_limited = Family::default();
+        let database = DatabaseGauges::default();
+        // Counters are registered without `_total`: the encoder adds it.
+        let r = &mut registry;
+        // A gauge at 1 rather than an OpenMetrics `info`, which the Prometheus text parsers
+        // (promtool's among them) do not know.
+        let build: Family<Labels, Gauge> = Family::default();
+        build
+            .get_or_create(&labels([("version", env!("CARGO_PKG_VERSION"))]))
+            .set(1);
+        r.register("momo_build_info", "The running build", build);
+        r.register(
+            "momo_http_requests",
+            "HTTP requests by route template, method and status",
+            requests.clone(),
+        );
+        r.register(
+            "momo_http_request_duration_seconds",
+            "HTTP request latency by route template and method",
+            request_latency.clone(),
+        );
+        r.register(
+            "momo_operator_calls",
+            "Calls to operators by operator, call and outcome (circuit_open: refused by the breaker)",
+            operator_calls.clone(),
+        );
+        r.register(
+            "momo_operator_call_duration_seconds",
+            "Operator call latency by operator and call",
+            operator_latency.clone(),
+        );
+        r.register(
+            "momo_operator_breaker_state",
+            "Each operator's circuit breaker: 0 closed, 1 half-open, 2 open",
+            operator_breakers.clone(),
+        );
+        r.register(
+            "momo_operator_callbacks",
+            "Operator callbacks by operator and what became of them",
+            operator_callbacks.clone(),
+        );
+        r.register(
+            "momo_operator_bad_answers",
+            "Operator answers not taken at their word (malformed, unknown status, another amount or currency), by operator and kind",
+            operator_bad_answers.clone(),
+        );
+        r.register(
+            "momo_transactions",
+            "Transactions created (PENDING) and settled, by operator, type and outcome",
+            transactions.clone(),
+        );
+        r.register(
+            "momo_webhook_deliveries",
+            "Webhook deliveries attempted, by outcome",
+            webhook_deliveries.clone(),
+        );
+        r.register(
+            "momo_webhook_events_unsent",
+            "Webhook events closed without a delivery: no URL set, or the endpoint disabled",
+            webhook_unsent.clone(),
+        );
+        r.register("momo_worker_runs", "Worker steps run, by worker", worker_runs.clone());
+        r.register(
+            "momo_worker_settled",
+            "Transactions settled by each worker",
+            worker_settled.clone(),
+        );
+        r.register(
+            "momo_auth_failures",
+            "Refused credentials and tokens",
+            auth_failures.clone(),
+        );
+        r.register(
+            "momo_rate_limited",
+            "Requests refused with 429, by limit",
+            rate_limited.clone(),
+        );
+        let d = &database;
+        r.register(
+            "momo_pending_transactions",
+            "Transactions PENDING now",
+            d.pending_transactions.clone(),
+        );
+        r.register(
+            "momo_oldest_pending_transaction_age_seconds",
+            "Age of the oldest PENDING transaction",
+            d.oldest_pending_age_s.clone(),
+        );
+        r.register(
+            "momo_transfers_needing_review",
+            "Transfers pending past the collection TTL",
+            d.transfers_needing_review.clone(),
+        );
+        r.register(
+            "momo_outbox_backlog",
+            "Webhook events waiting for delivery",
+            d.outbox_backlog.clone(),
+        );
+        r.register(
+            "momo_outbox_oldest_age_seconds",
+            "Age of the oldest undelivered webhook event",
+            d.oldest_outbox_age_s.clone(),
+        );
+        r.register(
+            "momo_db_pool_connections",
+            "Database connections open in this process",
+            d.pool_connections.clone(),
+        );
+        r.register(
+            "momo_db_pool_idle_connections",
+            "Idle database connections in this process",
+            d.pool_idle_connections.clone(),
+        );
+        r.register_collector(Box::new(ProcessCollector));
+        Metrics {
+            registry,
+            requests,
+            request_latency,
+            operator_calls,
+            operator_latency,
+            operator_breakers,
+            operator_callbacks,
+            operator_bad_answers,
+            transactions,
+            webhook_deliveries,
+            webhook_unsent,
+            worker_runs,
+            worker_settled,
+            auth_failures,
+            rate_limited,
+            database,
+        }
+    }
 }
 
 impl Metrics {
-    fn with<R>(&self, f: impl FnOnce(&mut Series) -> R) -> R {
-        f(&mut self.series.lock().unwrap_or_else(|p| p.into_inner()))
-    }
-
     pub fn observe_request(&self, route: &str, method: &str, status: u16, latency: Duration) {
-        self.with(|s| {
-            *s.requests
-                .entry((route.to_owned(), method.to_owned(), status))
-                .or_default() += 1;
-            s.latency
-                .entry((route.to_owned(), method.to_owned()))
-                .or_default()
-                .observe(latency);
-        })
+        let status = status.to_string();
+        self.requests
+            .get_or_create(&labels([("route", route), ("method", method), ("status", &status)]))
+            .inc();
+        self.request_latency
+            .get_or_create(&labels([("route", route), ("method", method)]))
+            .observe(latency.as_secs_f64());
     }
 
     /// One call to an operator (`initiate`, `status`, `cancel`) and how it ended.
     pub fn operator_call(&self, operator: &'static str, call: &'static str, outcome: &'static str, latency: Duration) {
-        self.with(|s| {
-            *s.operator_calls.entry((operator, call, outcome)).or_default() += 1;
-            s.operator_latency.entry((operator, call)).or_default().observe(latency);
-        })
+        self.operator_calls
+            .get_or_create(&labels([("operator", operator), ("call", call), ("outcome", outcome)]))
+            .inc();
+        self.operator_latency
+            .get_or_create(&labels([("operator", operator), ("call", call)]))
+            .observe(latency.as_secs_f64());
     }
 
     /// An answer from an operator that was not taken at its word, by what was wrong with it.
     pub fn operator_bad_answer(&self, operator: &'static str, kind: &'static str) {
-        self.with(|s| *s.operator_bad_answers.entry((operator, kind)).or_default() += 1)
+        self.operator_bad_answers
+            .get_or_create(&labels([("operator", operator), ("kind", kind)]))
+            .inc();
     }
 
     /// An operator's callback and what became of it (`accepted`, `already_final`,
     /// `unknown_reference`, `other_route`, `unauthenticated`, `malformed`, `unsupported`).
     pub fn operator_callback(&self, operator: &'static str, outcome: &'static str) {
-        self.with(|s| *s.operator_callbacks.entry((operator, outcome)).or_default() += 1)
+        self.operator_callbacks
+            .get_or_create(&labels([("operator", operator), ("outcome", outcome)]))
+            .inc();
     }
 
     pub fn operator_breaker(&self, operator: &'static str, state: BreakerState) {
-        self.with(|s| s.operator_breakers.insert(operator, state));
+        self.operator_breakers
+            .get_or_create(&labels([("operator", operator)]))
+            .set(state.value());
     }
 
     /// A transaction created (`PENDING`) or settled (`SUCCESSFUL`, `FAILED`).
     pub fn transaction(&self, operator: &'static str, kind: &'static str, outcome: &'static str) {
-        self.with(|s| *s.transactions.entry((operator, kind, outcome)).or_default() += 1)
+        self.transactions
+            .get_or_create(&labels([("operator", operator), ("type", kind), ("outcome", outcome)]))
+            .inc();
     }
 
     /// A delivery attempted, by how it ended (`delivered`, `retry`, `failed`, `gone`).
     pub fn webhook_delivery(&self, outcome: &'static str) {
-        self.with(|s| *s.webhook_deliveries.entry(outcome).or_default() += 1)
+        self.webhook_deliveries
+            .get_or_create(&labels([("outcome", outcome)]))
+            .inc();
     }
 
     /// An event closed without a delivery: its merchant set no URL, or its endpoint is disabled.
     pub fn webhook_unsent(&self) {
-        self.with(|s| s.webhook_unsent += 1)
+        self.webhook_unsent.inc();
     }
 
     pub fn worker_run(&self, worker: &'static str, settled: usize) {
-        self.with(|s| {
-            let entry = s.worker_runs.entry(worker).or_default();
-            entry.0 += 1;
-            entry.1 += settled as u64;
-        })
+        let worker = labels([("worker", worker)]);
+        self.worker_runs.get_or_create(&worker).inc();
+        self.worker_settled.get_or_create(&worker).inc_by(settled as u64);
     }
 
     pub fn auth_failure(&self, kind: &'static str) {
-        self.with(|s| *s.auth_failures.entry(kind).or_default() += 1)
+        self.auth_failures.get_or_create(&labels([("kind", kind)])).inc();
     }
 
     pub fn rate_limited(&self, limit: &'static str) {
-        self.with(|s| *s.rate_limited.entry(limit).or_default() += 1)
+        self.rate_limited.get_or_create(&labels([("limit", limit)])).inc();
     }
 
-    /// The Prometheus text exposition of every series.
+    /// The exposition of every series with the database's `gauges`: OpenMetrics text, or with
+    /// `openmetrics` false the classic Prometheus text format.
+    pub fn render_as(&self, gauges: &Gauges, openmetrics: bool) -> String {
+        let exposition = self.render(gauges);
+        if openmetrics {
+            exposition
+        } else {
+            classic_text(&exposition)
+        }
+    }
+
+    /// The OpenMetrics text exposition of every series, with the database's `gauges`.
     pub fn render(&self, gauges: &Gauges) -> String {
+        let d = &self.database;
+        d.pending_transactions.set(gauges.pending_transactions);
+        d.oldest_pending_age_s.set(gauges.oldest_pending_age_s);
+        d.transfers_needing_review.set(gauges.pending_transfers_needing_review);
+        d.outbox_backlog.set(gauges.outbox_backlog);
+        d.oldest_outbox_age_s.set(gauges.oldest_outbox_age_s);
+        d.pool_connections.set(i64::from(gauges.db_pool_size));
+        d.pool_idle_connections.set(i64::from(gauges.db_pool_idle));
         let mut out = String::new();
-        self.with(|s| {
-            let _ = writeln!(out, "# HELP momo_http_requests_total HTTP requests by route template, method and status.");
-            let _ = writeln!(out, "# TYPE momo_http_requests_total counter");
-            for ((route, method, status), n) in &s.requests {
-                let _ = writeln!(out, "momo_http_requests_total{{route=\"{}\",method=\"{method}\",status=\"{status}\"}} {n}", escape(route));
-            }
-            let _ = writeln!(out, "# HELP momo_http_request_duration_seconds HTTP request latency by route template and method.");
-            let _ = writeln!(out, "# TYPE momo_http_request_duration_seconds histogram");
-            for ((route, method), h) in &s.latency {
-                let labels = format!("route=\"{}\",method=\"{method}\"", escape(route));
-                h.render(&mut out, "momo_http_request_duration_seconds", &labels);
-            }
-            let _ = writeln!(out, "# HELP momo_operator_calls_total Calls to operators by operator, call and outcome (circuit_open: refused by the breaker).");
-            let _ = writeln!(out, "# TYPE momo_operator_calls_total counter");
-            for ((operator, call, outcome), n) in &s.operator_calls {
-                let _ = writeln!(out, "momo_operator_calls_total{{operator=\"{operator}\",call=\"{call}\",outcome=\"{outcome}\"}} {n}");
-            }
-            let _ = writeln!(out, "# HELP momo_operator_call_duration_seconds Operator call latency by operator and call.");
-            let _ = writeln!(out, "# TYPE momo_operator_call_duration_seconds histogram");
-            for ((operator, call), h) in &s.operator_latency {
-                h.render(&mut out, "momo_operator_call_duration_seconds", &format!("operator=\"{operator}\",call=\"{call}\""));
-            }
-            let _ = writeln!(out, "# HELP momo_operator_callbacks_total Operator callbacks by operator and what became of them.");
-            let _ = writeln!(out, "# TYPE momo_operator_callbacks_total counter");
-            for ((operator, outcome), n) in &s.operator_callbacks {
-                let _ = writeln!(out, "momo_operator_callbacks_total{{operator=\"{operator}\",outcome=\"{outcome}\"}} {n}");
-            }
-            let _ = writeln!(out, "# HELP momo_operator_bad_answers_total Operator answers not taken at their word (malformed, unknown status, another amount or currency), by operator and kind.");
-            let _ = writeln!(out, "# TYPE momo_operator_bad_answers_total counter");
-            for ((operator, kind), n) in &s.operator_bad_answers {
-                let _ = writeln!(out, "momo_operator_bad_answers_total{{operator=\"{operator}\",kind=\"{kind}\"}} {n}");
-            }
-            let _ = writeln!(out, "# HELP momo_operator_breaker_state Each operator's circuit breaker: 0 closed, 1 half-open, 2 open.");
-            let _ = writeln!(out, "# TYPE momo_operator_breaker_state gauge");
-            for (operator, state) in &s.operator_breakers {
-                let _ = writeln!(out, "momo_operator_breaker_state{{operator=\"{operator}\"}} {}", state.value());
-            }
-            let _ = writeln!(out, "# HELP momo_transactions_total Transactions created (PENDING) and settled, by operator, type and outcome.");
-            let _ = writeln!(out, "# TYPE momo_transactions_total counter");
-            for ((operator, kind, outcome), n) in &s.transactions {
-                let _ = writeln!(out, "momo_transactions_total{{operator=\"{operator}\",type=\"{kind}\",outcome=\"{outcome}\"}} {n}");
-            }
-            let _ = writeln!(out, "# HELP momo_webhook_deliveries_total Webhook deliveries attempted, by outcome.");
-            let _ = writeln!(out, "# TYPE momo_webhook_deliveries_total counter");
-            for (outcome, n) in &s.webhook_deliveries {
-                let _ = writeln!(out, "momo_webhook_deliveries_total{{outcome=\"{outcome}\"}} {n}");
-            }
-            let _ = writeln!(out, "# HELP momo_webhook_events_unsent_total Webhook events closed without a delivery: no URL set, or the endpoint disabled.");
-            let _ = writeln!(out, "# TYPE momo_webhook_events_unsent_total counter");
-            let _ = writeln!(out, "momo_webhook_events_unsent_total {}", s.webhook_unsent);
-            let _ = writeln!(out, "# HELP momo_worker_runs_total Worker steps run, by worker.");
-            let _ = writeln!(out, "# TYPE momo_worker_runs_total counter");
-            for (worker, (runs, _)) in &s.worker_runs {
-                let _ = writeln!(out, "momo_worker_runs_total{{worker=\"{worker}\"}} {runs}");
-            }
-            let _ = writeln!(out, "# HELP momo_worker_settled_total Transactions settled by each worker.");
-            let _ = writeln!(out, "# TYPE momo_worker_settled_total counter");
-            for (worker, (_, settled)) in &s.worker_runs {
-                let _ = writeln!(out, "momo_worker_settled_total{{worker=\"{worker}\"}} {settled}");
-            }
-            let _ = writeln!(out, "# HELP momo_auth_failures_total Refused credentials and tokens.");
-            let _ = writeln!(out, "# TYPE momo_auth_failures_total counter");
-            for (kind, n) in &s.auth_failures {
-                let _ = writeln!(out, "momo_auth_failures_total{{kind=\"{kind}\"}} {n}");
-            }
-            let _ = writeln!(out, "# HELP momo_rate_limited_total Requests refused with 429, by limit.");
-            let _ = writeln!(out, "# TYPE momo_rate_limited_total counter");
-            for (limit, n) in &s.rate_limited {
-                let _ = writeln!(out, "momo_rate_limited_total{{limit=\"{limit}\"}} {n}");
-            }
-        });
-        let gauge = |out: &mut String, name: &str, help: &str, value: String| {
-            let _ = writeln!(out, "# HELP {name} {help}");
-            let _ = writeln!(out, "# TYPE {name} gauge");
-            let _ = writeln!(out, "{name} {value}");
-        };
-        gauge(
-            &mut out,
-            "momo_pending_transactions",
-            "Transactions PENDING now.",
-            gauges.pending_transactions.to_string(),
-        );
-        gauge(
-            &mut out,
-            "momo_oldest_pending_transaction_age_seconds",
-            "Age of the oldest PENDING transaction.",
-            gauges.oldest_pending_age_s.to_string(),
-        );
-        gauge(
-            &mut out,
-            "momo_transfers_needing_review",
-            "Transfers pending past the collection TTL.",
-            gauges.pending_transfers_needing_review.to_string(),
-        );
-        gauge(
-            &mut out,
-            "momo_outbox_backlog",
-            "Webhook events waiting for delivery.",
-            gauges.outbox_backlog.to_string(),
-        );
-        gauge(
-            &mut out,
-            "momo_outbox_oldest_age_seconds",
-            "Age of the oldest undelivered webhook event.",
-            gauges.oldest_outbox_age_s.to_string(),
-        );
-        gauge(
-            &mut out,
-            "momo_db_pool_connections",
-            "Database connections open in this process.",
-            gauges.db_pool_size.to_string(),
-        );
-        gauge(
-            &mut out,
-            "momo_db_pool_idle_connections",
-            "Idle database connections in this process.",
-            gauges.db_pool_idle.to_string(),
-        );
+        // Writing to a String cannot fail; an encoder error would be a bug in a metric's labels.
+        if let Err(e) = encode(&mut out, &self.registry) {
+            tracing::error!(error = %e, "the metrics could not be encoded");
+        }
         out
     }
+}
+
+/// The classic Prometheus text format of an OpenMetrics exposition: a counter's family is
+/// named by its samples (`x_total`, where OpenMetrics names it `x`), and there is no `# EOF`.
+/// The crate writes OpenMetrics only; the two differ in nothing else we use (no units, no
+/// exemplars, no `info` or `stateset`).
+fn classic_text(openmetrics: &str) -> String {
+    let counters: std::collections::HashSet<&str> = openmetrics
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE ")?.strip_suffix(" counter"))
+        .collect();
+    let mut out = String::with_capacity(openmetrics.len());
+    for line in openmetrics.lines() {
+        if line == "# EOF" {
+            continue;
+        }
+        let renamed = ["# HELP ", "# TYPE "].iter().find_map(|prefix| {
+            let rest = line.strip_prefix(prefix)?;
+            let (name, tail) = rest.split_once(' ')?;
+            counters.contains(name).then(|| format!("{prefix}{name}_total {tail}"))
+        });
+        out.push_str(renamed.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -298,23 +389,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_exposition_has_counters_histograms_and_gauges() {
+    fn the_exposition_has_counters_histograms_gauges_and_the_build() {
         let m = Metrics::default();
         m.observe_request("/v1/customer/{id}", "GET", 200, Duration::from_millis(3));
         m.observe_request("/v1/customer/{id}", "GET", 200, Duration::from_millis(30));
         m.transaction("ALPHA", "collecte", "SUCCESSFUL");
+        m.worker_run("reconciler", 3);
         let text = m.render(&Gauges {
             pending_transactions: 2,
+            oldest_pending_age_s: 1.5,
             ..Gauges::default()
         });
-        assert!(text.contains("momo_http_requests_total{route=\"/v1/customer/{id}\",method=\"GET\",status=\"200\"} 2"));
-        assert!(text.contains(
-            "momo_http_request_duration_seconds_bucket{route=\"/v1/customer/{id}\",method=\"GET\",le=\"0.005\"} 1"
-        ));
-        assert!(text.contains(
-            "momo_http_request_duration_seconds_bucket{route=\"/v1/customer/{id}\",method=\"GET\",le=\"+Inf\"} 2"
-        ));
-        assert!(text.contains("momo_transactions_total{operator=\"ALPHA\",type=\"collecte\",outcome=\"SUCCESSFUL\"} 1"));
-        assert!(text.contains("momo_pending_transactions 2"));
+        for line in [
+            "momo_http_requests_total{route=\"/v1/customer/{id}\",method=\"GET\",status=\"200\"} 2",
+            "momo_http_request_duration_seconds_bucket{le=\"0.005\",route=\"/v1/customer/{id}\",method=\"GET\"} 1",
+            "momo_http_request_duration_seconds_bucket{le=\"+Inf\",route=\"/v1/customer/{id}\",method=\"GET\"} 2",
+            "momo_http_request_duration_seconds_count{route=\"/v1/customer/{id}\",method=\"GET\"} 2",
+            "momo_transactions_total{operator=\"ALPHA\",type=\"collecte\",outcome=\"SUCCESSFUL\"} 1",
+            "momo_worker_settled_total{worker=\"reconciler\"} 3",
+            "momo_pending_transactions 2",
+            "momo_oldest_pending_transaction_age_seconds 1.5",
+            "momo_webhook_events_unsent_total 0",
+            "# TYPE momo_http_requests counter",
+            "# EOF",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
+        }
+        assert!(
+            text.contains(&format!(
+                "momo_build_info{{version=\"{}\"}} 1",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_classic_text_names_counter_families_by_their_samples() {
+        let m = Metrics::default();
+        m.auth_failure("bearer");
+        let text = m.render_as(&Gauges::default(), false);
+        for line in [
+            "# HELP momo_auth_failures_total Refused credentials and tokens.",
+            "# TYPE momo_auth_failures_total counter",
+            "momo_auth_failures_total{kind=\"bearer\"} 1",
+            "# TYPE momo_pending_transactions gauge",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
+        }
+        assert!(!text.contains("# EOF"));
     }
 }

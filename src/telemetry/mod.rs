@@ -1,8 +1,9 @@
-//! Telemetry: Prometheus metrics (`metrics.rs`) and logging with `tracing`, human-readable by
+//! Telemetry: Prometheus metrics (`metrics.rs`, with the process's own in `process.rs`) and logging with `tracing`, human-readable by
 //! default, JSON with `MOMO_LOG_FORMAT=json`, to
 //! stderr so that stdout stays for command output. `RUST_LOG` filters as usual.
 
 pub mod metrics;
+mod process;
 
 use std::io::IsTerminal;
 

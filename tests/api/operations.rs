@@ -214,6 +214,58 @@ async fn metrics_show_requests_transactions_and_backlogs(app: TestApp) {
     }
     assert!(text.contains("momo_db_pool_connections"));
     assert!(text.contains("momo_oldest_pending_transaction_age_seconds"));
+    for series in [
+        "momo_build_info{version=",
+        "process_resident_memory_bytes ",
+        "process_cpu_seconds_total ",
+    ] {
+        assert!(text.contains(series), "{series:?} in:\n{text}");
+    }
+    // Prometheus asks for OpenMetrics, and gets a complete exposition.
+    let openmetrics = app
+        .get("/metrics")
+        .header("Accept", "application/openmetrics-text; version=1.0.0,text/plain;q=0.5")
+        .send()
+        .await
+        .unwrap();
+    assert!(openmetrics.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("application/openmetrics-text"));
+    let exposition = openmetrics.text().await.unwrap();
+    assert!(exposition.contains("# TYPE momo_auth_failures counter"), "{exposition}");
+    assert!(exposition.ends_with("# EOF\n"), "a complete OpenMetrics exposition");
+    promtool_accepts(&text);
+}
+
+/// `promtool check metrics` (Debian's `prometheus` package; CI installs it) finds nothing wrong
+/// with the classic exposition. Where it is not installed the check says it was skipped, and
+/// fails under `CI=true`.
+fn promtool_accepts(text: &str) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Ok(mut child) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        assert!(
+            !crate::common::in_ci(),
+            "promtool is required when CI=true (.ci/run installs it)"
+        );
+        let _ = writeln!(std::io::stderr(), "promtool check SKIPPED: promtool is not installed");
+        return;
+    };
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "promtool check metrics: {}{}\n{text}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// An event whose merchant set no webhook URL is closed without a delivery: counted as unsent,
