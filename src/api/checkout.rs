@@ -11,18 +11,11 @@ use axum::extract::{Path, State};
 use axum::http::header::LOCATION;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use maud::{html, Markup, DOCTYPE};
 
 use super::error::{ApiError, Dialect, ErrorKind};
 use crate::domain::{Status, Timestamp, TransactionRecord};
 use crate::service::{CheckoutPayment, Gateway, PayerDecision, ServiceError};
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
 
 /// The BETA launch page of a transaction, for the collections that have one. Both dialects
 /// show it: v1 as `betaLaunchUrl`, v2 as `redirectUrl`.
@@ -47,13 +40,23 @@ fn failure(e: ServiceError) -> Response {
     }
 }
 
-fn page(title: &str, body: &str) -> Response {
-    let html = format!(
-        "<!doctype html><html lang=\"fr\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
-         <title>{title}</title><style>body{{font-family:sans-serif;max-width:28em;margin:3em auto;padding:0 1em}}\
-         button{{font-size:1.1em;padding:.6em 1.4em;margin-right:1em}}</style></head><body>{body}</body></html>"
-    );
-    Html(html).into_response()
+/// A page: every text in `body` is escaped by maud, so what a merchant named itself cannot
+/// become markup on the payer's screen.
+fn page(title: &str, body: Markup) -> Response {
+    let html = html! {
+        (DOCTYPE)
+        html lang="fr" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width";
+                title { (title) }
+                style { "body{font-family:sans-serif;max-width:28em;margin:3em auto;padding:0 1em}\
+                         button{font-size:1.1em;padding:.6em 1.4em;margin-right:1em}" }
+            }
+            body { (body) }
+        }
+    };
+    Html(html.into_string()).into_response()
 }
 
 fn result_page(record: &TransactionRecord) -> Response {
@@ -62,7 +65,7 @@ fn result_page(record: &TransactionRecord) -> Response {
         Status::Failed => "Payment declined or failed. You can close this page.",
         Status::Pending => "Payment pending.",
     };
-    page("BETA Money", &format!("<h1>BETA Money</h1><p>{text}</p>"))
+    page("BETA Money", html! { h1 { "BETA Money" } p { (text) } })
 }
 
 pub async fn show(State(gateway): State<Gateway>, Path(token): Path<String>) -> Response {
@@ -77,19 +80,22 @@ pub async fn show(State(gateway): State<Gateway>, Path(token): Path<String>) -> 
         return result_page(&record);
     }
     let t = &record.transaction;
-    let reference = escape(&t.reference);
-    let token = escape(&token);
     page(
         "BETA Money: approve the payment",
-        &format!(
-            "<h1>BETA Money</h1><p><strong>{}</strong> asks you to pay <strong>{} XOF</strong> \
-             from the number ending {}.</p><p>Reference {reference}</p>\
-             <form method=\"post\" action=\"/checkout/{token}/approve\" style=\"display:inline\"><button>Approve</button></form>\
-             <form method=\"post\" action=\"/checkout/{token}/decline\" style=\"display:inline\"><button>Decline</button></form>",
-            escape(&merchant),
-            t.amounts.amount_total,
-            escape(t.phone.last_two_digits()),
-        ),
+        html! {
+            h1 { "BETA Money" }
+            p {
+                strong { (merchant) } " asks you to pay " strong { (t.amounts.amount_total) " XOF" }
+                " from the number ending " (t.phone.last_two_digits()) "."
+            }
+            p { "Reference " (t.reference) }
+            form method="post" action={ "/checkout/" (token) "/approve" } style="display:inline" {
+                button { "Approve" }
+            }
+            form method="post" action={ "/checkout/" (token) "/decline" } style="display:inline" {
+                button { "Decline" }
+            }
+        },
     )
 }
 

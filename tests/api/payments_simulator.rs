@@ -15,6 +15,7 @@ both_backends!(
     v2_collections_in_both_shapes_follow_the_simulator_table,
     v2_transfers_and_the_shared_transfers_path,
     alpha_refuses_the_one_time_code_0000,
+    the_payers_page_escapes_what_the_merchant_named_itself,
 );
 
 async fn v1_collections_follow_the_simulator_table(app: TestApp) {
@@ -241,4 +242,37 @@ async fn alpha_refuses_the_one_time_code_0000(app: TestApp) {
         StatusCode::GATEWAY_TIMEOUT
     );
     app.assert_ledger().await;
+}
+
+/// The payer's page shows the merchant's name, which the merchant chose: it is text, never
+/// markup (the page is written with maud, which escapes every value).
+async fn the_payers_page_escapes_what_the_merchant_named_itself(app: TestApp) {
+    let hostile = app.new_merchant("<script>alert(1)</script> & \"Co\"").await;
+    let token = app.token(&hostile.sandbox).await;
+    let a = post(
+        &app,
+        &token,
+        "/v1/collecte/mobile-money",
+        &collect_v1("page-1", "0701020301", "BETA_MONEY_CI", "1500"),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let url = a.body["data"]["betaLaunchUrl"].as_str().unwrap();
+    let path = &url[url.find("/checkout/").unwrap()..];
+    let page = app.get(path).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(page.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot;"),
+        "{html}"
+    );
+    assert!(!html.contains("<script>"), "{html}");
+    assert!(
+        html.contains("1500 XOF") && html.contains(&format!("action=\"{path}/approve\"")),
+        "{html}"
+    );
 }
