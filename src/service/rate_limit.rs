@@ -2,6 +2,11 @@
 //! `/v1/auth`. Kept in each process's memory: with several processes behind a load balancer the
 //! effective limit is the sum, which is the usual trade for not touching the database on every
 //! request.
+//!
+//! Written here rather than with `governor`: a bucket is a dozen lines, its clock is a
+//! parameter (`take(key, now)`), so the tests and the callers decide what time it is, and the
+//! memory bound is explicit (`MAX_KEYS`). `governor` would bring a concurrent map and its own
+//! clock crate for the same arithmetic.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
