@@ -1,8 +1,8 @@
 //! Migrations, embedded in the binary: the same numbering and meaning for both databases.
 //!
 //! Written out rather than `sqlx::migrate!`, for two reasons: the macro needs sqlx's `macros`
-//! feature, which builds a second copy of sqlx and both drivers as a proc-macro (about a
-//! minute more on the 2-core machines we build on) for what is a list of files; and this list
+//! feature, which adds sqlx's proc-macro crates (and what they build of sqlx for the host) to
+//! every build, for what is a list of files; and this list
 //! is shared, so a migration added for one database and not the other does not compile, which
 //! two `migrate!("migrations/…")` calls would not catch. What the macro gives otherwise
 //! (embedding, checksums, the `_sqlx_migrations` table) is sqlx's own `Migrator`, used here.
