@@ -32,7 +32,7 @@ fn admin_url() -> String {
     std::env::var("MOMO_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_owned())
 }
 
-fn in_ci() -> bool {
+pub fn in_ci() -> bool {
     std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
 }
 
