@@ -1,5 +1,5 @@
 //! `merchant …`: create merchants, list them, set their webhook URLs, credit their balances
-//! and rotate their credentials.
+//! and rotate their API credentials and webhook signing secrets.
 
 use clap::{Args, Subcommand};
 use serde_json::json;
@@ -8,7 +8,7 @@ use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
 use crate::domain::{Environment, MerchantId, MerchantSummary, Tenant, Timestamp};
-use crate::service::{CreatedMerchant, Gateway};
+use crate::service::{CreatedMerchant, Gateway, RotatedWebhookSecret};
 
 #[derive(Debug, Subcommand)]
 pub enum MerchantCommand {
@@ -58,6 +58,15 @@ pub enum MerchantCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Issue a new webhook signing secret for an environment (shown once); deliveries carry
+    /// the old secret's signature too until the overlap (MOMO_WEBHOOK_SECRET_OVERLAP_S) ends.
+    RotateWebhookSecret {
+        #[command(flatten)]
+        target: Target,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// One merchant environment.
@@ -100,6 +109,7 @@ enum Done {
         api_key: String,
         api_secret: String,
     },
+    WebhookSecretRotated(RotatedWebhookSecret),
 }
 
 /// Opens the database, runs the command and prints what it did.
@@ -116,7 +126,8 @@ impl MerchantCommand {
         match self {
             MerchantCommand::Create { json, .. }
             | MerchantCommand::List { json }
-            | MerchantCommand::RotateSecret { json, .. } => Format::json_if(*json),
+            | MerchantCommand::RotateSecret { json, .. }
+            | MerchantCommand::RotateWebhookSecret { json, .. } => Format::json_if(*json),
             MerchantCommand::SetWebhook { .. } | MerchantCommand::TopUp { .. } => Format::Text,
         }
     }
@@ -151,6 +162,9 @@ impl MerchantCommand {
                     api_key,
                     api_secret,
                 }
+            }
+            MerchantCommand::RotateWebhookSecret { target, .. } => {
+                Done::WebhookSecretRotated(gateway.rotate_webhook_secret(&target.tenant(), now).await?)
             }
         })
     }
@@ -201,6 +215,22 @@ fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
                 format!("  API secret: {api_secret}"),
             ],
         },
+        Done::WebhookSecretRotated(rotated) => {
+            let until = rotated.previous_valid_until.iso8601_millis();
+            match format {
+                Format::Json => vec![json!({
+                    "environment": rotated.environment.as_str(),
+                    "webhookSecret": rotated.webhook_secret,
+                    "previousSecretValidUntil": until,
+                })
+                .to_string()],
+                Format::Text => vec![
+                    format!("New {} webhook signing secret (shown only once):", rotated.environment),
+                    format!("  Webhook signing secret: {}", rotated.webhook_secret),
+                    format!("Deliveries carry the old secret's signature too until {until}."),
+                ],
+            }
+        }
     })
 }
 
@@ -416,6 +446,25 @@ mod tests {
         assert_eq!(
             printed(&rotated, Format::Json),
             "{\"apiKey\":\"pk_new\",\"apiSecret\":\"sk_new\",\"environment\":\"Sandbox\"}\n"
+        );
+    }
+
+    #[test]
+    fn a_webhook_secret_rotation_prints_the_new_secret_and_the_end_of_the_overlap() {
+        let rotated = Done::WebhookSecretRotated(RotatedWebhookSecret {
+            environment: Environment::Production,
+            webhook_secret: "whsec_new".into(),
+            previous_valid_until: Timestamp(1_795_000_000_123),
+        });
+        assert_eq!(
+            printed(&rotated, Format::Text),
+            "New Production webhook signing secret (shown only once):\n  \
+             Webhook signing secret: whsec_new\n\
+             Deliveries carry the old secret's signature too until 2026-11-18T11:06:40.123Z.\n"
+        );
+        assert_eq!(
+            printed(&rotated, Format::Json),
+            "{\"environment\":\"Production\",\"previousSecretValidUntil\":\"2026-11-18T11:06:40.123Z\",\"webhookSecret\":\"whsec_new\"}\n"
         );
     }
 }

@@ -294,6 +294,7 @@ impl Config {
                 retry_schedule: Vec::new(),
                 allow_private: false,
                 lease: Duration::ZERO,
+                secret_overlap: Duration::ZERO,
             },
             sandbox_initial_balance: 0,
             max_body_bytes: 0,

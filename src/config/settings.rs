@@ -274,6 +274,15 @@ pub static CORE: &[Setting] = &[
         write: |c, v| put(&mut c.webhook.lease, parse::seconds(v, 1, 86_400)),
     },
     Setting {
+        key: "webhook_secret_overlap_s",
+        var: "MOMO_WEBHOOK_SECRET_OVERLAP_S",
+        default: Initial::Value("86400"),
+        accepts: "a whole number of seconds from 0 to 2592000",
+        doc: "after a webhook signing secret rotation, how long deliveries carry the old secret's signature beside the new one; 0: the old secret stops at once",
+        secret: false,
+        write: |c, v| put(&mut c.webhook.secret_overlap, parse::seconds(v, 0, 2_592_000)),
+    },
+    Setting {
         key: "sandbox_initial_balance",
         var: "MOMO_SANDBOX_INITIAL_BALANCE",
         default: Initial::Value("10000000"),

@@ -145,6 +145,17 @@ fn a_webhook_lease_no_longer_than_an_attempt_stops_the_start() {
 }
 
 #[test]
+fn the_webhook_secret_overlap_is_a_day_unless_set_and_may_be_none() {
+    assert_eq!(
+        from_env(&[]).unwrap().webhook.secret_overlap,
+        Duration::from_secs(86_400)
+    );
+    let none = from_env(&[("MOMO_WEBHOOK_SECRET_OVERLAP_S", "0")]).unwrap();
+    assert_eq!(none.webhook.secret_overlap, Duration::ZERO);
+    assert!(from_env(&[("MOMO_WEBHOOK_SECRET_OVERLAP_S", "2592001")]).is_err());
+}
+
+#[test]
 fn debug_redacts_secrets() {
     let c = Config {
         database_url: "postgres://u:hunter2@h/db".to_owned(),
@@ -267,7 +278,7 @@ fn every_stated_range_is_the_range_the_parser_accepts() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 21, "every numeric setting states its range");
+    assert_eq!(checked, 22, "every numeric setting states its range");
 }
 
 #[test]

@@ -81,4 +81,6 @@ pub struct WebhookSettings {
     pub allow_private: bool,
     /// How long a claimed event is reserved for its dispatcher.
     pub lease: Duration,
+    /// How long a webhook signing secret replaced by a rotation keeps signing beside the new one.
+    pub secret_overlap: Duration,
 }

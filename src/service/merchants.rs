@@ -1,5 +1,6 @@
-//! Merchant administration: creation, secret rotation, webhook URLs. Used by the admin command
-//! line and by the first start's demo merchant.
+//! Merchant administration: creation, API credential and webhook signing secret rotation,
+//! webhook URLs. Used by the admin command line, the merchant API and the first start's demo
+//! merchant.
 
 use super::credentials::{self, IssuedCredential};
 use super::{Gateway, ServiceError};
@@ -21,6 +22,15 @@ pub struct MerchantEnvironmentSecrets {
     pub api_secret: String,
     pub webhook_secret: String,
     pub webhook_url: Option<String>,
+}
+
+/// A tenant's new webhook signing secret, shown once, and until when the secret it replaced
+/// still signs deliveries beside it.
+#[derive(Debug, Clone)]
+pub struct RotatedWebhookSecret {
+    pub environment: Environment,
+    pub webhook_secret: String,
+    pub previous_valid_until: Timestamp,
 }
 
 /// Checks a webhook URL's form: `http` or `https` with a host.
@@ -114,6 +124,31 @@ impl Gateway {
             credentials::issue(&self.keys.pepper, &tenant.merchant_id, tenant.environment, now);
         match self.store.rotate_credential(tenant, &credential).await {
             Ok(()) => Ok((credential.api_key, api_secret)),
+            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Issues a new webhook signing secret for the tenant. For `MOMO_WEBHOOK_SECRET_OVERLAP_S`
+    /// from `now`, deliveries are signed with both secrets, so the merchant can switch its
+    /// verifier over without losing an event; then with the new one only.
+    pub async fn rotate_webhook_secret(
+        &self,
+        tenant: &Tenant,
+        now: Timestamp,
+    ) -> Result<RotatedWebhookSecret, ServiceError> {
+        let webhook_secret = credentials::webhook_secret();
+        let previous_valid_until = now.plus(self.config.webhook.secret_overlap);
+        match self
+            .store
+            .rotate_webhook_secret(tenant, &webhook_secret, previous_valid_until)
+            .await
+        {
+            Ok(()) => Ok(RotatedWebhookSecret {
+                environment: tenant.environment,
+                webhook_secret,
+                previous_valid_until,
+            }),
             Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),
             Err(e) => Err(e.into()),
         }

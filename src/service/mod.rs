@@ -27,7 +27,7 @@ use crate::webhook::dispatcher::Dispatcher;
 pub use auth::{IssuedToken, Keys, Principal};
 pub use callbacks::{CallbackError, CallbackReceipt};
 pub use checkout::{CheckoutPayment, PayerDecision};
-pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets};
+pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
 pub use payments::{Party, PaymentError, PaymentRequest};
 pub use pending::outcome_of;
 

@@ -14,7 +14,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 12] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -26,10 +26,11 @@ const NAMES: [&str; 11] = [
     "0009_due_checks",
     "0010_credit_slots",
     "0011_operator_alias",
+    "0012_webhook_secret_rotation",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 11] = [
+const SQLITE: [&str; 12] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -41,9 +42,10 @@ const SQLITE: [&str; 11] = [
     include_str!("../../migrations/sqlite/0009_due_checks.sql"),
     include_str!("../../migrations/sqlite/0010_credit_slots.sql"),
     include_str!("../../migrations/sqlite/0011_operator_alias.sql"),
+    include_str!("../../migrations/sqlite/0012_webhook_secret_rotation.sql"),
 ];
 
-const POSTGRES: [&str; 11] = [
+const POSTGRES: [&str; 12] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -55,6 +57,7 @@ const POSTGRES: [&str; 11] = [
     include_str!("../../migrations/postgres/0009_due_checks.sql"),
     include_str!("../../migrations/postgres/0010_credit_slots.sql"),
     include_str!("../../migrations/postgres/0011_operator_alias.sql"),
+    include_str!("../../migrations/postgres/0012_webhook_secret_rotation.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

@@ -134,6 +134,17 @@ pub trait MerchantStore: Send + Sync + 'static {
     /// Sets (or clears) the tenant's webhook URL, re-enabling a disabled endpoint.
     async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), StoreError>;
 
+    /// Makes `secret` the tenant's webhook signing secret; the one it replaces keeps signing
+    /// beside it until `previous_until`, and a secret replaced before that stops at once. One
+    /// statement, so concurrent rotations cannot lose a secret in between. `NotFound` when the
+    /// tenant does not exist.
+    async fn rotate_webhook_secret(
+        &self,
+        tenant: &Tenant,
+        secret: &str,
+        previous_until: Timestamp,
+    ) -> Result<(), StoreError>;
+
     /// Records a customer. The first record of a phone number is the one payments embedding
     /// that number will find.
     async fn insert_customer(&self, customer: &Customer) -> Result<(), StoreError>;
@@ -296,9 +307,35 @@ pub struct DueEvent {
     pub attempts: u32,
     pub webhook_url: Option<String>,
     pub webhook_secret: String,
+    /// The secret the last rotation replaced, while it may still sign (see
+    /// [`PreviousSecret::signs_at`]).
+    pub previous_webhook_secret: Option<PreviousSecret>,
     pub endpoint_disabled: bool,
     /// Proves the claim: only the holder of the current lease can record a result.
     pub lease_token: String,
+}
+
+/// A webhook signing secret replaced by a rotation, and the end of its overlap.
+#[derive(Clone)]
+pub struct PreviousSecret {
+    pub secret: String,
+    pub until: Timestamp,
+}
+
+impl PreviousSecret {
+    /// Whether a delivery made at `now` still carries this secret's signature.
+    pub fn signs_at(&self, now: Timestamp) -> bool {
+        now < self.until
+    }
+}
+
+impl std::fmt::Debug for PreviousSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreviousSecret")
+            .field("secret", &"[redacted]")
+            .field("until", &self.until)
+            .finish()
+    }
 }
 
 /// What an attempt (or the lack of an endpoint) does to its event.

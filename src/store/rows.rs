@@ -3,7 +3,7 @@
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use super::{names, StoreError};
-use super::{Attempt, DueEvent, EventSummary, TransactionRecord};
+use super::{Attempt, DueEvent, EventSummary, PreviousSecret, TransactionRecord};
 use crate::domain::{
     Address, Amounts, Credential, Customer, Environment, EventState, MerchantId, Msisdn, OperatorCode, Tenant,
     Timestamp, Transaction,
@@ -153,6 +153,16 @@ where
         attempts: get::<R, i64>(row, "attempts")?.max(0) as u32,
         webhook_url: get(row, "webhook_url")?,
         webhook_secret: get(row, "webhook_secret")?,
+        previous_webhook_secret: match (
+            get::<R, Option<String>>(row, "previous_webhook_secret")?,
+            get::<R, Option<i64>>(row, "previous_webhook_secret_until")?,
+        ) {
+            (Some(secret), Some(until)) => Some(PreviousSecret {
+                secret,
+                until: Timestamp(until),
+            }),
+            _ => None,
+        },
         endpoint_disabled: get::<R, Option<i64>>(row, "webhook_disabled_at")?.is_some(),
         lease_token: get(row, "lease_token")?,
     })

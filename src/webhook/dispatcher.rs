@@ -142,7 +142,12 @@ impl Dispatcher {
             (Some(url), false) => url.clone(),
         };
         let timestamp = now.unix_seconds();
-        let delivery = match signing::sign(&event.webhook_secret, &event.id, timestamp, event.payload.as_bytes()) {
+        // The newest secret first; the one a rotation replaced too, while its overlap lasts.
+        let mut secrets = vec![event.webhook_secret.as_str()];
+        if let Some(previous) = event.previous_webhook_secret.as_ref().filter(|p| p.signs_at(now)) {
+            secrets.push(&previous.secret);
+        }
+        let delivery = match signing::sign_all(&secrets, &event.id, timestamp, event.payload.as_bytes()) {
             Ok(signature) => {
                 self.client
                     .send(&url, &event.id, timestamp, &signature, &event.payload)

@@ -47,6 +47,7 @@ mod webhooks_concurrency;
 mod webhooks_delivery;
 mod webhooks_hostile;
 mod webhooks_retries;
+mod webhooks_rotation;
 mod workers;
 mod write_batches;
 mod write_batches_crash;

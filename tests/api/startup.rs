@@ -85,6 +85,7 @@ fn every_command_has_help() {
         vec!["merchant", "--help"],
         vec!["merchant", "create", "--help"],
         vec!["merchant", "rotate-secret", "--help"],
+        vec!["merchant", "rotate-webhook-secret", "--help"],
         vec!["merchant", "set-webhook", "--help"],
         vec!["merchant", "top-up", "--help"],
         vec!["transactions", "--help"],

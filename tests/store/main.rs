@@ -80,6 +80,7 @@ both_backends!(
     a_duplicate_api_key_is_a_conflict_and_nothing_is_written,
     rotation_revokes_the_old_credential_in_the_same_transaction,
     customers_stay_inside_their_tenant_and_page_newest_first,
+    a_webhook_secret_rotation_needs_an_existing_tenant,
 );
 
 async fn migrations_run_again_without_harm((store, db): Opened) {
@@ -237,4 +238,29 @@ async fn customers_stay_inside_their_tenant_and_page_newest_first((store, _db): 
         .await
         .unwrap_err();
     assert!(matches!(duplicate, StoreError::Conflict { .. }), "{duplicate:?}");
+}
+
+async fn a_webhook_secret_rotation_needs_an_existing_tenant((store, _db): Opened) {
+    let m = merchant("hooks");
+    store.create_merchant(&m).await.unwrap();
+    let tenant = Tenant {
+        merchant_id: m.id.clone(),
+        environment: Environment::Sandbox,
+    };
+    store
+        .rotate_webhook_secret(&tenant, "whsec_new", Timestamp(5))
+        .await
+        .unwrap();
+    store
+        .rotate_webhook_secret(&tenant, "whsec_newer", Timestamp(6))
+        .await
+        .unwrap();
+    let stranger = Tenant {
+        merchant_id: MerchantId("nobody".into()),
+        environment: Environment::Sandbox,
+    };
+    assert!(matches!(
+        store.rotate_webhook_secret(&stranger, "whsec_x", Timestamp(5)).await,
+        Err(StoreError::NotFound)
+    ));
 }

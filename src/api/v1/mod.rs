@@ -34,6 +34,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/webhooks/events/{id}", get(webhooks::show))
         .route("/v1/webhooks/events/{id}/redeliver", post(webhooks::redeliver))
         .route("/v1/webhooks/redeliver", post(webhooks::redeliver_range))
+        .route("/v1/webhooks/secret/rotate", post(webhooks::rotate_secret))
 }
 
 /// An error answered in the v1 envelope.

@@ -1,9 +1,10 @@
 //! The merchant's webhook events (beyond the reference, v1 envelope, bearer token):
 //! `GET /v1/webhooks/events`, `GET /v1/webhooks/events/{id}` (with its attempts),
-//! `POST /v1/webhooks/events/{id}/redeliver`, `POST /v1/webhooks/redeliver?from=&to=`.
+//! `POST /v1/webhooks/events/{id}/redeliver`, `POST /v1/webhooks/redeliver?from=&to=`, and
+//! `POST /v1/webhooks/secret/rotate` (a new signing secret, shown once).
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -179,4 +180,33 @@ pub async fn redeliver_range(
         StatusCode::ACCEPTED,
         Redelivered { redelivered: count },
     ))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RotatedSecret {
+    environment: &'static str,
+    webhook_secret: String,
+    previous_secret_valid_until: String,
+}
+
+/// A new webhook signing secret for the caller's environment, in the answer only (never
+/// stored by caches); the old one keeps signing beside it until `previousSecretValidUntil`.
+pub async fn rotate_secret(
+    State(gateway): State<Gateway>,
+    Authenticated(caller): Authenticated,
+) -> Result<Response, Error> {
+    let rotated = gateway.rotate_webhook_secret(&caller.tenant, Timestamp::now()).await?;
+    let mut response = envelope::success(
+        StatusCode::OK,
+        RotatedSecret {
+            environment: rotated.environment.as_str(),
+            previous_secret_valid_until: rotated.previous_valid_until.iso8601_millis(),
+            webhook_secret: rotated.webhook_secret,
+        },
+    );
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
 }

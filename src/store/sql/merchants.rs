@@ -185,6 +185,30 @@ where
         Ok(())
     }
 
+    async fn rotate_webhook_secret(
+        &self,
+        tenant: &Tenant,
+        secret: &str,
+        previous_until: Timestamp,
+    ) -> Result<(), StoreError> {
+        // Every right-hand side reads the row as it was, on both databases.
+        let updated = sqlx::query(
+            "UPDATE merchant_environments SET previous_webhook_secret = webhook_secret, \
+             previous_webhook_secret_until = $1, webhook_secret = $2 \
+             WHERE merchant_id = $3 AND environment = $4",
+        )
+        .bind(previous_until.millis())
+        .bind(secret)
+        .bind(&tenant.merchant_id.0)
+        .bind(tenant.environment.as_str())
+        .execute(self.writer())
+        .await?;
+        if updated.rows_affected() == 0 {
+            return Err(StoreError::NotFound);
+        }
+        Ok(())
+    }
+
     async fn insert_customer(&self, c: &Customer) -> Result<(), StoreError> {
         // Claim the payer key of this phone number if no record holds it yet.
         let claimed = bind_customer(sqlx::query(INSERT_CUSTOMER_CLAIMING_PHONE), c)

@@ -56,7 +56,8 @@ where
         }
         let rows = sqlx::query(
             "SELECT e.id, e.merchant_id, e.environment, e.payload, e.attempts, e.lease_token, \
-             m.webhook_url, m.webhook_secret, m.webhook_disabled_at \
+             m.webhook_url, m.webhook_secret, m.previous_webhook_secret, m.previous_webhook_secret_until, \
+             m.webhook_disabled_at \
              FROM outbox_events e JOIN merchant_environments m \
              ON m.merchant_id = e.merchant_id AND m.environment = e.environment \
              WHERE e.lease_token = $1 ORDER BY e.next_attempt_at, e.id",
