@@ -336,7 +336,7 @@ fn every_operation_has_a_unique_operation_id_and_a_declared_tag() {
 }
 
 #[test]
-fn every_rate_limited_operation_documents_429_with_retry_after() {
+fn every_operation_that_needs_credentials_documents_401_and_429_with_retry_after() {
     let doc = document();
     for (method, path, operation) in operations(doc) {
         // The API limit applies to every bearer-authenticated call, the auth limit to /v1/auth;
@@ -348,6 +348,10 @@ fn every_rate_limited_operation_documents_429_with_retry_after() {
         if public {
             continue;
         }
+        assert!(
+            operation["responses"].get("401").is_some(),
+            "{method} {path} needs credentials but documents no 401"
+        );
         let response = operation["responses"]
             .get("429")
             .unwrap_or_else(|| panic!("{method} {path} can be rate-limited but documents no 429"));
