@@ -82,14 +82,17 @@ pub fn phone(raw: &str, field: &str) -> Result<Msisdn, ApiError> {
     Msisdn::parse(raw).map_err(|e| ApiError::bad_request(format!("{field} {e}")))
 }
 
-/// A v2 number sent as a string or as an integer that lost its leading zero. Returns the
-/// number and how v2 echoes it (`number_user`): as sent for a string, normalized for an integer.
+/// A v2 number sent as a string or as an integer that lost its leading zero (`712345678`, or
+/// `712345678.0`: JSON has one number type, so a whole number with a zero fraction is the same
+/// integer). Returns the number and how v2 echoes it (`number_user`): as sent for a string,
+/// normalized for an integer.
 pub fn phone_string_or_integer(value: &Value, field: &str) -> Result<(Msisdn, String), ApiError> {
     match value {
         Value::String(text) => Ok((phone(text, field)?, text.clone())),
         Value::Number(n) => {
             let msisdn = n
                 .as_u64()
+                .or_else(|| whole_number(n.as_f64()?))
                 .ok_or_else(|| ApiError::bad_request(format!("{field} must be a phone number")))
                 .and_then(|i| Msisdn::from_integer(i).map_err(|e| ApiError::bad_request(format!("{field} {e}"))))?;
             let normalized = msisdn.as_str().to_owned();
@@ -100,6 +103,11 @@ pub fn phone_string_or_integer(value: &Value, field: &str) -> Result<(Msisdn, St
             "{field} must be a phone number, as a string or an integer"
         ))),
     }
+}
+
+/// `value` as an integer when it is one, below 2^53 where every integer is exact in an `f64`.
+fn whole_number(value: f64) -> Option<u64> {
+    (value.fract() == 0.0 && (0.0..9_007_199_254_740_992.0).contains(&value)).then_some(value as u64)
 }
 
 /// An optional return URL: `http` or `https`.
@@ -203,6 +211,21 @@ mod tests {
                 Err(ErrorKind::AmountOutOfRange),
                 "{json}"
             );
+        }
+    }
+
+    #[test]
+    fn a_phone_integer_with_a_zero_fraction_is_the_same_integer() {
+        for value in [serde_json::json!(712345678), serde_json::json!(712345678.0)] {
+            let (msisdn, echoed) = phone_string_or_integer(&value, "customer_id").unwrap();
+            assert_eq!((msisdn.as_str(), echoed.as_str()), ("0712345678", "0712345678"));
+        }
+        for value in [
+            serde_json::json!(712345678.5),
+            serde_json::json!(-712345678.0),
+            serde_json::json!(1e300),
+        ] {
+            assert!(phone_string_or_integer(&value, "customer_id").is_err(), "{value}");
         }
     }
 

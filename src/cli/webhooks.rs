@@ -142,6 +142,8 @@ impl WebhooksCommand {
                 }
                 (None, Some(from), Some(to)) => {
                     let (from, to) = (parse_time(&from, "from")?, parse_time(&to, "to")?);
+                    // The API answers an empty range with 0; at a terminal it is more likely a typo.
+                    anyhow::ensure!(from < to, "--from must be before --to");
                     let count = gateway
                         .redeliver_failed_events(scope.tenant().as_ref(), from, to, now)
                         .await?;

@@ -14,11 +14,31 @@ pub struct Cursor {
 }
 
 impl Cursor {
+    /// `{millis}.{id}` for the positions of our own records (ids are UUIDs or `msg_` + hex),
+    /// so that the document can give the cursor a pattern every match of which is a position;
+    /// base64 of `{millis}:{id}` for any other.
     pub fn encode(&self) -> String {
-        URL_SAFE_NO_PAD.encode(format!("{}:{}", self.created_at.millis(), self.id))
+        let millis = self.created_at.millis();
+        if (0..=MAX_READABLE_MILLIS).contains(&millis) && is_readable_id(&self.id) {
+            format!("{millis}.{}", self.id)
+        } else {
+            URL_SAFE_NO_PAD.encode(format!("{millis}:{}", self.id))
+        }
     }
 
+    /// Any text matching `^[0-9]{1,15}\.[0-9A-Za-z_-]{1,64}$` is a position (base64 has no
+    /// `.`); otherwise the base64 form, which every cursor issued before took.
     pub fn decode(raw: &str) -> Option<Cursor> {
+        if let Some((millis, id)) = raw.split_once('.') {
+            let digits = (1..=15).contains(&millis.len()) && millis.bytes().all(|b| b.is_ascii_digit());
+            if !digits || !is_readable_id(id) {
+                return None;
+            }
+            return Some(Cursor {
+                created_at: Timestamp::from_millis(millis.parse().ok()?),
+                id: id.to_owned(),
+            });
+        }
         let bytes = URL_SAFE_NO_PAD.decode(raw).ok()?;
         let text = String::from_utf8(bytes).ok()?;
         let (millis, id) = text.split_once(':')?;
@@ -32,6 +52,13 @@ impl Cursor {
             id: id.to_owned(),
         })
     }
+}
+
+/// The largest creation time the readable form carries: 15 digits, past the year 33000.
+const MAX_READABLE_MILLIS: i64 = 999_999_999_999_999;
+
+fn is_readable_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// A page to read: at most `limit` records after `after`.
@@ -64,6 +91,22 @@ mod tests {
         fn a_cursor_naming_a_control_character_is_refused(millis in any::<i64>(), id in "\\PC{0,10}\\p{Cc}\\PC{0,10}") {
             let forged = URL_SAFE_NO_PAD.encode(format!("{millis}:{id}"));
             prop_assert_eq!(Cursor::decode(&forged), None);
+        }
+    }
+
+    #[test]
+    fn our_records_get_a_readable_cursor_and_every_readable_text_is_a_position() {
+        let c = Cursor {
+            created_at: Timestamp(1_795_169_730_123),
+            id: "0b6c0f4e-4a0e-4d52-9d5e-2f1c8c0e8a11".into(),
+        };
+        assert_eq!(c.encode(), "1795169730123.0b6c0f4e-4a0e-4d52-9d5e-2f1c8c0e8a11");
+        assert_eq!(Cursor::decode(&c.encode()), Some(c));
+        for raw in ["0.a", "999999999999999.msg_ab12", "1.-", "000000000000001._"] {
+            assert!(Cursor::decode(raw).is_some(), "{raw}");
+        }
+        for raw in ["1.", ".a", "1000000000000000.a", "1.a.b", "1.a b", "-1.a", "1.é"] {
+            assert_eq!(Cursor::decode(raw), None, "{raw}");
         }
     }
 

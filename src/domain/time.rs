@@ -2,7 +2,7 @@
 
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
-use time::{OffsetDateTime, UtcOffset};
+use time::OffsetDateTime;
 
 /// A UTC instant with millisecond precision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -59,7 +59,9 @@ impl Timestamp {
 
     /// Parses an ISO 8601 / RFC 3339 instant (list filters `from` and `to`).
     pub fn parse_iso8601(raw: &str) -> Option<Timestamp> {
-        let dt = OffsetDateTime::parse(raw, &Rfc3339).ok()?.to_offset(UtcOffset::UTC);
+        // The instant, read without converting to UTC first: `to_offset` panics when the UTC
+        // date falls outside the years `time` represents (9999-12-31T23:00:00-05:00).
+        let dt = OffsetDateTime::parse(raw, &Rfc3339).ok()?;
         Some(Timestamp((dt.unix_timestamp_nanos() / 1_000_000) as i64))
     }
 }
@@ -88,6 +90,9 @@ mod tests {
         let t = Timestamp::parse_iso8601("2026-11-20T12:15:30+02:00").unwrap();
         assert_eq!(t.iso8601_millis(), "2026-11-20T10:15:30.000Z");
         assert!(Timestamp::parse_iso8601("yesterday").is_none());
+        // Its UTC date is in the year 10000, which `time` cannot hold: read as the instant.
+        let late = Timestamp::parse_iso8601("9999-12-31T23:00:00-05:00").unwrap();
+        assert_eq!(late.millis(), 253_402_315_200_000);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Keeps `docs/openapi.yaml` honest: every JSON answer of the black-box suite is checked against
 //! the response schema the document gives for its path, method and status. A small validator
 //! for the JSON Schema the document uses (types, properties, required, items, enum, const,
-//! pattern, oneOf, anyOf, $ref) is enough, and keeps a heavy dependency out.
+//! pattern, oneOf, anyOf, allOf, $ref) is enough, and keeps a heavy dependency out. Webhook
+//! deliveries are checked against the document's `webhooks:` the same way.
 
 use std::sync::OnceLock;
 
@@ -98,6 +99,11 @@ fn errors(doc: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
         let passing = options.iter().filter(|o| errors(doc, o, value, at).is_empty()).count();
         if passing != 1 {
             out.push(format!("{at}: matches {passing} of the oneOf schemas, not exactly one"));
+        }
+    }
+    if let Some(Value::Array(parts)) = schema.get("allOf") {
+        for part in parts {
+            out.extend(errors(doc, part, value, at));
         }
     }
     if let Some(Value::Array(options)) = schema.get("anyOf") {
@@ -237,6 +243,28 @@ pub fn assert_conforms(method: &str, path: &str, status: u16, body: &Value) {
     );
 }
 
+/// Asserts that a webhook delivery is what the document's `webhooks:` promises: its required
+/// headers (by name, lower case) present, and its body the documented schema.
+pub fn assert_webhook_conforms(headers: &[(&str, &str)], body: &Value) {
+    let doc = document();
+    let webhook = &doc["webhooks"]["transactionFinal"]["post"];
+    for parameter in webhook["parameters"].as_array().unwrap() {
+        let name = parameter["name"].as_str().unwrap();
+        if parameter["required"] == true {
+            assert!(
+                headers.iter().any(|(n, v)| *n == name && !v.is_empty()),
+                "the delivery has no {name} header"
+            );
+        }
+    }
+    let schema = &webhook["requestBody"]["content"]["application/json"]["schema"];
+    let problems = errors(doc, schema, body, "body");
+    assert!(
+        problems.is_empty(),
+        "the webhook body does not conform to docs/openapi.yaml: {problems:?}\n{body}"
+    );
+}
+
 #[test]
 fn the_document_is_openapi_3_1_and_covers_every_route() {
     let doc = document();
@@ -244,9 +272,10 @@ fn the_document_is_openapi_3_1_and_covers_every_route() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/v1/mod.rs")).unwrap()
         + &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/v2/mod.rs")).unwrap()
         + &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/mod.rs")).unwrap();
-    let mut routes = 0;
-    for line in src.lines() {
-        let Some(rest) = line.trim().strip_prefix(".route(\"") else {
+    let mut routes = std::collections::HashSet::new();
+    // `.route("…"` and `.route(\n "…"` alike.
+    for after in src.split(".route(").skip(1) {
+        let Some(rest) = after.trim_start().strip_prefix('"') else {
             continue;
         };
         let route = &rest[..rest.find('"').unwrap()];
@@ -254,11 +283,112 @@ fn the_document_is_openapi_3_1_and_covers_every_route() {
             doc["paths"].get(route).is_some(),
             "{route} is missing from docs/openapi.yaml"
         );
-        routes += 1;
+        routes.insert(route.to_owned());
     }
-    assert!(routes >= 28, "found {routes} routes");
+    assert!(routes.len() >= 28, "found {} routes", routes.len());
+    for path in doc["paths"].as_object().unwrap().keys() {
+        assert!(
+            routes.contains(path),
+            "docs/openapi.yaml documents {path}, which no router serves"
+        );
+    }
     assert!(simple_pattern_matches("^[A-Z0-9]{10}$", "AB12CD34EF"));
     assert!(!simple_pattern_matches("^[A-Z0-9]{10}$", "AB12CD34E"));
     assert!(simple_pattern_matches("^[0-9]+$", "1500"));
     assert!(!simple_pattern_matches("^[0-9]+$", "15.00"));
+}
+
+/// Every operation of `paths` and `webhooks`, as (method, path, operation).
+fn operations(doc: &Value) -> Vec<(String, String, &Value)> {
+    let mut out = Vec::new();
+    for section in ["paths", "webhooks"] {
+        for (path, item) in doc[section].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                if ["get", "put", "post", "delete", "patch", "head", "options"].contains(&method.as_str()) {
+                    out.push((method.clone(), path.clone(), operation));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_operation_has_a_unique_operation_id_and_a_declared_tag() {
+    let doc = document();
+    let declared: Vec<&str> = doc["tags"]
+        .as_array()
+        .expect("the document declares its tags")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let mut ids = std::collections::HashSet::new();
+    for (method, path, operation) in operations(doc) {
+        let id = operation["operationId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{method} {path} has no operationId"));
+        assert!(ids.insert(id.to_owned()), "operationId {id} is used twice");
+        let tags = operation["tags"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{method} {path} has no tags"));
+        assert!(!tags.is_empty(), "{method} {path} has no tags");
+        for tag in tags {
+            assert!(
+                declared.contains(&tag.as_str().unwrap()),
+                "{method} {path}: undeclared tag {tag}"
+            );
+        }
+    }
+    assert!(ids.len() >= 30, "found {} operations", ids.len());
+}
+
+#[test]
+fn every_operation_that_needs_credentials_documents_401_and_429_with_retry_after() {
+    let doc = document();
+    for (method, path, operation) in operations(doc) {
+        // The API limit applies to every bearer-authenticated call, the auth limit to /v1/auth;
+        // what is public (health, metrics, callbacks, the checkout page) is not limited.
+        let public = operation
+            .get("security")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty);
+        if public {
+            continue;
+        }
+        assert!(
+            operation["responses"].get("401").is_some(),
+            "{method} {path} needs credentials but documents no 401"
+        );
+        let response = operation["responses"]
+            .get("429")
+            .unwrap_or_else(|| panic!("{method} {path} can be rate-limited but documents no 429"));
+        let response = resolve(doc, response);
+        assert!(
+            response.pointer("/headers/Retry-After").is_some(),
+            "{method} {path}: its 429 does not document Retry-After"
+        );
+        assert!(
+            response.pointer("/content/application~1json/schema").is_some(),
+            "{method} {path}: its 429 has no JSON envelope"
+        );
+    }
+}
+
+#[test]
+fn the_webhook_is_described_with_its_standard_webhooks_headers_and_body() {
+    let doc = document();
+    let webhook = &doc["webhooks"]["transactionFinal"]["post"];
+    let headers: Vec<&str> = webhook["parameters"]
+        .as_array()
+        .expect("the webhook names its headers")
+        .iter()
+        .filter(|p| p["in"] == "header" && p["required"] == true)
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(headers, ["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    let body = resolve(doc, &webhook["requestBody"]["content"]["application/json"]["schema"]);
+    assert_eq!(
+        body["properties"]["status"]["enum"],
+        serde_json::json!(["SUCCESSFUL", "FAILED"])
+    );
 }

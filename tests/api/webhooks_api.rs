@@ -75,6 +75,17 @@ async fn the_merchant_api_lists_shows_and_redelivers_events(app: TestApp) {
         .status,
         StatusCode::BAD_REQUEST
     );
+    // A reversed range holds no event, as a transaction list with one is empty; the date past
+    // the years `time` converts to UTC is read as the instant it names, not a 500.
+    let reversed = answer(
+        app.post("/v1/webhooks/redeliver?from=9999-12-31T23:00:00-05:00&to=2026-01-01T00:00:00Z")
+            .bearer_auth(&token),
+    )
+    .await;
+    assert_eq!(
+        (reversed.status, &reversed.body["data"]["redelivered"]),
+        (StatusCode::ACCEPTED, &serde_json::json!(0))
+    );
     assert_eq!(
         answer(app.get("/v1/webhooks/events/msg_nope").bearer_auth(&token))
             .await

@@ -70,6 +70,14 @@ async fn each_final_transition_is_delivered_once_signed_with_the_exact_v1_body(a
             "the body is the v1 transaction with its customer, nothing else"
         );
         assert_eq!(body["status"], "SUCCESSFUL");
+        crate::openapi::assert_webhook_conforms(
+            &[
+                ("webhook-id", &r.id),
+                ("webhook-timestamp", &r.timestamp),
+                ("webhook-signature", &r.signature),
+            ],
+            &body,
+        );
         let expected = signing::sign(
             &app.merchant.sandbox.webhook_secret,
             &r.id,
