@@ -6,26 +6,16 @@
 
 use std::process::Command;
 
-use momo_gateway::config::Config;
-use momo_gateway::domain::{OperatorAliases, OperatorCode};
 use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::helpers::TestApp;
+use crate::operator_aliases::brand_aliases;
 
 both_backends!(
     TestApp::spawn_with(brand_aliases) =>
     the_python_client_runs_a_whole_flow_with_brand_codes,
 );
-
-fn brand_aliases(c: &mut Config) {
-    c.operator_aliases = OperatorAliases::new(vec![
-        ("ORANGE_MONEY_CI".into(), OperatorCode::Alpha),
-        ("WAVE_CI".into(), OperatorCode::Beta),
-        ("MTN_MONEY_CI".into(), OperatorCode::Gamma),
-    ])
-    .unwrap();
-}
 
 /// Whether `python3` runs here. Without it the test says it was skipped, on the real stderr,
 /// past the harness's capture (as the PostgreSQL half does); under `CI=true` it fails instead.

@@ -27,7 +27,7 @@ both_backends!(
 );
 
 /// The aliases of the issue: the brands client libraries of the live service send.
-fn brand_aliases(c: &mut Config) {
+pub fn brand_aliases(c: &mut Config) {
     c.operator_aliases = OperatorAliases::new(vec![
         ("ORANGE_MONEY_CI".into(), OperatorCode::Alpha),
         ("WAVE_CI".into(), OperatorCode::Beta),
