@@ -69,7 +69,7 @@ pub struct Delivery {
     pub latency_ms: i64,
     pub error: Option<String>,
     pub response: Option<String>,
-    /// `Retry-After`, in seconds, on 429 and 503.
+    /// `Retry-After` on 429 and 503, as seconds or an HTTP-date.
     pub retry_after: Option<Duration>,
 }
 
@@ -130,17 +130,10 @@ impl WebhookClient {
         let status = response.status();
         let retry_after = matches!(status.as_u16(), 429 | 503)
             .then(|| {
-                response
-                    .headers()
-                    .get("retry-after")?
-                    .to_str()
-                    .ok()?
-                    .trim()
-                    .parse::<u64>()
-                    .ok()
+                let value = response.headers().get("retry-after")?.to_str().ok()?;
+                super::retry::retry_after(value, time::OffsetDateTime::now_utc())
             })
-            .flatten()
-            .map(Duration::from_secs);
+            .flatten();
         let mut read = Vec::new();
         let mut error = None;
         loop {

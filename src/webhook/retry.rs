@@ -6,6 +6,18 @@ use std::time::Duration;
 /// (or for `u64::MAX` seconds) gets one day, and the schedule goes on from there.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
 
+/// A receiver's `Retry-After` (RFC 9110): delay-seconds, or an HTTP-date, read as the time
+/// left until it at `now` (zero when it has passed). `None` when it is neither.
+pub fn retry_after(value: &str, now: time::OffsetDateTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") is RFC 2822's format with the zone "GMT".
+    let at = time::OffsetDateTime::parse(value, &time::format_description::well_known::Rfc2822).ok()?;
+    Some(Duration::try_from(at - now).unwrap_or(Duration::ZERO))
+}
+
 /// When to try again after a failed attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetrySchedule {
@@ -54,6 +66,24 @@ mod tests {
         );
         assert!(total.as_secs() > 3 * 86_400 - 7 * 3600 && total.as_secs() < 4 * 86_400);
         assert_eq!(s.delay_after(10, 0.0, None), None, "the tenth attempt was the last");
+    }
+
+    #[test]
+    fn retry_after_is_seconds_or_an_http_date() {
+        let now = time::macros::datetime!(2026-11-23 12:00:00 UTC);
+        assert_eq!(retry_after(" 120 ", now), Some(Duration::from_secs(120)));
+        assert_eq!(
+            retry_after("Mon, 23 Nov 2026 12:05:00 GMT", now),
+            Some(Duration::from_secs(300))
+        );
+        assert_eq!(
+            retry_after("Mon, 23 Nov 2026 11:00:00 GMT", now),
+            Some(Duration::ZERO),
+            "passed"
+        );
+        for junk in ["", "soon", "-5", "1.5", "Mon, 99 Nov 2026 12:05:00 GMT"] {
+            assert_eq!(retry_after(junk, now), None, "{junk:?}");
+        }
     }
 
     #[test]
