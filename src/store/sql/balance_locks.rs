@@ -18,6 +18,7 @@
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::{Column, SqlDb};
+use crate::domain::Tenant;
 use crate::store::StoreError;
 
 /// How the writers of a store share a tenant's balance.
@@ -59,6 +60,11 @@ impl BalancePlan {
             .iter()
             .any(|(m, e)| m == merchant_id && e == environment)
             .then_some(self.slot)
+    }
+
+    /// [`BalancePlan::credit_slot`] of a tenant.
+    pub fn slot_for(&self, tenant: &Tenant) -> Option<i64> {
+        self.credit_slot(&tenant.merchant_id.0, tenant.environment.as_str())
     }
 }
 

@@ -264,33 +264,23 @@ where
                 Write::Settle(_) => None,
             })
             .collect();
-        let mut created = if fits_a_set(&creations) {
+        let created = if fits_a_set(&creations) {
             insert_all(tx, &creations, plan).await?
         } else {
             let mut created = Vec::with_capacity(creations.len());
             for c in &creations {
-                let slot = plan.credit_slot(
-                    c.transaction.tenant.merchant_id.0.as_str(),
-                    c.transaction.tenant.environment.as_str(),
-                );
+                let slot = plan.slot_for(&c.transaction.tenant);
                 created.push(insert_pending_in(tx, c.payer, c.transaction, c.entry, c.first_check, slot).await?);
             }
             created
-        }
-        .into_iter();
-        let mut results: Vec<Option<Written>> = Vec::with_capacity(writes.len());
-        let mut settlements = Vec::new();
-        for write in writes {
-            match write {
-                Write::Settle(settlement) => {
-                    settlements.push(&**settlement);
-                    results.push(None);
-                }
-                Write::InsertPending { .. } => {
-                    results.push(created.next().map(|customer| Written::Inserted(Box::new(customer))))
-                }
-            }
-        }
+        };
+        let settlements: Vec<&Settlement> = writes
+            .iter()
+            .filter_map(|write| match write {
+                Write::Settle(settlement) => Some(&**settlement),
+                Write::InsertPending { .. } => None,
+            })
+            .collect();
         let mut ids: Vec<&str> = settlements.iter().map(|s| s.transaction.id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -299,19 +289,24 @@ where
         } else {
             let mut moved = Vec::with_capacity(settlements.len());
             for s in &settlements {
-                let (merchant, environment) = (
-                    s.transaction.tenant.merchant_id.0.as_str(),
-                    s.transaction.tenant.environment.as_str(),
-                );
-                moved.push(settle_in(tx, s, plan.credit_slot(merchant, environment)).await?);
+                moved.push(settle_in(tx, s, plan.slot_for(&s.transaction.tenant)).await?);
             }
             moved
         };
-        let mut moved = moved.into_iter();
-        Ok(results
-            .into_iter()
-            .map(|r| Ok(r.unwrap_or_else(|| Written::Settled(moved.next().unwrap_or(false)))))
-            .collect())
+        // Each write's result, in the batch's order: creations and settlements answer in theirs.
+        let (mut created, mut moved) = (created.into_iter(), moved.into_iter());
+        writes
+            .iter()
+            .map(|write| {
+                let written = match write {
+                    Write::InsertPending { .. } => created.next().map(|c| Written::Inserted(Box::new(c))),
+                    Write::Settle(_) => moved.next().map(Written::Settled),
+                };
+                written.map(Ok).ok_or_else(|| {
+                    StoreError::Corrupt("a set-based write answered fewer rows than it was given".into())
+                })
+            })
+            .collect()
     }
 
     /// The second pass: each write in a savepoint, rolled back alone when it fails.
@@ -384,8 +379,7 @@ where
     }
 
     async fn run_write(tx: &mut Transaction<'_, DB>, plan: &BalancePlan, write: &Write) -> Result<Written, StoreError> {
-        let (merchant, environment) = write.tenant_key();
-        let credit_slot = plan.credit_slot(merchant, environment);
+        let credit_slot = plan.slot_for(&write.transaction().tenant);
         match write {
             Write::InsertPending {
                 payer,
