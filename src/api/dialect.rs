@@ -1,5 +1,5 @@
 //! Rendering an error where the dialect is known only at run time (extractors, fallbacks, the
-//! request middleware): the path's generation picks its envelope. Handlers of one generation
+//! request guard): the path's generation picks its envelope. Handlers of one generation
 //! use their own `Error` type instead.
 
 use axum::response::Response;

@@ -11,6 +11,7 @@ pub mod either;
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod guard;
 pub mod health;
 pub mod operator_callbacks;
 pub mod pagination;
@@ -30,7 +31,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use tower::util::MapRequestLayer;
+use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::propagate_header::PropagateHeaderLayer;
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
 
 use self::error::{ApiError, Dialect, ErrorKind};
 use crate::service::Gateway;
@@ -61,10 +67,23 @@ pub fn router(gateway: Gateway) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(axum::middleware::from_fn_with_state(
-            gateway.clone(),
-            request_id::middleware,
-        ))
+        // Outermost first: the caller's ids when valid, else ours, echoed; the request's span
+        // and log line; then our guard (timeout, envelope, metrics) inside that span.
+        .layer(
+            ServiceBuilder::new()
+                .layer(MapRequestLayer::new(request_id::ignore_invalid))
+                .layer(SetRequestIdLayer::x_request_id(request_id::TraceIdOrOurs))
+                .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(PropagateHeaderLayer::new(request_id::TRACEPARENT))
+                .layer(
+                    TraceLayer::new_for_http()
+                        .make_span_with(request_id::RequestSpan)
+                        .on_request(())
+                        .on_response(request_id::RequestServed)
+                        .on_failure(()),
+                )
+                .layer(axum::middleware::from_fn_with_state(gateway.clone(), guard::middleware)),
+        )
         .with_state(gateway)
 }
 
@@ -87,7 +106,7 @@ async fn method_not_allowed(req: Request) -> Response {
     ApiError::new(ErrorKind::MethodNotAllowed, reason).render(Dialect::of_path(req.uri().path()))
 }
 
-/// A panic is a bug: log it and answer a bare 500, which the request middleware turns into the
+/// A panic is a bug: log it and answer a bare 500, which the guard (`guard.rs`) turns into the
 /// envelope with the request id.
 fn panic_response(panic: Box<dyn Any + Send + 'static>) -> Response {
     let message = panic

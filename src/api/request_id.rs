@@ -1,23 +1,29 @@
-//! Per-request plumbing: a request id on every answer and in every log line of the request
-//! (the caller's `X-Request-Id` or `traceparent` when valid, `trace_context.rs`),
-//! one log line per request, the request timeout, and the guarantee that every error answer is
-//! a JSON envelope, even one produced outside our handlers (a panic, a framework rejection).
+//! The request's identity and its log lines, on tower-http's `request-id` and `trace` layers
+//! (the stack is in `api::router`): the caller's `X-Request-Id` or `traceparent` when valid
+//! (`trace_context.rs`), else an id of ours; echoed on the answer; one span per request with
+//! its method, route, request id and trace id, and one `request served` line with its status
+//! and latency.
+//!
+//! What the layers do not do stays in `guard.rs`, which reads the id the layers set (the
+//! [`RequestId`] extension): the request timeout, the envelope of answers made outside our
+//! handlers, the request metrics, and [`current`] for an error's reason.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::header::CONTENT_TYPE;
+use axum::extract::{MatchedPath, Request};
+use axum::http::header::HeaderName;
 use axum::http::HeaderValue;
-use axum::middleware::Next;
-use axum::response::Response;
-use tracing::Instrument;
+use tower_http::request_id::{MakeRequestId, RequestId};
+use tower_http::trace::{MakeSpan, OnResponse};
+use tracing::Span;
 
-use super::error::{ApiError, Dialect, ErrorKind};
 use super::trace_context::Incoming;
-use crate::service::Gateway;
+
+/// The header a caller's trace context comes in, echoed when valid.
+pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 
 tokio::task_local! {
-    static REQUEST_ID: String;
+    pub(super) static REQUEST_ID: String;
 }
 
 /// The id of the request being served, or `-` outside one.
@@ -25,121 +31,71 @@ pub fn current() -> String {
     REQUEST_ID.try_with(|id| id.clone()).unwrap_or_else(|_| "-".to_owned())
 }
 
-pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next) -> Response {
+/// The id the layers gave `req`, or `-` when it went around them.
+pub fn of<B>(req: &axum::http::Request<B>) -> String {
+    req.extensions()
+        .get::<RequestId>()
+        .and_then(|id| id.header_value().to_str().ok())
+        .unwrap_or("-")
+        .to_owned()
+}
+
+/// Removes an `X-Request-Id` or `traceparent` that is not valid, before the layers read them:
+/// `SetRequestIdLayer` keeps any `X-Request-Id` it finds, and `PropagateHeaderLayer` echoes
+/// any `traceparent`. An invalid value is ignored rather than refused: a header a proxy added
+/// must not fail a payment.
+pub fn ignore_invalid(mut req: Request) -> Request {
     let incoming = Incoming::from_headers(req.headers());
-    let id = incoming.request_id(|| uuid::Uuid::new_v4().simple().to_string());
-    let dialect = Dialect::of_path(req.uri().path());
-    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
-    let method = req.method().as_str().to_owned();
-    let span = tracing::info_span!(
-        "request",
-        request_id = %id,
-        method = %req.method(),
-        route = route.as_deref().unwrap_or(req.uri().path()),
-        merchant = tracing::field::Empty,
-        trace_id = incoming.trace_id.as_deref(),
-    );
-    let started = Instant::now();
-    let handler = REQUEST_ID.scope(id.clone(), next.run(req)).instrument(span.clone());
-    let limit = gateway.config().http.request_timeout;
-    let mut response = within(limit, handler, dialect, &id).await;
-    if needs_envelope(&response) {
-        let kind = ErrorKind::from_status(response.status());
-        let reason = match kind {
-            ErrorKind::Internal => format!("internal error; quote request id {id} when reporting it"),
-            ErrorKind::MethodNotAllowed => "this path does not accept that method".to_owned(),
-            ErrorKind::BadRequest
-            | ErrorKind::UnsupportedOperator
-            | ErrorKind::TransactionIdTooLong
-            | ErrorKind::Unauthorized
-            | ErrorKind::AmountOutOfRange
-            | ErrorKind::NotFound
-            | ErrorKind::TransactionNotFound
-            | ErrorKind::Duplicate
-            | ErrorKind::InsufficientBalance
-            | ErrorKind::PayloadTooLarge
-            | ErrorKind::UnsupportedMediaType
-            | ErrorKind::TooManyRequests
-            | ErrorKind::Unavailable
-            | ErrorKind::OperatorUnavailable
-            | ErrorKind::PaymentFailed => response.status().canonical_reason().unwrap_or("error").to_owned(),
-        };
-        response = ApiError::new(kind, reason).render(dialect);
+    if incoming.request_id.is_none() {
+        req.headers_mut().remove("x-request-id");
     }
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert("x-request-id", value);
+    if incoming.traceparent.is_none() {
+        req.headers_mut().remove(TRACEPARENT);
     }
-    if let Some(value) = incoming
-        .traceparent
-        .as_deref()
-        .and_then(|t| HeaderValue::from_str(t).ok())
-    {
-        response.headers_mut().insert("traceparent", value);
+    req
+}
+
+/// The id of a request that came without a (valid) `X-Request-Id`: the trace id of its valid
+/// `traceparent`, so our logs join the caller's trace, else 32 hex digits of our own.
+#[derive(Debug, Clone, Copy)]
+pub struct TraceIdOrOurs;
+
+impl MakeRequestId for TraceIdOrOurs {
+    fn make_request_id<B>(&mut self, req: &axum::http::Request<B>) -> Option<RequestId> {
+        let id = Incoming::from_headers(req.headers()).request_id(|| uuid::Uuid::new_v4().simple().to_string());
+        HeaderValue::from_str(&id).ok().map(RequestId::new)
     }
-    gateway.metrics().observe_request(
-        route.as_deref().unwrap_or("unmatched"),
-        &method,
-        response.status().as_u16(),
-        started.elapsed(),
-    );
-    span.in_scope(|| {
+}
+
+/// The span every log line of a request is written in. `merchant` is recorded once the
+/// caller is authenticated (`auth.rs`).
+#[derive(Debug, Clone, Copy)]
+pub struct RequestSpan;
+
+impl<B> MakeSpan<B> for RequestSpan {
+    fn make_span(&mut self, req: &axum::http::Request<B>) -> Span {
+        let route = req.extensions().get::<MatchedPath>().map(MatchedPath::as_str);
+        tracing::info_span!(
+            "request",
+            request_id = %of(req),
+            method = %req.method(),
+            route = route.unwrap_or(req.uri().path()),
+            merchant = tracing::field::Empty,
+            trace_id = Incoming::from_headers(req.headers()).trace_id.as_deref(),
+        )
+    }
+}
+
+/// One line per request, in its span, once its answer is ready.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestServed;
+
+impl<B> OnResponse<B> for RequestServed {
+    fn on_response(self, response: &axum::http::Response<B>, latency: Duration, _span: &Span) {
         tracing::info!(
             status = response.status().as_u16(),
-            latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+            latency_ms = latency.as_secs_f64() * 1000.0,
             "request served"
-        )
-    });
-    response
-}
-
-/// The handler's answer, or a 503 in the envelope once `limit` has passed. The handler runs as
-/// a task of its own and is not cancelled then: a payment it was creating finishes as it would
-/// have (an operator call is bounded by its own timeout), and its outcome reaches the merchant
-/// through a lookup or a webhook. Cancelling it could cut an operator call after the operator
-/// received it.
-async fn within<F>(limit: Duration, handler: F, dialect: Dialect, id: &str) -> Response
-where
-    F: std::future::Future<Output = Response> + Send + 'static,
-{
-    match tokio::time::timeout(limit, tokio::spawn(handler)).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(join)) => {
-            tracing::error!(request_id = %id, error = %join, "handler task ended without an answer");
-            ApiError::new(
-                ErrorKind::Internal,
-                format!("internal error; quote request id {id} when reporting it"),
-            )
-            .render(dialect)
-        }
-        Err(_) => {
-            tracing::warn!(request_id = %id, limit_ms = limit.as_millis() as u64, "request timed out");
-            let mut e = ApiError::new(
-                ErrorKind::Unavailable,
-                format!(
-                    "no answer within {} ms (MOMO_HTTP_REQUEST_TIMEOUT_MS); the request may still complete: \
-                     look a payment up by its transaction id before sending it again (request id {id})",
-                    limit.as_millis()
-                ),
-            );
-            e.retry_after = Some(1);
-            let mut response = e.render(dialect);
-            // The request's body may still be on its way: closing ends it, and the handler
-            // reading it, instead of leaving the connection to the idle timeout.
-            response
-                .headers_mut()
-                .insert(axum::http::header::CONNECTION, HeaderValue::from_static("close"));
-            response
-        }
+        );
     }
-}
-
-/// An error answer that is not already JSON (axum's plain-text rejections, a caught panic).
-fn needs_envelope(response: &Response) -> bool {
-    let is_json = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.starts_with("application/json"))
-        .unwrap_or(false);
-    response.status().as_u16() >= 400 && !is_json
 }

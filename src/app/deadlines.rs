@@ -8,7 +8,7 @@
 //! - **reading headers**, from that first byte: `header_read_timeout` from it (from the accept for
 //!   a connection's first request, so a slow start earns no extra time);
 //! - **busy** with a request, from the end of its headers to its answer: no deadline here, the
-//!   request timeout of the HTTP layer (`api::request_id`) answers it instead.
+//!   request timeout of the HTTP layer (`api::guard`) answers it instead.
 //!
 //! The socket ([`Guarded`]) fails its read with `TimedOut` once the deadline of its phase has
 //! passed, and hyper closes the connection. hyper's own header timer cannot do this: it starts
