@@ -29,7 +29,9 @@ pub use webhooks::{Scope, WebhooksCommand};
 #[command(
     name = "momo-gateway",
     version,
-    about = "A mobile-money payment gateway for Côte d'Ivoire"
+    about = "A mobile-money payment gateway for Côte d'Ivoire",
+    after_help = "Settings: MOMO_* environment variables (and a platform's PORT and DATABASE_URL), \
+                  over the --config file; docs/configuration.md lists them."
 )]
 pub struct Cli {
     /// TOML file of settings (names as the MOMO_* variables, lower case, without the prefix).

@@ -8,6 +8,14 @@
 //! the setting, where it came from and what it accepts. `docs/configuration.md` is rendered from
 //! the same table. Each worker reads its own group of settings ([`WebhookSettings`],
 //! [`ReconcileSettings`], [`SimulatorSettings`]); durations are [`Duration`]s.
+//!
+//! clap's `env` names only the file (`--config` or `MOMO_CONFIG`, in `cli`), the one value
+//! needed before settings can be read. The settings are not clap arguments with `env`: each
+//! would also become a command-line flag (over forty, a second interface to document and
+//! test); clap reads only the process's environment, where [`Config::from_sources`] takes any
+//! lookup (tests and the reliability harness load settings without changing it); a clap error
+//! names `--flag`, not the variable and where its value came from; and the order defaults <
+//! file < environment, with `PORT` under `MOMO_LISTEN`, would still be ours to apply.
 
 mod checks;
 mod connector_settings;
