@@ -34,6 +34,6 @@ pub use operator_aliases::{NamedOperator, OperatorAliases};
 pub use page::{Cursor, PageRequest};
 pub use record::{TransactionFilter, TransactionRecord};
 pub use settlement::{Day, ReportScope, SettlementReport, SettlementRow, SettlementTotals};
-pub use statement::{LedgerPosting, PostingPage, StatementFilter, StatementLine};
+pub use statement::{LedgerPosting, Position, PostingPage, StatementFilter, StatementLine};
 pub use time::Timestamp;
 pub use transaction::{Cause, FailureCode, Kind, Outcome, Status, Transaction};

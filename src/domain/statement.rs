@@ -4,9 +4,13 @@
 //! - **Which postings.** Only the merchant's accounts. `operator_clearing` and `fee_revenue`
 //!   are the gateway's side of each entry; a collection's fee shows as the difference between
 //!   the transaction's amount and what `available` received.
-//! - **Order.** Posting time, then posting id, both ascending. The id breaks ties between the
-//!   postings of one entry (they share their time), so the order is total and stable, and a
-//!   cursor (time, id) names a position in it.
+//! - **Order.** Posting time, then stage, then posting id, all ascending. Postings often share
+//!   their millisecond: both of an entry, and a transfer final at its creation has its
+//!   reservation and its settlement at the same instant. Within one millisecond the stage puts
+//!   money into `available` first, then what takes from `available` or adds to `reserved`
+//!   (reservations), then what leaves `reserved` (payouts, releases); so a line never shows a
+//!   balance below zero, which a random id order would (a payout before its reservation). The
+//!   id makes the order total and stable; a cursor names a position (time, stage, id).
 //! - **Running balance.** Each line carries both balances, `available` and `reserved`, after
 //!   its posting: the sum of every posting of that account up to and including the line, from
 //!   the environment's first posting, whatever page or time window the line is read in. The
@@ -72,12 +76,49 @@ impl Movement {
     }
 }
 
+/// Where a posting sits in the statement's order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub at: Timestamp,
+    pub stage: i64,
+    pub id: String,
+}
+
+impl Position {
+    /// The position a cursor names: `{stage}_{id}` as [`LedgerPosting::cursor`] writes it.
+    /// Any other text is a position too (stage 0, the text as the id), since every cursor the
+    /// document allows must be accepted; it just matches no posting.
+    pub fn of(cursor: &Cursor) -> Position {
+        let staged = cursor
+            .id
+            .split_once('_')
+            .and_then(|(stage, id)| Some((stage.parse::<i64>().ok().filter(|s| (0..=2).contains(s))?, id)))
+            .filter(|(_, id)| !id.is_empty() && !id.contains('_'));
+        let (stage, id) = staged.unwrap_or((0, cursor.id.as_str()));
+        Position {
+            at: cursor.created_at,
+            stage,
+            id: id.to_owned(),
+        }
+    }
+}
+
 impl LedgerPosting {
-    /// The position just after this posting, for the next page.
-    pub fn position(&self) -> Cursor {
+    /// The posting's stage within its millisecond: 0 money into `available`, 2 money out of
+    /// `reserved`, 1 the rest (the store's SQL orders by the same rule).
+    pub fn stage(&self) -> i64 {
+        match self.account {
+            Account::Available if self.amount > 0 => 0,
+            Account::Reserved if self.amount < 0 => 2,
+            Account::Available | Account::Reserved | Account::OperatorClearing | Account::FeeRevenue => 1,
+        }
+    }
+
+    /// The cursor just after this posting, for the next page: its time, and `{stage}_{id}`.
+    pub fn cursor(&self) -> Cursor {
         Cursor {
             created_at: self.at,
-            id: self.id.clone(),
+            id: format!("{}_{}", self.stage(), self.id),
         }
     }
 
@@ -207,6 +248,49 @@ mod tests {
                 "collection"
             ]
         );
+    }
+
+    #[test]
+    fn a_cursor_carries_the_stage_and_any_other_text_is_still_a_position() {
+        let p = posting("9b6fa9de-6e45", Account::Reserved, -5, None);
+        let cursor = p.cursor();
+        assert_eq!(cursor.id, "2_9b6fa9de-6e45");
+        assert_eq!(
+            Position::of(&cursor),
+            Position {
+                at: Timestamp(1_000),
+                stage: 2,
+                id: "9b6fa9de-6e45".into()
+            }
+        );
+        for (id, stage, rest) in [
+            ("abc", 0, "abc"),
+            ("7_x", 0, "7_x"),
+            ("1_", 0, "1_"),
+            ("0_a_b", 0, "0_a_b"),
+            ("1_a", 1, "a"),
+        ] {
+            let c = Cursor {
+                created_at: Timestamp(5),
+                id: id.into(),
+            };
+            assert_eq!(
+                (Position::of(&c).stage, Position::of(&c).id.as_str()),
+                (stage, rest),
+                "{id}"
+            );
+        }
+        let stages: Vec<i64> = [
+            posting("a", Account::Available, 10, None),
+            posting("b", Account::Available, -10, None),
+            posting("c", Account::Reserved, 10, None),
+            posting("d", Account::Reserved, -10, None),
+            posting("e", Account::Available, 0, None),
+        ]
+        .iter()
+        .map(LedgerPosting::stage)
+        .collect();
+        assert_eq!(stages, [0, 1, 1, 2, 1]);
     }
 
     #[test]

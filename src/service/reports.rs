@@ -36,7 +36,7 @@ impl Gateway {
         loop {
             let page = PageRequest {
                 limit: STATEMENT_BATCH,
-                after: lines.last().map(|l| l.posting.position()),
+                after: lines.last().map(|l| l.posting.cursor()),
             };
             let batch = self.statement(tenant, filter, &page).await?;
             let done = batch.len() < STATEMENT_BATCH as usize;

@@ -69,7 +69,7 @@ pub async fn statement(
     };
     let format = format(params.format.as_deref())?;
     let lines = gateway.statement(&caller.tenant, &filter, &page).await?;
-    let (lines, next) = split_page(lines, &page, |l| l.posting.position());
+    let (lines, next) = split_page(lines, &page, |l| l.posting.cursor());
     let response = match format {
         Format::Json => {
             let body: Vec<StatementLineOut> = lines.iter().map(StatementLineOut::from).collect();

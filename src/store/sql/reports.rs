@@ -7,30 +7,57 @@ use super::transactions::Bind;
 use super::{Backend, Column, SqlDb};
 use crate::domain::statement::PostingSource;
 use crate::domain::{
-    Balance, Day, LedgerPosting, OperatorCode, PageRequest, PostingPage, ReportScope, SettlementRow, StatementFilter,
-    Tenant, Timestamp,
+    Balance, Day, LedgerPosting, OperatorCode, PageRequest, Position, PostingPage, ReportScope, SettlementRow,
+    StatementFilter, Tenant, Timestamp,
 };
 use crate::store::{names, ReportStore, StoreError};
 
-/// The page's postings (`page`), the position of its first (`first`), and for every row the
-/// sums of each account over the tenant's postings before that position: the page's opening
+/// A posting's stage within its millisecond, as `LedgerPosting::stage` defines it: money into
+/// `available` first, money out of `reserved` last.
+macro_rules! stage_of {
+    ($p:literal) => {
+        concat!(
+            "(CASE WHEN ",
+            $p,
+            ".account = 'available' AND ",
+            $p,
+            ".amount > 0 THEN 0 WHEN ",
+            $p,
+            ".account = 'reserved' AND ",
+            $p,
+            ".amount < 0 THEN 2 ELSE 1 END)"
+        )
+    };
+}
+
+/// The page's postings (`page`), the position of its first (`first`), and the sums of each
+/// account over the tenant's postings before that position (`opening`): the page's opening
 /// balances, computed in the same statement, so on the same snapshot, as the page itself.
-/// `{conditions}` narrows `page`; `$1`, `$2` are the tenant.
-const STATEMENT: &str = "WITH page AS (\
-       SELECT p.id, p.entry_id, p.created_at, p.account, p.amount, p.transaction_id FROM ledger_postings p \
-       WHERE p.merchant_id = $1 AND p.environment = $2 AND p.account IN ('available', 'reserved'){conditions} \
-       ORDER BY p.created_at, p.id LIMIT {limit}), \
-     first AS (SELECT created_at, id FROM page ORDER BY created_at, id LIMIT 1), \
-     opening AS (\
-       SELECT CAST(COALESCE(SUM(CASE WHEN q.account = 'available' THEN q.amount ELSE 0 END), 0) AS BIGINT) AS available, \
-              CAST(COALESCE(SUM(CASE WHEN q.account = 'reserved' THEN q.amount ELSE 0 END), 0) AS BIGINT) AS reserved \
-       FROM ledger_postings q JOIN first f ON (q.created_at, q.id) < (f.created_at, f.id) \
-       WHERE q.merchant_id = $1 AND q.environment = $2 AND q.account IN ('available', 'reserved')) \
-     SELECT page.id, page.entry_id, page.created_at, page.account, page.amount, \
-       t.ref, t.transaction_id AS merchant_transaction_id, t.kind, t.operator, t.status, \
-       opening.available AS opening_available, opening.reserved AS opening_reserved \
-     FROM page CROSS JOIN opening LEFT JOIN transactions t ON t.id = page.transaction_id \
-     ORDER BY page.created_at, page.id";
+/// `{conditions}` narrows `page`; `$1`, `$2` are the tenant. Order: time, stage, id.
+const STATEMENT: &str = concat!(
+    "WITH page AS (",
+    "SELECT p.id, p.entry_id, p.created_at, p.account, p.amount, p.transaction_id, ",
+    stage_of!("p"),
+    " AS stage FROM ledger_postings p ",
+    "WHERE p.merchant_id = $1 AND p.environment = $2 AND p.account IN ('available', 'reserved'){conditions} ",
+    "ORDER BY p.created_at, stage, p.id LIMIT {limit}), ",
+    "first AS (SELECT created_at, stage, id FROM page ORDER BY created_at, stage, id LIMIT 1), ",
+    "opening AS (",
+    "SELECT CAST(COALESCE(SUM(CASE WHEN q.account = 'available' THEN q.amount ELSE 0 END), 0) AS BIGINT) AS available, ",
+    "CAST(COALESCE(SUM(CASE WHEN q.account = 'reserved' THEN q.amount ELSE 0 END), 0) AS BIGINT) AS reserved ",
+    "FROM ledger_postings q JOIN first f ON (q.created_at, ",
+    stage_of!("q"),
+    ", q.id) < (f.created_at, f.stage, f.id) ",
+    "WHERE q.merchant_id = $1 AND q.environment = $2 AND q.account IN ('available', 'reserved')) ",
+    "SELECT page.id, page.entry_id, page.created_at, page.account, page.amount, ",
+    "t.ref, t.transaction_id AS merchant_transaction_id, t.kind, t.operator, t.status, ",
+    "opening.available AS opening_available, opening.reserved AS opening_reserved ",
+    "FROM page CROSS JOIN opening LEFT JOIN transactions t ON t.id = page.transaction_id ",
+    "ORDER BY page.created_at, page.stage, page.id"
+);
+
+/// The condition that a posting `p` comes after the position `($a, $b, $c)`.
+const AFTER: &str = concat!(" AND (p.created_at, ", stage_of!("p"), ", p.id) > (");
 
 /// The groups of a day: final transactions whose final transition falls in `[$3, $4)`,
 /// pending ones created then, of environment `$1` and merchant `$2` (any when empty).
@@ -57,10 +84,13 @@ fn statement_conditions(filter: &StatementFilter, page: &PageRequest) -> (String
         sql.push_str(&format!(" AND p.created_at < ${}", binds.len() + 2));
     }
     if let Some(after) = &page.after {
-        binds.push(Bind::Int(after.created_at.millis()));
-        binds.push(Bind::Text(after.id.clone()));
+        let position = Position::of(after);
+        binds.push(Bind::Int(position.at.millis()));
+        binds.push(Bind::Int(position.stage));
+        binds.push(Bind::Text(position.id));
         sql.push_str(&format!(
-            " AND (p.created_at, p.id) > (${}, ${})",
+            "{AFTER}${}, ${}, ${})",
+            binds.len(),
             binds.len() + 1,
             binds.len() + 2
         ));
@@ -193,12 +223,14 @@ mod tests {
             }),
         };
         let (sql, binds) = statement_conditions(&filter, &page);
+        let after = " AND (p.created_at, (CASE WHEN p.account = 'available' AND p.amount > 0 THEN 0 \
+                     WHEN p.account = 'reserved' AND p.amount < 0 THEN 2 ELSE 1 END), p.id) > ";
         assert_eq!(
             sql,
-            " AND p.created_at >= $3 AND p.created_at < $4 AND (p.created_at, p.id) > ($5, $6)"
+            format!(" AND p.created_at >= $3 AND p.created_at < $4{after}($5, $6, $7)")
         );
-        assert_eq!(binds.len(), 4);
+        assert_eq!(binds.len(), 5);
         let (sql, _) = statement_conditions(&StatementFilter::default(), &page);
-        assert_eq!(sql, " AND (p.created_at, p.id) > ($3, $4)");
+        assert_eq!(sql, format!("{after}($3, $4, $5)"));
     }
 }
