@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod checkout;
 pub mod client_address;
+pub mod csv;
 pub mod dialect;
 pub mod either;
 pub mod error;

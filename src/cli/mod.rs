@@ -1,5 +1,5 @@
 //! The command line: `serve` (the default), `migrate`, and the administrator's command groups
-//! (`merchant`, `transactions`, `webhooks`), all run against the configured database.
+//! (`merchant`, `transactions`, `webhooks`, `report`), all run against the configured database.
 //!
 //! This file holds the top-level parse types and the dispatch. Each command group has its own
 //! file with its arguments, `execute` (calls the gateway's use cases and returns what they gave)
@@ -10,6 +10,7 @@
 //! field order, and each group's unit tests pin both.
 
 mod merchant;
+mod report;
 mod transactions;
 mod webhooks;
 
@@ -22,6 +23,7 @@ use crate::config::Config;
 use crate::domain::Environment;
 
 pub use merchant::{MerchantCommand, Target};
+pub use report::{ReportCommand, ReportFormat};
 pub use transactions::TransactionsCommand;
 pub use webhooks::{Scope, WebhooksCommand};
 
@@ -58,6 +60,9 @@ pub enum Command {
     /// Inspect webhook events and send them again.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),
+    /// Print a merchant's ledger statement or a day's settlement report (JSON or CSV).
+    #[command(subcommand)]
+    Report(ReportCommand),
 }
 
 /// How a command prints what it did.
@@ -102,5 +107,6 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Merchant(command) => merchant::run(command, config).await,
         Command::Transactions(command) => transactions::run(command, config).await,
         Command::Webhooks(command) => webhooks::run(command, config).await,
+        Command::Report(command) => report::run(command, config).await,
     }
 }

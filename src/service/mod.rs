@@ -12,6 +12,7 @@ pub mod merchants;
 pub mod payments;
 pub mod pending;
 pub mod rate_limit;
+pub mod reports;
 pub mod webhooks;
 
 use std::sync::Arc;

@@ -7,6 +7,7 @@
 mod migrations;
 mod names;
 mod postgres;
+mod reports;
 mod rows;
 mod sql;
 mod sqlite;
@@ -22,6 +23,7 @@ use crate::domain::{
 // Re-exported: the domain owns these types, and the backends name them through `super::`.
 pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, TransactionFilter, TransactionRecord};
 pub use postgres::PostgresStore;
+pub use reports::ReportStore;
 pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
 
@@ -96,9 +98,9 @@ pub struct NewMerchantEnvironment {
 }
 
 /// The persistence the gateway needs, whatever the database.
-pub trait Store: MerchantStore + PaymentStore + WebhookStore {}
+pub trait Store: MerchantStore + PaymentStore + WebhookStore + ReportStore {}
 
-impl<T: MerchantStore + PaymentStore + WebhookStore> Store for T {}
+impl<T: MerchantStore + PaymentStore + WebhookStore + ReportStore> Store for T {}
 
 /// Server settings, merchants, credentials and customers.
 #[async_trait]

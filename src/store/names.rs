@@ -3,6 +3,7 @@
 //! one needs a migration, so they live here rather than in the domain.
 
 use super::StoreError;
+use crate::domain::ledger::Account;
 use crate::domain::{Cause, EventState, FailureCode, Kind, Status};
 
 /// The stored value among `all` whose name is `stored`, or `Corrupt` naming the column.
@@ -68,6 +69,21 @@ pub(super) fn parse_event_state(stored: &str) -> Result<EventState, StoreError> 
         &[EventState::Pending, EventState::Delivered, EventState::Failed],
         event_state,
         "event state",
+        stored,
+    )
+}
+
+/// A ledger account, by the name postings store (`Account::as_str`, which the writers bind).
+pub(super) fn parse_account(stored: &str) -> Result<Account, StoreError> {
+    parse(
+        &[
+            Account::Available,
+            Account::Reserved,
+            Account::OperatorClearing,
+            Account::FeeRevenue,
+        ],
+        Account::as_str,
+        "account",
         stored,
     )
 }

@@ -36,6 +36,7 @@ mod process;
 mod processes;
 mod readme_walkthrough;
 mod receiver;
+mod reports;
 mod request_ids;
 mod requests;
 mod return_urls;

@@ -114,10 +114,11 @@ fn errors(doc: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
     out
 }
 
-/// A character class, how many times it must appear, and whether more may follow.
-type Token = (Vec<(char, char)>, usize, bool);
+/// A character class, how many times it must appear, and how many times it may (`None`: any).
+type Token = (Vec<(char, char)>, usize, Option<usize>);
 
-/// The patterns the document uses: `^…$` with literal characters, `[…]` classes and `{n}` / `+`.
+/// The patterns the document uses: `^…$` with literal characters, `[…]` classes and `{n}` /
+/// `+` / `?`, matched greedily (the document's patterns never need to backtrack).
 fn simple_pattern_matches(pattern: &str, text: &str) -> bool {
     let body = pattern.trim_start_matches('^').trim_end_matches('$');
     let mut tokens: Vec<Token> = Vec::new();
@@ -144,22 +145,25 @@ fn simple_pattern_matches(pattern: &str, text: &str) -> bool {
             i += 1;
             vec![(chars[i - 1], chars[i - 1])]
         };
-        let (count, more) = if chars.get(i) == Some(&'{') {
+        let (count, most) = if chars.get(i) == Some(&'{') {
             let end = i + chars[i..].iter().position(|c| *c == '}').unwrap();
             let n: usize = chars[i + 1..end].iter().collect::<String>().parse().unwrap();
             i = end + 1;
-            (n, false)
+            (n, Some(n))
         } else if chars.get(i) == Some(&'+') {
             i += 1;
-            (1, true)
+            (1, None)
+        } else if chars.get(i) == Some(&'?') {
+            i += 1;
+            (0, Some(1))
         } else {
-            (1, false)
+            (1, Some(1))
         };
-        tokens.push((class, count, more));
+        tokens.push((class, count, most));
     }
     let text: Vec<char> = text.chars().collect();
     let mut pos = 0;
-    for (class, count, more) in tokens {
+    for (class, count, most) in tokens {
         let fits = |c: char| class.iter().any(|(a, b)| (*a..=*b).contains(&c));
         for _ in 0..count {
             if pos >= text.len() || !fits(text[pos]) {
@@ -167,10 +171,10 @@ fn simple_pattern_matches(pattern: &str, text: &str) -> bool {
             }
             pos += 1;
         }
-        if more {
-            while pos < text.len() && fits(text[pos]) {
-                pos += 1;
-            }
+        let mut extra = 0;
+        while most.is_none_or(|m| count + extra < m) && pos < text.len() && fits(text[pos]) {
+            pos += 1;
+            extra += 1;
         }
     }
     pos == text.len()
@@ -296,6 +300,10 @@ fn the_document_is_openapi_3_1_and_covers_every_route() {
     assert!(!simple_pattern_matches("^[A-Z0-9]{10}$", "AB12CD34E"));
     assert!(simple_pattern_matches("^[0-9]+$", "1500"));
     assert!(!simple_pattern_matches("^[0-9]+$", "15.00"));
+    assert!(simple_pattern_matches("^-?[0-9]+$", "-1015"));
+    assert!(simple_pattern_matches("^-?[0-9]+$", "1015"));
+    assert!(!simple_pattern_matches("^-?[0-9]+$", "--1"));
+    assert!(!simple_pattern_matches("^-?[0-9]+$", "-"));
 }
 
 /// Every operation of `paths` and `webhooks`, as (method, path, operation).

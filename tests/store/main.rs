@@ -5,8 +5,10 @@ mod common;
 
 use std::sync::Arc;
 
+use momo_gateway::domain::statement::statement_lines;
 use momo_gateway::domain::{
-    Address, Credential, Cursor, Customer, Environment, MerchantId, Msisdn, PageRequest, Tenant, Timestamp,
+    Address, Credential, Cursor, Customer, Day, Environment, MerchantId, Msisdn, PageRequest, ReportScope,
+    StatementFilter, Tenant, Timestamp,
 };
 use momo_gateway::store::{self, NewMerchant, NewMerchantEnvironment, Store, StoreError};
 
@@ -81,6 +83,7 @@ both_backends!(
     rotation_revokes_the_old_credential_in_the_same_transaction,
     customers_stay_inside_their_tenant_and_page_newest_first,
     a_webhook_secret_rotation_needs_an_existing_tenant,
+    a_statement_page_opens_with_every_earlier_posting_of_its_tenant,
 );
 
 async fn migrations_run_again_without_harm((store, db): Opened) {
@@ -263,4 +266,94 @@ async fn a_webhook_secret_rotation_needs_an_existing_tenant((store, _db): Opened
         store.rotate_webhook_secret(&stranger, "whsec_x", Timestamp(5)).await,
         Err(StoreError::NotFound)
     ));
+}
+
+async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store, _db): Opened) {
+    let (mine, theirs) = (merchant("mine"), merchant("theirs"));
+    store.create_merchant(&mine).await.unwrap();
+    store.create_merchant(&theirs).await.unwrap();
+    let tenant = |m: &store::NewMerchant| Tenant {
+        merchant_id: m.id.clone(),
+        environment: Environment::Production,
+    };
+    // Three credits in one millisecond, one later, and another tenant's in between.
+    for (amount, at) in [(100, 10), (200, 10), (400, 10), (800, 20)] {
+        store.credit(&tenant(&mine), amount, Timestamp(at)).await.unwrap();
+    }
+    store.credit(&tenant(&theirs), 5_000, Timestamp(15)).await.unwrap();
+    let since = StatementFilter {
+        from: Some(Timestamp(5)),
+        to: None,
+    };
+    let read = |filter: StatementFilter, limit: u32, after: Option<Cursor>| {
+        let store = store.clone();
+        let tenant = tenant(&mine);
+        async move {
+            let page = store
+                .ledger_postings(&tenant, &filter, &PageRequest { limit, after })
+                .await
+                .unwrap();
+            (page.opening.available, statement_lines(page))
+        }
+    };
+    let (opening, all) = read(since, 100, None).await;
+    assert_eq!(opening, 0);
+    let balances: Vec<i64> = all.iter().map(|l| l.balance.available).collect();
+    let mut amounts: Vec<i64> = all[..3].iter().map(|l| l.posting.amount).collect();
+    amounts.sort();
+    assert_eq!(
+        (amounts, balances[3]),
+        (vec![100, 200, 400], 1_500),
+        "only mine: {balances:?}"
+    );
+    // One posting a page: each page opens where the one before closed.
+    let mut after = None;
+    for line in &all {
+        let (opening, page) = read(since, 1, after).await;
+        assert_eq!(page.len(), 1);
+        assert_eq!(page[0], *line, "the same line, the same running balance");
+        assert_eq!(opening + line.posting.amount, line.balance.available);
+        after = Some(line.posting.cursor());
+    }
+    assert!(read(since, 1, after).await.1.is_empty(), "past the last posting");
+    // A window opens with everything before it; any cursor text is a position.
+    let (opening, window) = read(
+        StatementFilter {
+            from: Some(Timestamp(20)),
+            to: None,
+        },
+        100,
+        None,
+    )
+    .await;
+    assert_eq!((opening, window.len()), (700, 1));
+    let forged = Cursor {
+        created_at: Timestamp(10),
+        id: "zzz".into(),
+    };
+    let (opening, page) = read(since, 100, Some(forged)).await;
+    assert_eq!(
+        (opening, page.len()),
+        (700, 1),
+        "money in sorts first in its millisecond"
+    );
+    let (_, window) = read(
+        StatementFilter {
+            from: None,
+            to: Some(Timestamp(10)),
+        },
+        100,
+        None,
+    )
+    .await;
+    assert!(window.iter().all(|l| l.posting.at < Timestamp(10)), "to is exclusive");
+    let scope = ReportScope {
+        environment: Environment::Production,
+        merchant: None,
+    };
+    let day = Day::parse("1970-01-01").unwrap();
+    assert!(
+        store.settlement_rows(&scope, day).await.unwrap().is_empty(),
+        "credits are no transactions"
+    );
 }

@@ -4,6 +4,8 @@ pub mod auth;
 pub mod customers;
 pub mod envelope;
 pub mod payments;
+pub mod report_views;
+pub mod reports;
 pub mod transactions;
 pub mod webhooks;
 pub mod wire;
@@ -30,6 +32,8 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))
         .route("/v1/balance", get(transactions::balance))
+        .route("/v1/ledger/entries", get(reports::statement))
+        .route("/v1/reports/settlement", get(reports::settlement))
         .route("/v1/webhooks/events", get(webhooks::list))
         .route("/v1/webhooks/events/{id}", get(webhooks::show))
         .route("/v1/webhooks/events/{id}/redeliver", post(webhooks::redeliver))

@@ -16,6 +16,7 @@ pub(super) mod customers;
 pub(super) mod insert_set;
 pub(super) mod merchants;
 pub(super) mod payments;
+pub(super) mod reports;
 pub(super) mod set_steps;
 pub(super) mod settle_set;
 pub(super) mod steps;

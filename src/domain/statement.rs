@@ -1,0 +1,315 @@
+//! A merchant's ledger statement: the postings of its own two accounts (`available` and
+//! `reserved`), oldest first, each with the balances it leaves behind.
+//!
+//! - **Which postings.** Only the merchant's accounts. `operator_clearing` and `fee_revenue`
+//!   are the gateway's side of each entry; a collection's fee shows as the difference between
+//!   the transaction's amount and what `available` received.
+//! - **Order.** Posting time, then stage, then posting id, all ascending. Postings often share
+//!   their millisecond: both of an entry, and a transfer final at its creation has its
+//!   reservation and its settlement at the same instant. Within one millisecond the stage puts
+//!   money into `available` first, then what takes from `available` or adds to `reserved`
+//!   (reservations), then what leaves `reserved` (payouts, releases); so a line never shows a
+//!   balance below zero, which a random id order would (a payout before its reservation). The
+//!   id makes the order total and stable; a cursor names a position (time, stage, id).
+//! - **Running balance.** Each line carries both balances, `available` and `reserved`, after
+//!   its posting: the sum of every posting of that account up to and including the line, from
+//!   the environment's first posting, whatever page or time window the line is read in. The
+//!   last line of the whole statement therefore shows `GET /v1/balance`.
+
+use super::ledger::{Account, Balance};
+use super::operator::OperatorCode;
+use super::page::Cursor;
+use super::time::Timestamp;
+use super::transaction::{Kind, Status};
+
+/// The transaction a posting belongs to, as a statement names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostingSource {
+    pub reference: String,
+    /// The merchant's own identifier of the transaction.
+    pub transaction_id: String,
+    pub kind: Kind,
+    pub operator: OperatorCode,
+    /// Its status now (not when the posting was made).
+    pub status: Status,
+}
+
+/// One posting on one of the merchant's accounts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerPosting {
+    pub id: String,
+    /// The entry the posting is part of: the postings of one entry sum to zero with the
+    /// gateway's accounts.
+    pub entry_id: String,
+    pub at: Timestamp,
+    pub account: Account,
+    /// Signed: money into the account is positive.
+    pub amount: i64,
+    /// `None` for money put in from outside (the Sandbox's opening credit, a top-up).
+    pub source: Option<PostingSource>,
+}
+
+/// Why money moved, as a statement line says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Movement {
+    /// Money put in from outside: the Sandbox's opening credit or a Production top-up.
+    Credit,
+    /// A successful collection's credit (what the merchant receives, after fees).
+    Collection,
+    /// A transfer's total held from `available` into `reserved` while it is in flight.
+    TransferReservation,
+    /// A successful transfer's total leaving `reserved`.
+    TransferPayout,
+    /// A failed transfer's total going back from `reserved` to `available`.
+    TransferRelease,
+}
+
+impl Movement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Movement::Credit => "credit",
+            Movement::Collection => "collection",
+            Movement::TransferReservation => "transfer_reservation",
+            Movement::TransferPayout => "transfer_payout",
+            Movement::TransferRelease => "transfer_release",
+        }
+    }
+}
+
+/// Where a posting sits in the statement's order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub at: Timestamp,
+    pub stage: i64,
+    pub id: String,
+}
+
+impl Position {
+    /// The position a cursor names: `{stage}_{id}` as [`LedgerPosting::cursor`] writes it.
+    /// Any other text is a position too (stage 0, the text as the id), since every cursor the
+    /// document allows must be accepted; it just matches no posting.
+    pub fn of(cursor: &Cursor) -> Position {
+        let staged = cursor
+            .id
+            .split_once('_')
+            .and_then(|(stage, id)| Some((stage.parse::<i64>().ok().filter(|s| (0..=2).contains(s))?, id)))
+            .filter(|(_, id)| !id.is_empty() && !id.contains('_'));
+        let (stage, id) = staged.unwrap_or((0, cursor.id.as_str()));
+        Position {
+            at: cursor.created_at,
+            stage,
+            id: id.to_owned(),
+        }
+    }
+}
+
+impl LedgerPosting {
+    /// The posting's stage within its millisecond: 0 money into `available`, 2 money out of
+    /// `reserved`, 1 the rest (the store's SQL orders by the same rule).
+    pub fn stage(&self) -> i64 {
+        match self.account {
+            Account::Available if self.amount > 0 => 0,
+            Account::Reserved if self.amount < 0 => 2,
+            Account::Available | Account::Reserved | Account::OperatorClearing | Account::FeeRevenue => 1,
+        }
+    }
+
+    /// The cursor just after this posting, for the next page: its time, and `{stage}_{id}`.
+    pub fn cursor(&self) -> Cursor {
+        Cursor {
+            created_at: self.at,
+            id: format!("{}_{}", self.stage(), self.id),
+        }
+    }
+
+    /// What moved the money, read from the account, the sign and the transaction (see
+    /// `ledger::reserve` and `ledger::settle`: the only entries a transfer gets).
+    pub fn movement(&self) -> Movement {
+        let Some(source) = &self.source else {
+            return Movement::Credit;
+        };
+        match (source.kind, self.account, self.amount < 0) {
+            (Kind::Collection, _, _) => Movement::Collection,
+            (Kind::Transfer, Account::Available, true) | (Kind::Transfer, Account::Reserved, false) => {
+                Movement::TransferReservation
+            }
+            (Kind::Transfer, Account::Available, false) => Movement::TransferRelease,
+            // Money leaves `reserved` only when the transfer is final: paid when it succeeded.
+            (Kind::Transfer, Account::Reserved, true) => match source.status {
+                Status::Successful => Movement::TransferPayout,
+                Status::Failed | Status::Pending => Movement::TransferRelease,
+            },
+            // The gateway's accounts never reach a statement; should one, it is the
+            // operator's side of the transfer.
+            (Kind::Transfer, Account::OperatorClearing | Account::FeeRevenue, _) => Movement::TransferPayout,
+        }
+    }
+}
+
+/// What a statement page read: the merchant's balances just before its first posting, and
+/// its postings in statement order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostingPage {
+    pub opening: Balance,
+    pub postings: Vec<LedgerPosting>,
+}
+
+/// Which postings a statement shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatementFilter {
+    /// Posted at or after.
+    pub from: Option<Timestamp>,
+    /// Posted before.
+    pub to: Option<Timestamp>,
+}
+
+/// A posting with the balances after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementLine {
+    pub posting: LedgerPosting,
+    pub balance: Balance,
+}
+
+/// The lines of a page: each posting moves its account from the balance the previous line
+/// left (`opening` for the first).
+pub fn statement_lines(page: PostingPage) -> Vec<StatementLine> {
+    let mut balance = page.opening;
+    page.postings
+        .into_iter()
+        .map(|posting| {
+            match posting.account {
+                Account::Available => balance.available += posting.amount,
+                Account::Reserved => balance.reserved += posting.amount,
+                Account::OperatorClearing | Account::FeeRevenue => {}
+            }
+            StatementLine { posting, balance }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn posting(id: &str, account: Account, amount: i64, kind: Option<(Kind, Status)>) -> LedgerPosting {
+        LedgerPosting {
+            id: id.into(),
+            entry_id: format!("e-{id}"),
+            at: Timestamp(1_000),
+            account,
+            amount,
+            source: kind.map(|(kind, status)| PostingSource {
+                reference: "AB12CD34EF".into(),
+                transaction_id: "order-1".into(),
+                kind,
+                operator: OperatorCode::Alpha,
+                status,
+            }),
+        }
+    }
+
+    #[test]
+    fn each_line_carries_both_balances_after_its_posting_from_the_opening() {
+        let transfer = Some((Kind::Transfer, Status::Failed));
+        let lines = statement_lines(PostingPage {
+            opening: Balance {
+                available: 5_000,
+                reserved: 100,
+            },
+            postings: vec![
+                posting("a", Account::Available, -1_010, transfer),
+                posting("b", Account::Reserved, 1_010, transfer),
+                posting("c", Account::Reserved, -1_010, transfer),
+                posting("d", Account::Available, 1_010, transfer),
+                posting(
+                    "e",
+                    Account::Available,
+                    1_470,
+                    Some((Kind::Collection, Status::Successful)),
+                ),
+            ],
+        });
+        let balances: Vec<(i64, i64)> = lines
+            .iter()
+            .map(|l| (l.balance.available, l.balance.reserved))
+            .collect();
+        assert_eq!(
+            balances,
+            [(3_990, 100), (3_990, 1_110), (3_990, 100), (5_000, 100), (6_470, 100)]
+        );
+        let movements: Vec<&str> = lines.iter().map(|l| l.posting.movement().as_str()).collect();
+        assert_eq!(
+            movements,
+            [
+                "transfer_reservation",
+                "transfer_reservation",
+                "transfer_release",
+                "transfer_release",
+                "collection"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cursor_carries_the_stage_and_any_other_text_is_still_a_position() {
+        let p = posting("9b6fa9de-6e45", Account::Reserved, -5, None);
+        let cursor = p.cursor();
+        assert_eq!(cursor.id, "2_9b6fa9de-6e45");
+        assert_eq!(
+            Position::of(&cursor),
+            Position {
+                at: Timestamp(1_000),
+                stage: 2,
+                id: "9b6fa9de-6e45".into()
+            }
+        );
+        for (id, stage, rest) in [
+            ("abc", 0, "abc"),
+            ("7_x", 0, "7_x"),
+            ("1_", 0, "1_"),
+            ("0_a_b", 0, "0_a_b"),
+            ("1_a", 1, "a"),
+        ] {
+            let c = Cursor {
+                created_at: Timestamp(5),
+                id: id.into(),
+            };
+            assert_eq!(
+                (Position::of(&c).stage, Position::of(&c).id.as_str()),
+                (stage, rest),
+                "{id}"
+            );
+        }
+        let stages: Vec<i64> = [
+            posting("a", Account::Available, 10, None),
+            posting("b", Account::Available, -10, None),
+            posting("c", Account::Reserved, 10, None),
+            posting("d", Account::Reserved, -10, None),
+            posting("e", Account::Available, 0, None),
+        ]
+        .iter()
+        .map(LedgerPosting::stage)
+        .collect();
+        assert_eq!(stages, [0, 1, 1, 2, 1]);
+    }
+
+    #[test]
+    fn a_paid_transfer_and_an_outside_credit_are_named_as_such() {
+        let paid = posting(
+            "p",
+            Account::Reserved,
+            -1_010,
+            Some((Kind::Transfer, Status::Successful)),
+        );
+        assert_eq!(paid.movement(), Movement::TransferPayout);
+        assert_eq!(posting("c", Account::Available, 10, None).movement(), Movement::Credit);
+        assert!(statement_lines(PostingPage {
+            opening: Balance {
+                available: 1,
+                reserved: 0
+            },
+            postings: vec![]
+        })
+        .is_empty());
+    }
+}

@@ -1,0 +1,236 @@
+//! `ReportStore` for every [`Backend`]: the statement's page of postings with its opening
+//! balances, and the settlement report's groups, each in one statement.
+
+use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
+
+use super::transactions::Bind;
+use super::{Backend, Column, SqlDb};
+use crate::domain::statement::PostingSource;
+use crate::domain::{
+    Balance, Day, LedgerPosting, OperatorCode, PageRequest, Position, PostingPage, ReportScope, SettlementRow,
+    StatementFilter, Tenant, Timestamp,
+};
+use crate::store::{names, ReportStore, StoreError};
+
+/// A posting's stage within its millisecond, as `LedgerPosting::stage` defines it: money into
+/// `available` first, money out of `reserved` last.
+macro_rules! stage_of {
+    ($p:literal) => {
+        concat!(
+            "(CASE WHEN ",
+            $p,
+            ".account = 'available' AND ",
+            $p,
+            ".amount > 0 THEN 0 WHEN ",
+            $p,
+            ".account = 'reserved' AND ",
+            $p,
+            ".amount < 0 THEN 2 ELSE 1 END)"
+        )
+    };
+}
+
+/// The page's postings (`page`), the position of its first (`first`), and the sums of each
+/// account over the tenant's postings before that position (`opening`): the page's opening
+/// balances, computed in the same statement, so on the same snapshot, as the page itself.
+/// `{conditions}` narrows `page`; `$1`, `$2` are the tenant. Order: time, stage, id.
+const STATEMENT: &str = concat!(
+    "WITH page AS (",
+    "SELECT p.id, p.entry_id, p.created_at, p.account, p.amount, p.transaction_id, ",
+    stage_of!("p"),
+    " AS stage FROM ledger_postings p ",
+    "WHERE p.merchant_id = $1 AND p.environment = $2 AND p.account IN ('available', 'reserved'){conditions} ",
+    "ORDER BY p.created_at, stage, p.id LIMIT {limit}), ",
+    "first AS (SELECT created_at, stage, id FROM page ORDER BY created_at, stage, id LIMIT 1), ",
+    "opening AS (",
+    "SELECT CAST(COALESCE(SUM(CASE WHEN q.account = 'available' THEN q.amount ELSE 0 END), 0) AS BIGINT) AS available, ",
+    "CAST(COALESCE(SUM(CASE WHEN q.account = 'reserved' THEN q.amount ELSE 0 END), 0) AS BIGINT) AS reserved ",
+    "FROM ledger_postings q JOIN first f ON (q.created_at, ",
+    stage_of!("q"),
+    ", q.id) < (f.created_at, f.stage, f.id) ",
+    "WHERE q.merchant_id = $1 AND q.environment = $2 AND q.account IN ('available', 'reserved')) ",
+    "SELECT page.id, page.entry_id, page.created_at, page.account, page.amount, ",
+    "t.ref, t.transaction_id AS merchant_transaction_id, t.kind, t.operator, t.status, ",
+    "opening.available AS opening_available, opening.reserved AS opening_reserved ",
+    "FROM page CROSS JOIN opening LEFT JOIN transactions t ON t.id = page.transaction_id ",
+    "ORDER BY page.created_at, page.stage, page.id"
+);
+
+/// The condition that a posting `p` comes after the position `($a, $b, $c)`.
+const AFTER: &str = concat!(" AND (p.created_at, ", stage_of!("p"), ", p.id) > (");
+
+/// The groups of a day: final transactions whose final transition falls in `[$3, $4)`,
+/// pending ones created then, of environment `$1` and merchant `$2` (any when empty).
+const SETTLEMENT: &str = "SELECT t.operator, t.kind, t.status, COUNT(*) AS n, \
+       CAST(SUM(t.amount) AS BIGINT) AS amount, CAST(SUM(t.fees) AS BIGINT) AS fees, \
+       CAST(SUM(CASE WHEN t.kind = 'collecte' THEN t.amount_receive ELSE t.amount_total END) AS BIGINT) AS net \
+     FROM transactions t \
+     WHERE t.environment = $1 AND ($2 = '' OR t.merchant_id = $2) AND (\
+       (t.status = 'PENDING' AND t.created_at >= $3 AND t.created_at < $4) \
+       OR (t.status <> 'PENDING' AND EXISTS (SELECT 1 FROM transaction_transitions tr \
+           WHERE tr.transaction_id = t.id AND tr.to_status = t.status AND tr.at >= $3 AND tr.at < $4))) \
+     GROUP BY t.operator, t.kind, t.status";
+
+/// The conditions of a statement page from `$3` on.
+fn statement_conditions(filter: &StatementFilter, page: &PageRequest) -> (String, Vec<Bind>) {
+    let mut sql = String::new();
+    let mut binds = Vec::new();
+    if let Some(from) = filter.from {
+        binds.push(Bind::Int(from.millis()));
+        sql.push_str(&format!(" AND p.created_at >= ${}", binds.len() + 2));
+    }
+    if let Some(to) = filter.to {
+        binds.push(Bind::Int(to.millis()));
+        sql.push_str(&format!(" AND p.created_at < ${}", binds.len() + 2));
+    }
+    if let Some(after) = &page.after {
+        let position = Position::of(after);
+        binds.push(Bind::Int(position.at.millis()));
+        binds.push(Bind::Int(position.stage));
+        binds.push(Bind::Text(position.id));
+        sql.push_str(&format!(
+            "{AFTER}${}, ${}, ${})",
+            binds.len(),
+            binds.len() + 1,
+            binds.len() + 2
+        ));
+    }
+    (sql, binds)
+}
+
+#[async_trait::async_trait]
+impl<S, DB> ReportStore for S
+where
+    S: Backend<Db = DB>,
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<String>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    async fn ledger_postings(
+        &self,
+        tenant: &Tenant,
+        filter: &StatementFilter,
+        page: &PageRequest,
+    ) -> Result<PostingPage, StoreError> {
+        let (conditions, binds) = statement_conditions(filter, page);
+        let sql = STATEMENT
+            .replace("{conditions}", &conditions)
+            .replace("{limit}", &page.limit.to_string());
+        let mut query = sqlx::query(&sql)
+            .bind(tenant.merchant_id.0.as_str())
+            .bind(tenant.environment.as_str());
+        for bind in binds {
+            query = match bind {
+                Bind::Text(text) => query.bind(text),
+                Bind::Int(int) => query.bind(int),
+            };
+        }
+        let rows = query.fetch_all(self.reader()).await?;
+        let opening = match rows.first() {
+            Some(row) => Balance {
+                available: row.try_get("opening_available")?,
+                reserved: row.try_get("opening_reserved")?,
+            },
+            None => Balance {
+                available: 0,
+                reserved: 0,
+            },
+        };
+        let postings = rows.iter().map(posting::<DB>).collect::<Result<_, _>>()?;
+        Ok(PostingPage { opening, postings })
+    }
+
+    async fn settlement_rows(&self, scope: &ReportScope, day: Day) -> Result<Vec<SettlementRow>, StoreError> {
+        let rows = sqlx::query(SETTLEMENT)
+            .bind(scope.environment.as_str())
+            .bind(scope.merchant.as_ref().map(|m| m.0.as_str()).unwrap_or(""))
+            .bind(day.start().millis())
+            .bind(day.end().millis())
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let operator: String = row.try_get("operator")?;
+                Ok(SettlementRow {
+                    operator: OperatorCode::from_name(&operator)
+                        .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
+                    kind: names::parse_kind(&row.try_get::<String, _>("kind")?)?,
+                    status: names::parse_status(&row.try_get::<String, _>("status")?)?,
+                    count: row.try_get("n")?,
+                    amount: row.try_get("amount")?,
+                    fees: row.try_get("fees")?,
+                    net: row.try_get("net")?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A statement row: the posting and, unless it is a credit from outside, its transaction.
+fn posting<DB>(row: &DB::Row) -> Result<LedgerPosting, StoreError>
+where
+    DB: SqlDb,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<String>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let reference: Option<String> = row.try_get("ref")?;
+    let source = match reference {
+        None => None,
+        Some(reference) => {
+            let operator: String = row.try_get("operator")?;
+            Some(PostingSource {
+                reference,
+                transaction_id: row.try_get("merchant_transaction_id")?,
+                kind: names::parse_kind(&row.try_get::<String, _>("kind")?)?,
+                operator: OperatorCode::from_name(&operator)
+                    .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
+                status: names::parse_status(&row.try_get::<String, _>("status")?)?,
+            })
+        }
+    };
+    Ok(LedgerPosting {
+        id: row.try_get("id")?,
+        entry_id: row.try_get("entry_id")?,
+        at: Timestamp(row.try_get("created_at")?),
+        account: names::parse_account(&row.try_get::<String, _>("account")?)?,
+        amount: row.try_get("amount")?,
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Cursor;
+
+    #[test]
+    fn statement_conditions_number_their_values_after_the_tenant() {
+        let filter = StatementFilter {
+            from: Some(Timestamp(1)),
+            to: Some(Timestamp(2)),
+        };
+        let page = PageRequest {
+            limit: 3,
+            after: Some(Cursor {
+                created_at: Timestamp(1),
+                id: "x".into(),
+            }),
+        };
+        let (sql, binds) = statement_conditions(&filter, &page);
+        let after = " AND (p.created_at, (CASE WHEN p.account = 'available' AND p.amount > 0 THEN 0 \
+                     WHEN p.account = 'reserved' AND p.amount < 0 THEN 2 ELSE 1 END), p.id) > ";
+        assert_eq!(
+            sql,
+            format!(" AND p.created_at >= $3 AND p.created_at < $4{after}($5, $6, $7)")
+        );
+        assert_eq!(binds.len(), 5);
+        let (sql, _) = statement_conditions(&StatementFilter::default(), &page);
+        assert_eq!(sql, format!("{after}($3, $4, $5)"));
+    }
+}
