@@ -8,6 +8,8 @@ mod auth;
 mod client_script;
 mod control_characters;
 mod customers;
+mod dashboard;
+mod dashboard_browser;
 mod envelopes;
 mod helpers;
 mod lifecycle;

@@ -1,0 +1,48 @@
+//! The merchant dashboard (`/dashboard`, docs/dashboard.md): HTML rendered on the server with
+//! maud, plain forms, no script. It sits beside the API dialects and, like them, goes through
+//! the use cases of `service`, never the store.
+//!
+//! Every answer is an HTML page, errors included (404, 403, 401, 429, 503), never the JSON
+//! envelope; a request without a valid session is sent (303) to the sign-in page. These routes
+//! are not API operations: docs/openapi.yaml does not list them, and tests/api/openapi.rs
+//! reads only the API's routers.
+
+mod i18n;
+mod layout;
+mod login;
+mod overview;
+mod session;
+mod transactions;
+
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::service::Gateway;
+
+/// The dashboard's routes, all under `/dashboard`.
+pub fn routes() -> Router<Gateway> {
+    Router::new()
+        .route("/dashboard", get(overview::show))
+        .route("/dashboard/", get(overview::show))
+        .route("/dashboard/login", get(login::show).post(login::submit))
+        .route("/dashboard/logout", post(login::logout))
+        .route("/dashboard/transactions", get(transactions::list))
+        .route("/dashboard/transactions.csv", get(transactions::export))
+        .route("/dashboard/{*rest}", get(not_found).post(not_found))
+}
+
+/// Any other address under `/dashboard`: the HTML 404 page, once signed in (before, like
+/// every page, the sign-in page).
+async fn not_found(State(_): State<Gateway>, ctx: session::Ctx) -> Response {
+    layout::not_found(ctx.lang())
+}
+
+/// An error answer with no body of its own (a panic's 500, a body over the limit) on a
+/// dashboard path, as an HTML page instead of the API's envelope.
+pub fn bare_error(status: axum::http::StatusCode) -> Response {
+    let mut response = layout::unavailable(i18n::Lang::Fr);
+    *response.status_mut() = status;
+    response
+}
