@@ -82,6 +82,14 @@ impl Gateway {
         Ok(self.store.use_session(&token_hash(token), now, idle_since).await?)
     }
 
+    /// The API key a session was opened with (never its secret, which is not stored).
+    pub async fn dashboard_api_key(&self, session: &DashboardSession) -> Result<String, ServiceError> {
+        match self.store.credential(&session.credential_id).await? {
+            Some(c) if c.merchant_id == session.tenant.merchant_id => Ok(c.api_key),
+            _ => Err(ServiceError::NotFound("credential")),
+        }
+    }
+
     /// Ends the session of a cookie's token.
     pub async fn dashboard_sign_out(&self, token: &str) -> Result<(), ServiceError> {
         Ok(self.store.delete_session(&token_hash(token)).await?)

@@ -9,6 +9,7 @@ mod client_script;
 mod control_characters;
 mod customers;
 mod dashboard;
+mod dashboard_actions;
 mod dashboard_browser;
 mod envelopes;
 mod helpers;

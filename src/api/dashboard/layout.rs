@@ -13,7 +13,6 @@ use crate::service::ServiceError;
 const STYLE: &str = include_str!("style.css");
 
 /// What an action says it did: shown at the top of the answer page.
-#[allow(dead_code)] // TEMPORARY: the actions of the next commit say `Done`
 pub enum Flash {
     None,
     /// It worked: `p#flash[role=status]`.

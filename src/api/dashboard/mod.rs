@@ -7,12 +7,16 @@
 //! are not API operations: docs/openapi.yaml does not list them, and tests/api/openapi.rs
 //! reads only the API's routers.
 
+mod api_keys;
+mod customers;
 mod i18n;
 mod layout;
 mod login;
 mod overview;
 mod session;
+mod transaction;
 mod transactions;
+mod webhooks;
 
 use axum::extract::State;
 use axum::response::Response;
@@ -30,6 +34,16 @@ pub fn routes() -> Router<Gateway> {
         .route("/dashboard/logout", post(login::logout))
         .route("/dashboard/transactions", get(transactions::list))
         .route("/dashboard/transactions.csv", get(transactions::export))
+        .route("/dashboard/transactions/{id}", get(transaction::show))
+        .route("/dashboard/transactions/{id}/resend-webhook", post(transaction::resend))
+        .route("/dashboard/customers", get(customers::list))
+        .route("/dashboard/customers/{id}", get(customers::show))
+        .route("/dashboard/webhooks", get(webhooks::show))
+        .route("/dashboard/webhooks/url", post(webhooks::set_url))
+        .route("/dashboard/webhooks/test", post(webhooks::send_test))
+        .route("/dashboard/webhooks/rotate-secret", post(webhooks::rotate_secret))
+        .route("/dashboard/api-keys", get(api_keys::show))
+        .route("/dashboard/api-keys/rotate", post(api_keys::rotate))
         .route("/dashboard/{*rest}", get(not_found).post(not_found))
 }
 
