@@ -44,9 +44,14 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
     let handler = REQUEST_ID.scope(id.clone(), next.run(req)).instrument(span.clone());
     let limit = gateway.config().http.request_timeout;
     let mut response = within(limit, handler, dialect, &id).await;
-    if needs_envelope(&response) && is_dashboard {
-        // The dashboard answers HTML pages, its errors too (a panic's bare 500 included).
+    if is_dashboard && response.status().as_u16() >= 400 && !is_html(&response) {
+        // The dashboard answers HTML pages, its errors too: a panic's bare 500, a timeout's or
+        // a refused method's envelope become its error page.
+        let connection = response.headers().get(axum::http::header::CONNECTION).cloned();
         response = super::dashboard::bare_error(response.status());
+        if let Some(value) = connection {
+            response.headers_mut().insert(axum::http::header::CONNECTION, value);
+        }
     } else if needs_envelope(&response) {
         let kind = ErrorKind::from_status(response.status());
         let reason = match kind {
@@ -145,10 +150,14 @@ fn needs_envelope(response: &Response) -> bool {
         .and_then(|v| v.to_str().ok())
         .map(|v| v.starts_with("application/json"))
         .unwrap_or(false);
-    let is_html = response
+    response.status().as_u16() >= 400 && !is_json && !is_html(response)
+}
+
+/// A page written on purpose (the dashboard's), which keeps its HTML.
+fn is_html(response: &Response) -> bool {
+    response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/html"));
-    response.status().as_u16() >= 400 && !is_json && !is_html
+        .is_some_and(|v| v.starts_with("text/html"))
 }

@@ -17,7 +17,7 @@ const DAY_MS: i64 = 86_400_000;
 /// Days the overview's chart covers, today included.
 pub const CHART_DAYS: usize = 7;
 
-/// Transactions counted and summed.
+/// Successful transactions counted and summed: the money that moved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Volume {
     pub count: i64,
@@ -58,7 +58,8 @@ fn overview_of(balance: Balance, activity: &[Activity]) -> Overview {
     let mut days = [Volume::default(); CHART_DAYS];
     let mut per_operator: BTreeMap<&'static str, OperatorSuccess> = BTreeMap::new();
     for a in activity {
-        if let Some(day) = usize::try_from(a.day).ok().and_then(|d| days.get_mut(d)) {
+        let day = usize::try_from(a.day).ok().and_then(|d| days.get_mut(d));
+        if let (Some(day), Status::Successful) = (day, a.status) {
             day.count += a.count;
             day.amount += a.amount;
         }
@@ -203,7 +204,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_overview_sums_days_and_counts_only_finished_transactions_in_success_rates() {
+    fn the_overview_sums_successful_days_and_counts_only_finished_transactions_in_success_rates() {
         let row = |day, operator, status, count, amount| Activity {
             day,
             operator,
@@ -224,8 +225,8 @@ mod tests {
             },
             &activity,
         );
-        assert_eq!(o.today, Volume { count: 6, amount: 550 });
-        assert_eq!(o.last_7_days, Volume { count: 8, amount: 850 });
+        assert_eq!(o.today, Volume { count: 1, amount: 50 }, "successful ones only");
+        assert_eq!(o.last_7_days, Volume { count: 3, amount: 350 });
         assert_eq!(o.days[0], Volume { count: 2, amount: 300 });
         let alpha = o.operators.iter().find(|s| s.operator == OperatorCode::Alpha).unwrap();
         assert_eq!((alpha.successful, alpha.finished), (2, 3));

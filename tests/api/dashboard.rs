@@ -19,7 +19,19 @@ both_backends!(
     payments_created_through_the_api_appear_with_their_status_and_in_the_csv_export,
     another_merchants_transaction_reached_by_url_is_a_404_page,
     a_sandbox_key_opens_the_sandbox_only_and_english_is_one_click_away,
+    errors_around_the_pages_are_html_pages_with_protective_headers,
 );
+
+both_backends!(
+    TestApp::spawn_with(limited_https) =>
+    sign_in_is_rate_limited_and_the_cookie_is_secure_over_https,
+);
+
+/// Two sign-in attempts a minute, and a public URL in https.
+fn limited_https(c: &mut momo_gateway::config::Config) {
+    c.auth_rate_limit_per_min = 2;
+    c.public_url = "https://gateway.test".to_owned();
+}
 
 async fn signing_in_opens_the_overview_with_an_http_only_strict_cookie_scoped_to_the_dashboard(app: TestApp) {
     let mut browser = Browser::new(&app);
@@ -237,4 +249,49 @@ async fn a_sandbox_key_opens_the_sandbox_only_and_english_is_one_click_away(app:
         remembered.body.contains("<html lang=\"en\">"),
         "the choice is remembered"
     );
+}
+
+async fn errors_around_the_pages_are_html_pages_with_protective_headers(app: TestApp) {
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&app.merchant.sandbox).await;
+    let page = browser.get("/dashboard").await;
+    let csp = page.headers["content-security-policy"].to_str().unwrap();
+    assert!(
+        csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'"),
+        "{csp}"
+    );
+    assert_eq!(page.headers["cache-control"], "no-store");
+    let client = reqwest::Client::new();
+    for (method, path) in [("PUT", "/dashboard/login"), ("GET", "/dashboard/transactions/%00")] {
+        let answer = client
+            .request(method.parse().unwrap(), app.url(path))
+            .header("cookie", format!("momo_session={}", browser.cookies["momo_session"]))
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            answer.status().is_client_error(),
+            "{method} {path}: {}",
+            answer.status()
+        );
+        let kind = answer.headers()["content-type"].to_str().unwrap().to_owned();
+        assert!(kind.starts_with("text/html"), "{method} {path}: {kind}");
+    }
+}
+
+async fn sign_in_is_rate_limited_and_the_cookie_is_secure_over_https(app: TestApp) {
+    let mut browser = Browser::new(&app);
+    let signed_in = browser.sign_in(&app.merchant.sandbox).await;
+    let cookie = signed_in.set_cookie("momo_session").unwrap();
+    assert!(cookie.contains("; Secure"), "{cookie}");
+    let wrong = browser
+        .sign_in_with(&app.merchant.sandbox.api_key, "sk_sandbox_guess")
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    let limited = browser
+        .sign_in_with(&app.merchant.sandbox.api_key, "sk_sandbox_guess")
+        .await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(limited.headers.contains_key("retry-after"));
+    assert!(limited.has_id("login-form") && limited.has_id("error"));
 }

@@ -49,10 +49,10 @@ pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
                             td { (when(c.created_at)) }
                         }
                     }
-                    @if customers.is_empty() { tr { td colspan="4" { (t.no_customers) } } }
                 }
             }
         }
+        @if customers.is_empty() { p #no-customers { (t.no_customers) } }
         @if let Some(next) = next {
             p { a #next-page href={ "/dashboard/customers?cursor=" (segment(&next.encode())) } { (t.next_page) " →" } }
         }

@@ -113,14 +113,42 @@ pub fn public_page(lang: Lang, spec: Spec<'_>, flash: Flash, body: Markup) -> Ma
     shell(lang, spec.title, header, spec.main_id, &flash, body)
 }
 
+/// What every page forbids: scripts of any origin, being framed (clickjacking the buttons),
+/// forms posting elsewhere; only its own inline style and SVG.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 pub fn html_response(status: StatusCode, markup: Markup) -> Response {
+    use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY as CSP, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS};
+    use axum::http::HeaderValue;
     let mut response = (status, Html(markup.into_string())).into_response();
+    let headers = response.headers_mut();
     // Pages show balances and secrets: never kept by a shared cache or the back button's cache.
-    response.headers_mut().insert(
-        axum::http::header::CACHE_CONTROL,
-        axum::http::HeaderValue::from_static("no-store"),
-    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(CSP, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     response
+}
+
+/// The page of an error answered before or around the dashboard's handlers (a method not
+/// allowed, a body over the limit, a panic, a timeout), in place of the API's envelope.
+pub fn bare_error(status: StatusCode) -> Response {
+    let lang = Lang::Fr;
+    if status == StatusCode::NOT_FOUND {
+        return not_found(lang);
+    }
+    if status.is_server_error() {
+        return unavailable_with(lang, status);
+    }
+    let t = lang.text();
+    let spec = Spec {
+        title: t.bad_request,
+        main_id: "page-error",
+        path: "/dashboard",
+    };
+    let body = html! { p #error role="alert" { (t.bad_request) " (" (status.as_u16()) ")" } };
+    html_response(status, public_page(lang, spec, Flash::None, body))
 }
 
 /// 404: another merchant's, another environment's or an unknown record, or no such page.

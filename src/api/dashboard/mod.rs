@@ -53,10 +53,4 @@ async fn not_found(State(_): State<Gateway>, ctx: session::Ctx) -> Response {
     layout::not_found(ctx.lang())
 }
 
-/// An error answer with no body of its own (a panic's 500, a body over the limit) on a
-/// dashboard path, as an HTML page instead of the API's envelope.
-pub fn bare_error(status: axum::http::StatusCode) -> Response {
-    let mut response = layout::unavailable(i18n::Lang::Fr);
-    *response.status_mut() = status;
-    response
-}
+pub use layout::bare_error;

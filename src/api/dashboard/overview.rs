@@ -71,12 +71,10 @@ fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
                             }
                         }
                     }
-                    @if o.operators.is_empty() {
-                        tr { td colspan="4" { (t.no_data) } }
-                    }
                 }
             }
         }
+        @if o.operators.is_empty() { p #no-operator-data { (t.no_data) } }
     }
 }
 

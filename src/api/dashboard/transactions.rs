@@ -220,12 +220,10 @@ pub fn table(t: &Text, records: &[TransactionRecord]) -> Markup {
                             td.status { (tx.status.as_str()) }
                         }
                     }
-                    @if records.is_empty() {
-                        tr { td colspan="7" { (t.no_transactions) } }
-                    }
                 }
             }
         }
+        @if records.is_empty() { p #no-transactions { (t.no_transactions) } }
     }
 }
 

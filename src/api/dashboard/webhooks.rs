@@ -161,9 +161,9 @@ fn attempts_table(ctx: &Ctx, attempts: &[crate::domain::RecentAttempt]) -> Marku
                             td { (r.attempt.error.as_deref().unwrap_or("")) }
                         }
                     }
-                    @if attempts.is_empty() { tr { td colspan="6" { (t.no_attempts) } } }
                 }
             }
         }
+        @if attempts.is_empty() { p #no-attempts { (t.no_attempts) } }
     }
 }
