@@ -66,7 +66,7 @@ fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
                             td.num { (s.finished) }
                             td.num.rate {
                                 @if s.finished > 0 {
-                                    (format!("{:.1} %", 100.0 * s.successful as f64 / s.finished as f64))
+                                    (format!("{:.1}\u{202f}%", 100.0 * s.successful as f64 / s.finished as f64).replace('.', &t.decimal.to_string()))
                                 } @else { "—" }
                             }
                         }
