@@ -166,5 +166,7 @@ fn replay(answer: KeptAnswer) -> Response {
         HeaderValue::from_static("application/json"),
     );
     headers.insert(REPLAYED_HEADER, HeaderValue::from_static("true"));
+    // A replay may hold what was meant to be shown once (a rotated webhook secret).
+    headers.insert(axum::http::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }

@@ -1,7 +1,8 @@
 //! Workers that settle pending transactions, and the purge of expired idempotency keys. Each
 //! step is a function called once with the current time (`run_once(now)`), which tests drive
-//! directly; [`spawn_loops`] repeats them in the server. Every settlement is conditional in the database, so several processes may run
-//! the same workers against one PostgreSQL database without settling anything twice.
+//! directly; [`spawn_loops`] repeats them in the server. Every settlement is conditional in
+//! the database, so several processes may run the same workers against one PostgreSQL
+//! database without settling anything twice.
 
 pub mod callbacks;
 pub mod expiry;

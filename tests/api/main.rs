@@ -10,6 +10,8 @@ mod control_characters;
 mod customers;
 mod envelopes;
 mod helpers;
+mod idempotency;
+mod idempotency_leases;
 mod lifecycle;
 mod lookups;
 mod model;
