@@ -135,6 +135,7 @@ fn kept(response: &Response) -> bool {
         Some(kind) => match kind {
             // The transaction exists, FAILED, its id spent: the answer is final.
             ErrorKind::OperatorUnavailable | ErrorKind::PaymentFailed => true,
+            // Refused before anything was written: a corrected request may take the key.
             ErrorKind::BadRequest
             | ErrorKind::UnsupportedOperator
             | ErrorKind::TransactionIdTooLong
@@ -146,6 +147,7 @@ fn kept(response: &Response) -> bool {
             | ErrorKind::InsufficientBalance
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType => false,
+            // Nothing said about the request: a retry runs it.
             ErrorKind::Unauthorized
             | ErrorKind::TooManyRequests
             | ErrorKind::Internal

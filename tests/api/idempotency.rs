@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use momo_gateway::app::{self, Server};
 use momo_gateway::domain::{Timestamp, Transaction};
 use momo_gateway::operator::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use momo_gateway::reconcile::idempotency_keys;
@@ -24,6 +25,7 @@ both_backends!(
     TestApp::spawn =>
     a_retry_after_a_lost_answer_replays_it_and_pays_once,
     twenty_concurrent_requests_with_one_key_make_one_operator_call,
+    two_gateways_on_one_database_run_a_key_once,
     the_same_key_with_another_request_is_422_in_the_generation_of_the_path,
     a_key_is_kept_a_day_then_purged_and_free_again,
     a_key_over_255_characters_is_400,
@@ -194,6 +196,43 @@ async fn twenty_concurrent_requests_with_one_key_make_one_operator_call(mut app:
     assert_eq!((retry.status, &retry.body), (first.status, &first.body));
     assert_eq!(operator.calls(), 1, "one operator call");
     assert_eq!(transactions(&app, &token).await.len(), 1, "one transaction");
+    app.assert_ledger().await;
+}
+
+async fn two_gateways_on_one_database_run_a_key_once(app: TestApp) {
+    // A second gateway, as another process would be: its own pools and writers, one database.
+    let second = app::open(app.gateway.config().clone()).await.expect("a second gateway");
+    let second = Server::start(second).await.expect("the second server starts");
+    let bases = [app.base.clone(), format!("http://{}", second.addr)];
+    let token = app.sandbox_token().await;
+    let body = collect_v1("two-gateways", "0701020302", "ALPHA_MONEY_CI", "1500");
+    let mut requests = tokio::task::JoinSet::new();
+    for i in 0..20 {
+        let request = app
+            .client
+            .post(format!("{}/v1/collecte/mobile-money", bases[i % 2]))
+            .bearer_auth(&token)
+            .header("Idempotency-Key", "shared-key")
+            .json(&body);
+        requests.spawn(answer(request));
+    }
+    let answers: Vec<Answer> = requests.join_all().await;
+    let ran: Vec<&Answer> = answers
+        .iter()
+        .filter(|a| a.status.is_success() && !replayed(a))
+        .collect();
+    assert_eq!(ran.len(), 1, "one request ran");
+    for a in &answers {
+        if replayed(a) {
+            assert_eq!((a.status, &a.body), (ran[0].status, &ran[0].body));
+        } else if a.status == StatusCode::CONFLICT {
+            assert_eq!(a.body["message"], "IdempotencyKeyInUseError", "{}", a.body);
+        } else {
+            assert!(std::ptr::eq(a, ran[0]), "unexpected {} {}", a.status, a.body);
+        }
+    }
+    assert_eq!(transactions(&app, &token).await.len(), 1, "one transaction");
+    second.stop().await.expect("the second server stops");
     app.assert_ledger().await;
 }
 
