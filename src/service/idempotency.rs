@@ -9,13 +9,23 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use super::{Gateway, ServiceError};
+use crate::config::Config;
 use crate::domain::{IdempotencyKey, KeptAnswer, Tenant, Timestamp};
 use crate::store::{ClaimOutcome, KeyClaim};
 
-/// How long a request holds its key in flight. A process that dies meanwhile leaves the key to
-/// a retry after this; a request still running then may run beside that retry, so the lease is
-/// well past the longest a request takes (an operator call is bounded by its own timeout).
-pub const IN_FLIGHT_LEASE: Duration = Duration::from_secs(120);
+/// How long a request holds its key in flight: twice the longest operator timeout (a connector
+/// may make two calls, a token then the payment) and a minute for the database; 90 s by
+/// default. A process that dies meanwhile leaves the key to a retry after this; a request still
+/// running then would run beside that retry, so the lease is past the longest a request takes.
+pub fn in_flight_lease(config: &Config) -> Duration {
+    let longest = config
+        .connectors
+        .timeouts
+        .iter()
+        .map(|(_, _, timeout)| *timeout)
+        .fold(config.connectors.timeout, Duration::max);
+    longest * 2 + Duration::from_secs(60)
+}
 
 /// How many expired keys one purge statement deletes.
 pub const PURGE_BATCH: u32 = 500;
@@ -81,7 +91,7 @@ impl Gateway {
             fingerprint: request.fingerprint(),
             token: uuid::Uuid::new_v4().simple().to_string(),
             at: now,
-            locked_until: now.plus(IN_FLIGHT_LEASE),
+            locked_until: now.plus(in_flight_lease(&self.config)),
             expires_at: now.plus(self.config.idempotency_key_ttl),
         };
         Ok(match self.store.claim_idempotency_key(&claim).await? {
@@ -131,6 +141,18 @@ impl Gateway {
 #[cfg(test)]
 mod tests {
     use super::RequestShape;
+
+    #[test]
+    fn the_lease_outlasts_two_calls_to_the_slowest_operator() {
+        let mut config = crate::config::Config::default();
+        assert_eq!(super::in_flight_lease(&config), std::time::Duration::from_secs(90));
+        config.connectors.timeouts.push((
+            crate::domain::OperatorCode::Beta,
+            crate::domain::Environment::Production,
+            std::time::Duration::from_secs(120),
+        ));
+        assert_eq!(super::in_flight_lease(&config), std::time::Duration::from_secs(300));
+    }
 
     #[test]
     fn the_fingerprint_covers_method_path_and_body_and_nothing_else() {

@@ -65,7 +65,7 @@ async fn a_key_held_by_a_dead_request_is_in_flight_until_its_lease_lapses(app: T
     let a = post_keyed(&app, &token, PATH, "dead-key-1", &body).await;
     assert_eq!(a.status, StatusCode::CONFLICT, "{}", a.body);
     assert_eq!(a.body["message"], "IdempotencyKeyInUseError");
-    // Claimed 200 s ago, past the lease: the retry runs, and its answer is kept.
+    // Claimed 200 s ago, past the lease (90 s by default): the retry runs, and its answer is kept.
     let body = collect_v1("dead-2", "0701020302", "ALPHA_MONEY_CI", "1500");
     claimed_by_a_dead_process(&app, "dead-key-2", &body, -200_000).await;
     let a = post_keyed(&app, &token, PATH, "dead-key-2", &body).await;
