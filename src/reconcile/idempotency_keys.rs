@@ -7,7 +7,7 @@ use super::Report;
 use crate::domain::Timestamp;
 use crate::service::{Gateway, ServiceError};
 
-/// How often the server purges: expired keys are refused as such before they are purged, so
+/// How often the server purges: a claim already treats an expired key as free, so
 /// the purge only keeps the table small.
 pub const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
