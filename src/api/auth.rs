@@ -35,7 +35,17 @@ impl FromRequestParts<Gateway> for LookupCaller {
     }
 }
 
-async fn caller(parts: &Parts, gateway: &Gateway, for_lookup: bool) -> Result<Principal, Rejection> {
+/// A caller the idempotency layer already established (and counted against the rate limit)
+/// for this request, so the handler's extractor does not do it again.
+#[derive(Debug, Clone)]
+pub(super) struct Established(pub Principal);
+
+/// The caller of a request: its bearer token checked, and the request counted against the
+/// merchant environment's rate limit.
+pub(super) async fn caller(parts: &Parts, gateway: &Gateway, for_lookup: bool) -> Result<Principal, Rejection> {
+    if let Some(Established(principal)) = parts.extensions.get::<Established>() {
+        return Ok(principal.clone());
+    }
     let dialect = Dialect::of_path(parts.uri.path());
     let token = bearer_token(&parts.headers).ok_or_else(|| {
         gateway.metrics().auth_failure("bearer");

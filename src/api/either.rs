@@ -19,6 +19,19 @@ fn is_v2_body(body: &Value) -> bool {
         .any(|k| body.get(k).is_some())
 }
 
+/// The generation an answer to `path` with `body` takes: the path's, but on
+/// `/v1/transfers/mobile-money` the body's.
+pub fn dialect_of(path: &str, body: &[u8]) -> Dialect {
+    if path == "/v1/transfers/mobile-money" {
+        if let Ok(probe) = parse_json::<Value>(body) {
+            if is_v2_body(&probe) {
+                return Dialect::V2;
+            }
+        }
+    }
+    Dialect::of_path(path)
+}
+
 /// `POST /v1/transfers/mobile-money`: the v2 body gets the v2 answer, any other the v1 one.
 pub async fn transfer(
     State(gateway): State<Gateway>,

@@ -39,6 +39,10 @@ pub enum ErrorKind {
     TransactionNotFound,
     MethodNotAllowed,
     Duplicate,
+    /// The request's `Idempotency-Key` is held by a request still running.
+    IdempotencyKeyInUse,
+    /// The request's `Idempotency-Key` was used for another request (method, path or body).
+    IdempotencyKeyReused,
     InsufficientBalance,
     PayloadTooLarge,
     UnsupportedMediaType,
@@ -60,7 +64,8 @@ impl ErrorKind {
             ErrorKind::AmountOutOfRange => StatusCode::FORBIDDEN,
             ErrorKind::NotFound | ErrorKind::TransactionNotFound => StatusCode::NOT_FOUND,
             ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorKind::Duplicate => StatusCode::CONFLICT,
+            ErrorKind::Duplicate | ErrorKind::IdempotencyKeyInUse => StatusCode::CONFLICT,
+            ErrorKind::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::InsufficientBalance => StatusCode::PRECONDITION_FAILED,
             ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -144,8 +149,10 @@ impl ApiError {
         e
     }
 
-    /// Adds what every envelope's answer carries besides its body (`Retry-After` on a 429).
+    /// Adds what every envelope's answer carries besides its body (`Retry-After` on a 429), and
+    /// its kind as an extension, for the layers that judge an answer by it (`idempotency.rs`).
     pub fn finish(&self, mut response: Response) -> Response {
+        response.extensions_mut().insert(self.kind);
         if let Some(seconds) = self.retry_after {
             response
                 .headers_mut()

@@ -36,6 +36,11 @@ pub async fn json_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes
             ));
         }
     }
+    body_bytes(req, state).await
+}
+
+/// The raw bytes of a body, within the size limit (`MOMO_MAX_BODY_BYTES`), whatever its type.
+pub async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
     Bytes::from_request(req, state).await.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(ErrorKind::PayloadTooLarge, "request body is too large")

@@ -48,6 +48,8 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
             | ErrorKind::NotFound
             | ErrorKind::TransactionNotFound
             | ErrorKind::Duplicate
+            | ErrorKind::IdempotencyKeyInUse
+            | ErrorKind::IdempotencyKeyReused
             | ErrorKind::InsufficientBalance
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType

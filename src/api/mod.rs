@@ -15,6 +15,7 @@ pub mod extract;
 pub mod fields;
 pub mod guard;
 pub mod health;
+pub mod idempotency;
 pub mod operator_callbacks;
 pub mod pagination;
 pub mod payment_failure;
@@ -64,6 +65,11 @@ pub fn router(gateway: Gateway) -> Router {
         .merge(v1::routes())
         .merge(dashboard::routes())
         .merge(v2::routes())
+        // Inside the control-character check, so a key is never claimed for a request it refuses.
+        .route_layer(axum::middleware::from_fn_with_state(
+            gateway.clone(),
+            idempotency::layer,
+        ))
         // Only on matched routes, so routing comes first; before every extractor and handler.
         .route_layer(axum::middleware::from_fn(printable::refuse_control_characters))
         .fallback(unknown_route)

@@ -69,6 +69,8 @@ pub struct Config {
     pub connectors: ConnectorSettings,
     pub reconcile: ReconcileSettings,
     pub webhook: WebhookSettings,
+    /// How long an idempotency key and its first answer are kept.
+    pub idempotency_key_ttl: Duration,
     pub sandbox_initial_balance: i64,
     pub max_body_bytes: usize,
     pub rate_limit_per_s: u32,
@@ -101,6 +103,7 @@ impl fmt::Debug for Config {
             connectors,
             reconcile,
             webhook,
+            idempotency_key_ttl,
             sandbox_initial_balance,
             max_body_bytes,
             rate_limit_per_s,
@@ -125,6 +128,7 @@ impl fmt::Debug for Config {
             .field("connectors", connectors)
             .field("reconcile", reconcile)
             .field("webhook", webhook)
+            .field("idempotency_key_ttl", idempotency_key_ttl)
             .field("sandbox_initial_balance", sandbox_initial_balance)
             .field("max_body_bytes", max_body_bytes)
             .field("rate_limit_per_s", rate_limit_per_s)
@@ -312,6 +316,7 @@ impl Config {
                 lease: Duration::ZERO,
                 secret_overlap: Duration::ZERO,
             },
+            idempotency_key_ttl: Duration::ZERO,
             sandbox_initial_balance: 0,
             max_body_bytes: 0,
             rate_limit_per_s: 0,

@@ -301,6 +301,15 @@ pub static CORE: &[Setting] = &[
         write: |c, v| put(&mut c.webhook.secret_overlap, parse::seconds(v, 0, 2_592_000)),
     },
     Setting {
+        key: "idempotency_key_ttl_s",
+        var: "MOMO_IDEMPOTENCY_KEY_TTL_S",
+        default: Initial::Value("86400"),
+        accepts: "a whole number of seconds from 60 to 2592000",
+        doc: "how long an Idempotency-Key and its first answer are kept, from the first request; then the key may be used again",
+        secret: false,
+        write: |c, v| put(&mut c.idempotency_key_ttl, parse::seconds(v, 60, 2_592_000)),
+    },
+    Setting {
         key: "sandbox_initial_balance",
         var: "MOMO_SANDBOX_INITIAL_BALANCE",
         default: Initial::Value("10000000"),

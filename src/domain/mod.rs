@@ -9,6 +9,7 @@ pub mod dashboard;
 pub mod environment;
 pub mod event;
 pub mod fees;
+pub mod idempotency;
 pub mod ledger;
 pub mod merchant;
 pub mod msisdn;
@@ -28,6 +29,7 @@ pub use dashboard::{Activity, DashboardSession, NewDashboardSession, RecentAttem
 pub use environment::{Environment, Tenant};
 pub use event::{Attempt, EventFilter, EventState, EventSummary};
 pub use fees::{Amounts, FeeSchedule};
+pub use idempotency::{IdempotencyKey, KeptAnswer, KeyHolder};
 pub use ledger::Balance;
 pub use merchant::{Credential, MerchantId, MerchantSummary};
 pub use msisdn::Msisdn;

@@ -1,10 +1,12 @@
-//! Workers that settle pending transactions. Each step is a function called once with the
-//! current time (`run_once(now)`), which tests drive directly; [`spawn_loops`] repeats them in
-//! the server. Every settlement is conditional in the database, so several processes may run
-//! the same workers against one PostgreSQL database without settling anything twice.
+//! Workers that settle pending transactions, and the purge of expired idempotency keys. Each
+//! step is a function called once with the current time (`run_once(now)`), which tests drive
+//! directly; [`spawn_loops`] repeats them in the server. Every settlement is conditional in
+//! the database, so several processes may run the same workers against one PostgreSQL
+//! database without settling anything twice.
 
 pub mod callbacks;
 pub mod expiry;
+pub mod idempotency_keys;
 pub mod reconciler;
 pub mod review;
 
@@ -158,9 +160,16 @@ pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHan
         spawn_loop(
             "collection_expiry",
             reconcile_every,
+            gateway.clone(),
+            stop.clone(),
+            |g, now| async move { expiry::run_once(&g, now).await },
+        ),
+        spawn_loop(
+            "idempotency_key_purge",
+            idempotency_keys::PURGE_EVERY,
             gateway,
             stop,
-            |g, now| async move { expiry::run_once(&g, now).await },
+            |g, now| async move { idempotency_keys::run_once(&g, now).await },
         ),
     ]
 }

@@ -5,6 +5,7 @@
 //! conditional updates), never by a read-then-write in Rust.
 
 mod dashboard;
+mod idempotency;
 mod migrations;
 mod names;
 mod postgres;
@@ -24,6 +25,7 @@ use crate::domain::{
 // Re-exported: the domain owns these types, and the backends name them through `super::`.
 pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, TransactionFilter, TransactionRecord};
 pub use dashboard::DashboardStore;
+pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 pub use postgres::PostgresStore;
 pub use reports::ReportStore;
 pub use sql::batch::BatchSettings;
@@ -100,9 +102,12 @@ pub struct NewMerchantEnvironment {
 }
 
 /// The persistence the gateway needs, whatever the database.
-pub trait Store: MerchantStore + PaymentStore + WebhookStore + ReportStore + DashboardStore {}
+pub trait Store: MerchantStore + PaymentStore + WebhookStore + ReportStore + DashboardStore + IdempotencyStore {}
 
-impl<T: MerchantStore + PaymentStore + WebhookStore + ReportStore + DashboardStore> Store for T {}
+impl<T> Store for T where
+    T: MerchantStore + PaymentStore + WebhookStore + ReportStore + DashboardStore + IdempotencyStore
+{
+}
 
 /// Server settings, merchants, credentials and customers.
 #[async_trait]

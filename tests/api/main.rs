@@ -13,6 +13,8 @@ mod dashboard_actions;
 mod dashboard_browser;
 mod envelopes;
 mod helpers;
+mod idempotency;
+mod idempotency_leases;
 mod lifecycle;
 mod lookups;
 mod model;

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod dashboard;
+mod idempotency;
 
 use std::sync::Arc;
 

@@ -35,6 +35,8 @@ pub fn error_name(kind: ErrorKind) -> &'static str {
         ErrorKind::NotFound | ErrorKind::TransactionNotFound => "NotFoundError",
         ErrorKind::MethodNotAllowed => "MethodNotAllowedError",
         ErrorKind::Duplicate => "ConflictError",
+        ErrorKind::IdempotencyKeyInUse => "IdempotencyKeyInUseError",
+        ErrorKind::IdempotencyKeyReused => "IdempotencyKeyReusedError",
         ErrorKind::InsufficientBalance => "PreconditionFailedError",
         ErrorKind::PayloadTooLarge => "PayloadTooLargeError",
         ErrorKind::UnsupportedMediaType => "UnsupportedMediaTypeError",

@@ -14,6 +14,7 @@ pub(super) mod balance_locks;
 pub(super) mod batch;
 pub(super) mod customers;
 pub(super) mod dashboard;
+pub(super) mod idempotency;
 pub(super) mod insert_set;
 pub(super) mod merchants;
 pub(super) mod payments;
@@ -40,6 +41,10 @@ pub(super) trait Backend: Send + Sync + 'static {
     /// check is due at `$4`, the longest due first, through the index of due checks
     /// (`transactions_due`). Several reconcilers must never claim the same transaction at once.
     const CLAIM_DUE_CHECKS: &'static str;
+
+    /// Deletes at most `$2` idempotency keys expired at `$1` (`expires_at <= $1`), through the
+    /// index on `expires_at`. Several purgers must not wait on one another's rows.
+    const PURGE_IDEMPOTENCY_KEYS: &'static str;
 
     /// Where reads go.
     fn reader(&self) -> &Pool<Self::Db>;

@@ -1,0 +1,143 @@
+//! The `IdempotencyStore` methods for every [`Backend`]. A claim is an insert that does
+//! nothing on conflict with the primary key, then a conditional takeover of an expired key (or
+//! of a lapsed lease on the same request), then a read of who holds it: each step is one
+//! statement the database settles, so concurrent claims never both win.
+
+use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
+
+use super::{Backend, Column, RowsAffected, SqlDb};
+use crate::domain::{IdempotencyKey, KeptAnswer, KeyHolder, Tenant, Timestamp};
+use crate::store::idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
+use crate::store::StoreError;
+
+const INSERT: &str = "INSERT INTO idempotency_keys (merchant_id, environment, idempotency_key, fingerprint, \
+    claim_token, locked_until, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+    ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING";
+
+/// An expired key is anyone's; a lapsed lease only the same request's (a retry after a crash):
+/// another body still meets the key's first request, and a 422.
+const TAKE_OVER: &str = "UPDATE idempotency_keys SET fingerprint = $4, claim_token = $5, locked_until = $6, \
+    created_at = $7, expires_at = $8, response_status = NULL, response_body = NULL \
+    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3 \
+    AND (expires_at <= $7 OR (response_status IS NULL AND locked_until <= $7 AND fingerprint = $4))";
+
+const HOLDER: &str = "SELECT fingerprint, response_status, response_body FROM idempotency_keys \
+    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3";
+
+const KEEP: &str = "UPDATE idempotency_keys SET response_status = $5, response_body = $6 \
+    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3 AND claim_token = $4 \
+    AND response_status IS NULL";
+
+const RELEASE: &str = "DELETE FROM idempotency_keys \
+    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3 AND claim_token = $4 \
+    AND response_status IS NULL";
+
+/// Rounds of insert, takeover and read before giving up: a round fails only when the key was
+/// purged or released between its statements, which another round settles.
+const ROUNDS: usize = 3;
+
+#[async_trait::async_trait]
+impl<S, DB> IdempotencyStore for S
+where
+    S: Backend<Db = DB>,
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    Option<String>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    async fn claim_idempotency_key(&self, claim: &KeyClaim) -> Result<ClaimOutcome, StoreError> {
+        let bind = |sql: &'static str| {
+            sqlx::query::<DB>(sql)
+                .bind(claim.tenant.merchant_id.0.as_str())
+                .bind(claim.tenant.environment.as_str())
+                .bind(claim.key.as_str())
+                .bind(claim.fingerprint.as_str())
+                .bind(claim.token.as_str())
+                .bind(claim.locked_until.millis())
+                .bind(claim.at.millis())
+                .bind(claim.expires_at.millis())
+        };
+        for _ in 0..ROUNDS {
+            if bind(INSERT).execute(self.writer()).await?.rows_affected() == 1 {
+                return Ok(ClaimOutcome::Claimed);
+            }
+            if bind(TAKE_OVER).execute(self.writer()).await?.rows_affected() == 1 {
+                return Ok(ClaimOutcome::Claimed);
+            }
+            // On the writer: SQLite's readers may not see the last commit yet.
+            let row = sqlx::query::<DB>(HOLDER)
+                .bind(claim.tenant.merchant_id.0.as_str())
+                .bind(claim.tenant.environment.as_str())
+                .bind(claim.key.as_str())
+                .fetch_optional(self.writer())
+                .await?;
+            if let Some(row) = row {
+                let status: Option<i64> = row.try_get("response_status")?;
+                let body: Option<String> = row.try_get("response_body")?;
+                let answer = match (status, body) {
+                    (Some(status), Some(body)) => Some(KeptAnswer {
+                        status: u16::try_from(status)
+                            .map_err(|_| StoreError::Corrupt(format!("idempotent answer status {status}")))?,
+                        body,
+                    }),
+                    _ => None,
+                };
+                return Ok(ClaimOutcome::Held(KeyHolder {
+                    fingerprint: row.try_get("fingerprint")?,
+                    answer,
+                }));
+            }
+        }
+        Err(StoreError::Unavailable(
+            "an idempotency key kept changing hands while it was claimed".to_owned(),
+        ))
+    }
+
+    async fn keep_idempotent_answer(
+        &self,
+        tenant: &Tenant,
+        key: &IdempotencyKey,
+        token: &str,
+        answer: &KeptAnswer,
+    ) -> Result<bool, StoreError> {
+        let kept = sqlx::query::<DB>(KEEP)
+            .bind(tenant.merchant_id.0.as_str())
+            .bind(tenant.environment.as_str())
+            .bind(key.as_str())
+            .bind(token)
+            .bind(i64::from(answer.status))
+            .bind(answer.body.as_str())
+            .execute(self.writer())
+            .await?;
+        Ok(kept.rows_affected() == 1)
+    }
+
+    async fn release_idempotency_key(
+        &self,
+        tenant: &Tenant,
+        key: &IdempotencyKey,
+        token: &str,
+    ) -> Result<bool, StoreError> {
+        let released = sqlx::query::<DB>(RELEASE)
+            .bind(tenant.merchant_id.0.as_str())
+            .bind(tenant.environment.as_str())
+            .bind(key.as_str())
+            .bind(token)
+            .execute(self.writer())
+            .await?;
+        Ok(released.rows_affected() == 1)
+    }
+
+    async fn purge_idempotency_keys(&self, now: Timestamp, limit: u32) -> Result<u64, StoreError> {
+        let purged = sqlx::query::<DB>(S::PURGE_IDEMPOTENCY_KEYS)
+            .bind(now.millis())
+            .bind(i64::from(limit))
+            .execute(self.writer())
+            .await?;
+        Ok(purged.rows_affected())
+    }
+}

@@ -1,0 +1,156 @@
+//! The idempotency key contract: a claim settled by the database, even raced; the claim's token
+//! guarding the answer and the release; takeovers of expired keys and lapsed leases; the purge
+//! in batches.
+
+use momo_gateway::domain::{Environment, IdempotencyKey, KeptAnswer, MerchantId, Tenant, Timestamp};
+use momo_gateway::store::{ClaimOutcome, KeyClaim};
+
+use crate::both_backends;
+use crate::{open, Opened};
+
+both_backends!(
+    open =>
+    of_twenty_concurrent_claims_of_one_key_exactly_one_wins,
+    only_the_claims_token_keeps_an_answer_or_releases_the_key,
+    an_expired_key_is_anyones_and_a_lapsed_lease_only_the_same_requests,
+    expired_keys_are_purged_in_batches,
+);
+
+fn tenant() -> Tenant {
+    Tenant {
+        merchant_id: MerchantId("m-1".into()),
+        environment: Environment::Sandbox,
+    }
+}
+
+fn claim(key: &str, fingerprint: &str, token: &str, at: i64) -> KeyClaim {
+    KeyClaim {
+        tenant: tenant(),
+        key: IdempotencyKey::parse(key).unwrap(),
+        fingerprint: fingerprint.into(),
+        token: token.into(),
+        at: Timestamp(at),
+        locked_until: Timestamp(at + 100),
+        expires_at: Timestamp(at + 1_000),
+    }
+}
+
+fn answer() -> KeptAnswer {
+    KeptAnswer {
+        status: 202,
+        body: r#"{"statusCode":202}"#.into(),
+    }
+}
+
+async fn of_twenty_concurrent_claims_of_one_key_exactly_one_wins((store, _db): Opened) {
+    let claims = (0..20).map(|i| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            store
+                .claim_idempotency_key(&claim("k", "f", &format!("t{i}"), 1))
+                .await
+                .unwrap()
+        })
+    });
+    let mut won = 0;
+    for c in claims.collect::<Vec<_>>() {
+        match c.await.unwrap() {
+            ClaimOutcome::Claimed => won += 1,
+            ClaimOutcome::Held(holder) => assert_eq!(holder.answer, None, "in flight"),
+        }
+    }
+    assert_eq!(won, 1);
+}
+
+async fn only_the_claims_token_keeps_an_answer_or_releases_the_key((store, _db): Opened) {
+    let key = IdempotencyKey::parse("k").unwrap();
+    assert_eq!(
+        store.claim_idempotency_key(&claim("k", "f", "mine", 1)).await.unwrap(),
+        ClaimOutcome::Claimed
+    );
+    assert!(!store
+        .keep_idempotent_answer(&tenant(), &key, "other", &answer())
+        .await
+        .unwrap());
+    assert!(!store.release_idempotency_key(&tenant(), &key, "other").await.unwrap());
+    assert!(store
+        .keep_idempotent_answer(&tenant(), &key, "mine", &answer())
+        .await
+        .unwrap());
+    // A kept answer is final: neither kept again nor released.
+    assert!(!store
+        .keep_idempotent_answer(&tenant(), &key, "mine", &answer())
+        .await
+        .unwrap());
+    assert!(!store.release_idempotency_key(&tenant(), &key, "mine").await.unwrap());
+    match store.claim_idempotency_key(&claim("k", "f", "retry", 2)).await.unwrap() {
+        ClaimOutcome::Held(holder) => assert_eq!(holder.answer, Some(answer())),
+        other => panic!("{other:?}"),
+    }
+    // A released key is free.
+    let other = IdempotencyKey::parse("k2").unwrap();
+    store
+        .claim_idempotency_key(&claim("k2", "f", "first", 1))
+        .await
+        .unwrap();
+    assert!(store.release_idempotency_key(&tenant(), &other, "first").await.unwrap());
+    assert_eq!(
+        store
+            .claim_idempotency_key(&claim("k2", "g", "second", 2))
+            .await
+            .unwrap(),
+        ClaimOutcome::Claimed
+    );
+}
+
+async fn an_expired_key_is_anyones_and_a_lapsed_lease_only_the_same_requests((store, _db): Opened) {
+    store.claim_idempotency_key(&claim("k", "f", "dead", 1)).await.unwrap();
+    // Within the lease: held, whatever the request.
+    assert!(matches!(
+        store.claim_idempotency_key(&claim("k", "f", "a", 50)).await.unwrap(),
+        ClaimOutcome::Held(_)
+    ));
+    // Past the lease: another request still meets the first one ...
+    match store.claim_idempotency_key(&claim("k", "g", "b", 200)).await.unwrap() {
+        ClaimOutcome::Held(holder) => assert_eq!(holder.fingerprint, "f"),
+        other => panic!("{other:?}"),
+    }
+    // ... the same request takes it over, and the dead claim's token no longer counts.
+    assert_eq!(
+        store.claim_idempotency_key(&claim("k", "f", "c", 200)).await.unwrap(),
+        ClaimOutcome::Claimed
+    );
+    let key = IdempotencyKey::parse("k").unwrap();
+    assert!(!store
+        .keep_idempotent_answer(&tenant(), &key, "dead", &answer())
+        .await
+        .unwrap());
+    assert!(store
+        .keep_idempotent_answer(&tenant(), &key, "c", &answer())
+        .await
+        .unwrap());
+    // Expired (1,000 ms after the takeover at 200): anyone's, answer and all.
+    assert!(matches!(
+        store.claim_idempotency_key(&claim("k", "g", "d", 1_199)).await.unwrap(),
+        ClaimOutcome::Held(_)
+    ));
+    assert_eq!(
+        store.claim_idempotency_key(&claim("k", "g", "e", 1_200)).await.unwrap(),
+        ClaimOutcome::Claimed
+    );
+}
+
+async fn expired_keys_are_purged_in_batches((store, _db): Opened) {
+    for (key, at) in [("a", 0), ("b", 10), ("c", 20), ("d", 5_000)] {
+        store.claim_idempotency_key(&claim(key, "f", "t", at)).await.unwrap();
+    }
+    assert_eq!(store.purge_idempotency_keys(Timestamp(999), 10).await.unwrap(), 0);
+    assert_eq!(store.purge_idempotency_keys(Timestamp(1_020), 2).await.unwrap(), 2);
+    assert_eq!(store.purge_idempotency_keys(Timestamp(1_020), 2).await.unwrap(), 1);
+    assert_eq!(store.purge_idempotency_keys(Timestamp(1_020), 2).await.unwrap(), 0);
+    // The key that has not expired is still held.
+    assert!(matches!(
+        store.claim_idempotency_key(&claim("d", "g", "u", 5_001)).await.unwrap(),
+        ClaimOutcome::Held(_)
+    ));
+}
