@@ -47,8 +47,9 @@ pub use workers::{
 };
 
 /// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LogFormat {
+    #[default]
     Text,
     Json,
 }
@@ -274,54 +275,29 @@ impl Config {
             .map(|rest| rest.split('?').next().unwrap_or(rest))
     }
 
-    /// Every field empty, before the table's defaults are applied.
+    /// Every field empty (zero, or its group's own default), before the table's defaults are
+    /// applied, which set every field.
     fn unset() -> Config {
         Config {
             database_url: String::new(),
             listen: SocketAddr::from(([0, 0, 0, 0], 0)),
             public_url: String::new(),
-            http: HttpSettings {
-                header_read_timeout: Duration::ZERO,
-                request_timeout: Duration::ZERO,
-                idle_timeout: Duration::ZERO,
-                max_connections: 0,
-                trusted_proxies: Vec::new(),
-            },
+            http: HttpSettings::default(),
             token_ttl: Duration::ZERO,
-            dashboard: DashboardSettings {
-                session_idle: Duration::ZERO,
-                session_max: Duration::ZERO,
-            },
+            dashboard: DashboardSettings::default(),
             jwt_secret: None,
-            simulator: SimulatorSettings { delay: Duration::ZERO },
-            breaker: BreakerSettings {
-                failures: 0,
-                cool_down: Duration::ZERO,
-            },
-            batching: BatchSettings {
-                max: 0,
-                wait: Duration::ZERO,
-                writers: 0,
-            },
+            simulator: SimulatorSettings::default(),
+            breaker: BreakerSettings::default(),
+            batching: BatchSettings::default(),
             connectors: ConnectorSettings::default(),
-            reconcile: ReconcileSettings {
-                interval: Duration::ZERO,
-                after: Duration::ZERO,
-                collection_ttl: Duration::ZERO,
-            },
-            webhook: WebhookSettings {
-                timeout: Duration::ZERO,
-                retry_schedule: Vec::new(),
-                allow_private: false,
-                lease: Duration::ZERO,
-                secret_overlap: Duration::ZERO,
-            },
+            reconcile: ReconcileSettings::default(),
+            webhook: WebhookSettings::default(),
             idempotency_key_ttl: Duration::ZERO,
             sandbox_initial_balance: 0,
             max_body_bytes: 0,
             rate_limit_per_s: 0,
             auth_rate_limit_per_min: 0,
-            log_format: LogFormat::Text,
+            log_format: LogFormat::default(),
             v2_successfull_spelling: false,
             disabled_operators: Vec::new(),
             fee_overrides: Vec::new(),

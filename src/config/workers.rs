@@ -8,7 +8,7 @@ use crate::net::IpRange;
 
 /// How the HTTP server treats its connections: how long a client may take at each step, and
 /// how many connections it serves at once.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HttpSettings {
     /// From connecting, or from the first byte of a later request, to the end of the headers.
     pub header_read_timeout: Duration,
@@ -23,7 +23,7 @@ pub struct HttpSettings {
 }
 
 /// How long a merchant dashboard session lasts (`api::dashboard`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DashboardSettings {
     /// A session unused for this long ends.
     pub session_idle: Duration,
@@ -32,14 +32,14 @@ pub struct DashboardSettings {
 }
 
 /// What the simulated operator needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SimulatorSettings {
     /// How long a pending payment waits before the simulator settles it.
     pub delay: Duration,
 }
 
 /// Each operator's circuit breaker: when it opens and for how long.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BreakerSettings {
     /// Consecutive transport failures that open the breaker.
     pub failures: u32,
@@ -69,7 +69,7 @@ impl Default for BatchSettings {
 }
 
 /// What the reconciler and the expiry and review of pending payments need.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReconcileSettings {
     /// How often the reconciler and collection expiry run.
     pub interval: Duration,
@@ -80,7 +80,7 @@ pub struct ReconcileSettings {
 }
 
 /// What the webhook dispatcher needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct WebhookSettings {
     /// How long one attempt may take, connection to last byte.
     pub timeout: Duration,
