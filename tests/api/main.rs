@@ -8,6 +8,7 @@ mod auth;
 mod client_script;
 mod control_characters;
 mod customers;
+mod dashboard_browser_harness;
 mod envelopes;
 mod helpers;
 mod lifecycle;
