@@ -36,8 +36,8 @@ FLAGS = [
     "--window-size=1280,900",
 ]
 
-# What the focused element is, as the keyboard test names it: its id, else its name.
-ACTIVE = "const e = document.activeElement; return e ? (e.id || e.name || e.tagName) : null;"
+# What the focused element is, as the keyboard test names it: its name, else its id.
+ACTIVE = "const e = document.activeElement; return e ? (e.name || e.id || e.tagName) : null;"
 # The HTTP status of the page's own navigation (Navigation Timing level 2, Chromium >= 109).
 STATUS = "const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus : null;"
 
@@ -79,6 +79,10 @@ def run(driver, cmd):
     if op == "tab":
         ActionChains(driver).send_keys(Keys.TAB).perform()
         return driver.execute_script(ACTIVE)
+    if op == "keys":
+        # Typed on the keyboard, into whatever has the focus (Enter is "\ue007").
+        ActionChains(driver).send_keys(cmd["text"]).perform()
+        return None
     if op == "window":
         driver.set_window_size(cmd["width"], cmd["height"])
         return None

@@ -31,6 +31,8 @@ both_backends!(
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The Enter key, for [`Browser::keys`] (WebDriver's code point for it).
+pub const ENTER: &str = "\u{e007}";
 
 /// One browser at a time in this test binary: two Chromiums on a small machine make each
 /// other's page loads slow enough to look like failures.
@@ -251,7 +253,12 @@ impl Browser {
         self.call(json!({"op": "script", "js": js})).await
     }
 
-    /// Presses Tab; the id (else the name) of the element that has the focus then.
+    /// Types `text` on the keyboard into whatever has the focus (`ENTER` presses Enter).
+    pub async fn keys(&self, text: &str) {
+        self.call(json!({"op": "keys", "text": text})).await;
+    }
+
+    /// Presses Tab; the name (else the id) of the element that has the focus then.
     pub async fn tab(&self) -> String {
         let focused = self.call(json!({"op": "tab"})).await;
         focused.as_str().unwrap_or_default().to_owned()
@@ -314,7 +321,11 @@ async fn a_payer_approves_a_beta_payment_in_a_real_browser(app: TestApp) {
     let asks = browser.text("p").await.unwrap_or_default();
     assert!(asks.contains("Test merchant") && asks.contains("2500 XOF"), "{asks}");
     assert!(asks.contains("ending 07"), "only the number's last two digits: {asks}");
-    browser.click("form[action$='/approve'] button").await;
+    // From the keyboard: the first Tab lands on Approve, Enter presses it.
+    assert_eq!(browser.tab().await, "BUTTON");
+    let on_approve = "return document.activeElement.closest('form').action.endsWith('/approve');";
+    assert_eq!(browser.script(on_approve).await, json!(true));
+    browser.keys(ENTER).await;
     assert_eq!(browser.path().await, format!("{path}/approve"));
     assert_eq!(
         browser.text("p").await.as_deref(),
