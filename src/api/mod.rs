@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod checkout;
 pub mod client_address;
+pub mod dashboard;
 pub mod dialect;
 pub mod either;
 pub mod error;
@@ -54,6 +55,7 @@ pub fn router(gateway: Gateway) -> Router {
         .route("/v1/get-status-payment/{id}", get(either::status))
         .route("/v1/transaction/{id}", get(either::status))
         .merge(v1::routes())
+        .merge(dashboard::routes())
         .merge(v2::routes())
         // Only on matched routes, so routing comes first; before every extractor and handler.
         .route_layer(axum::middleware::from_fn(printable::refuse_control_characters))

@@ -29,6 +29,7 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
     let incoming = Incoming::from_headers(req.headers());
     let id = incoming.request_id(|| uuid::Uuid::new_v4().simple().to_string());
     let dialect = Dialect::of_path(req.uri().path());
+    let is_dashboard = req.uri().path() == "/dashboard" || req.uri().path().starts_with("/dashboard/");
     let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
     let method = req.method().as_str().to_owned();
     let span = tracing::info_span!(
@@ -43,7 +44,15 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
     let handler = REQUEST_ID.scope(id.clone(), next.run(req)).instrument(span.clone());
     let limit = gateway.config().http.request_timeout;
     let mut response = within(limit, handler, dialect, &id).await;
-    if needs_envelope(&response) {
+    if is_dashboard && response.status().as_u16() >= 400 && !is_html(&response) {
+        // The dashboard answers HTML pages, its errors too: a panic's bare 500, a timeout's or
+        // a refused method's envelope become its error page.
+        let connection = response.headers().get(axum::http::header::CONNECTION).cloned();
+        response = super::dashboard::bare_error(response.status());
+        if let Some(value) = connection {
+            response.headers_mut().insert(axum::http::header::CONNECTION, value);
+        }
+    } else if needs_envelope(&response) {
         let kind = ErrorKind::from_status(response.status());
         let reason = match kind {
             ErrorKind::Internal => format!("internal error; quote request id {id} when reporting it"),
@@ -141,5 +150,14 @@ fn needs_envelope(response: &Response) -> bool {
         .and_then(|v| v.to_str().ok())
         .map(|v| v.starts_with("application/json"))
         .unwrap_or(false);
-    response.status().as_u16() >= 400 && !is_json
+    response.status().as_u16() >= 400 && !is_json && !is_html(response)
+}
+
+/// A page written on purpose (the dashboard's), which keeps its HTML.
+fn is_html(response: &Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"))
 }

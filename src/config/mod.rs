@@ -34,7 +34,8 @@ pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
 pub use settings::{all as settings, Initial, Setting};
 pub use workers::{
-    BatchSettings, BreakerSettings, HttpSettings, ReconcileSettings, SimulatorSettings, WebhookSettings,
+    BatchSettings, BreakerSettings, DashboardSettings, HttpSettings, ReconcileSettings, SimulatorSettings,
+    WebhookSettings,
 };
 
 /// How log lines are written.
@@ -52,6 +53,7 @@ pub struct Config {
     pub public_url: String,
     pub http: HttpSettings,
     pub token_ttl: Duration,
+    pub dashboard: DashboardSettings,
     pub jwt_secret: Option<String>,
     pub simulator: SimulatorSettings,
     pub breaker: BreakerSettings,
@@ -83,6 +85,7 @@ impl fmt::Debug for Config {
             public_url,
             http,
             token_ttl,
+            dashboard,
             jwt_secret,
             simulator,
             breaker,
@@ -106,6 +109,7 @@ impl fmt::Debug for Config {
             .field("public_url", public_url)
             .field("http", http)
             .field("token_ttl", token_ttl)
+            .field("dashboard", dashboard)
             .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
             .field("simulator", simulator)
             .field("breaker", breaker)
@@ -272,6 +276,10 @@ impl Config {
                 trusted_proxies: Vec::new(),
             },
             token_ttl: Duration::ZERO,
+            dashboard: DashboardSettings {
+                session_idle: Duration::ZERO,
+                session_max: Duration::ZERO,
+            },
             jwt_secret: None,
             simulator: SimulatorSettings { delay: Duration::ZERO },
             breaker: BreakerSettings {

@@ -22,6 +22,15 @@ pub struct HttpSettings {
     pub trusted_proxies: Vec<IpRange>,
 }
 
+/// How long a merchant dashboard session lasts (`api::dashboard`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DashboardSettings {
+    /// A session unused for this long ends.
+    pub session_idle: Duration,
+    /// A session ends this long after sign-in, used or not.
+    pub session_max: Duration,
+}
+
 /// What the simulated operator needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimulatorSettings {

@@ -5,6 +5,7 @@
 
 pub mod amount;
 pub mod customer;
+pub mod dashboard;
 pub mod environment;
 pub mod event;
 pub mod fees;
@@ -21,6 +22,7 @@ pub mod transaction;
 
 pub use amount::Amount;
 pub use customer::{Address, Customer, Email, NewCustomer, PersonName};
+pub use dashboard::{Activity, DashboardSession, NewDashboardSession, RecentAttempt, Transition, WebhookEndpoint};
 pub use environment::{Environment, Tenant};
 pub use event::{Attempt, EventFilter, EventState, EventSummary};
 pub use fees::{Amounts, FeeSchedule};

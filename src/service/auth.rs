@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::credentials::{random_token, secret_matches};
 use super::{Gateway, ServiceError};
 use crate::config::Config;
-use crate::domain::{Environment, MerchantId, Tenant, Timestamp, TransactionRecord};
+use crate::domain::{Credential, Environment, MerchantId, Tenant, Timestamp, TransactionRecord};
 use crate::store::{Store, StoreError};
 
 /// Server keys: the JWT signing key (with its key id) and the pepper of credential hashes.
@@ -86,11 +86,7 @@ impl Gateway {
         environment: Environment,
         now: Timestamp,
     ) -> Result<IssuedToken, ServiceError> {
-        let refused = || ServiceError::Unauthorized("invalid API key or secret".to_owned());
-        let credential = self.store.credential_by_key(api_key).await?.ok_or_else(refused)?;
-        if !credential.is_active() || !secret_matches(&self.keys.pepper, api_secret, &credential.secret_hash) {
-            return Err(refused());
-        }
+        let credential = self.verified_credential(api_key, api_secret).await?;
         if credential.environment != environment {
             return Err(ServiceError::Unauthorized(format!(
                 "these credentials belong to the {} environment, but X-Environment names {}",
@@ -111,6 +107,21 @@ impl Gateway {
         let token = jsonwebtoken::encode(&header, &claims, &self.keys.jwt_encoding)
             .map_err(|e| ServiceError::Internal(format!("token signing failed: {e}")))?;
         Ok(IssuedToken { token, exp: claims.exp })
+    }
+
+    /// The active credential of `api_key`, when `api_secret` is its secret (compared in
+    /// constant time). The API's token requests and the dashboard's sign-in both go through it.
+    pub(super) async fn verified_credential(
+        &self,
+        api_key: &str,
+        api_secret: &str,
+    ) -> Result<Credential, ServiceError> {
+        let refused = || ServiceError::Unauthorized("invalid API key or secret".to_owned());
+        let credential = self.store.credential_by_key(api_key).await?.ok_or_else(refused)?;
+        if !credential.is_active() || !secret_matches(&self.keys.pepper, api_secret, &credential.secret_hash) {
+            return Err(refused());
+        }
+        Ok(credential)
     }
 
     /// Checks a bearer token, and `X-Environment` when the request carries one.

@@ -3,11 +3,13 @@
 //! [`Gateway`] holds what every use case needs; each file adds the `impl Gateway` block of one
 //! family of use cases.
 
+pub mod activity;
 pub mod auth;
 pub mod callbacks;
 pub mod checkout;
 pub mod credentials;
 pub mod customers;
+pub mod dashboard;
 pub mod merchants;
 pub mod payments;
 pub mod pending;
@@ -24,9 +26,11 @@ use crate::store::{Store, StoreError};
 use crate::telemetry::metrics::Metrics;
 use crate::webhook::dispatcher::Dispatcher;
 
+pub use activity::{Overview, Timeline};
 pub use auth::{IssuedToken, Keys, Principal};
 pub use callbacks::{CallbackError, CallbackReceipt};
 pub use checkout::{CheckoutPayment, PayerDecision};
+pub use dashboard::SignedIn;
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
 pub use payments::{Party, PaymentError, PaymentRequest};
 pub use pending::outcome_of;

@@ -14,7 +14,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -27,10 +27,11 @@ const NAMES: [&str; 12] = [
     "0010_credit_slots",
     "0011_operator_alias",
     "0012_webhook_secret_rotation",
+    "0014_dashboard_sessions",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 12] = [
+const SQLITE: [&str; 13] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -43,9 +44,10 @@ const SQLITE: [&str; 12] = [
     include_str!("../../migrations/sqlite/0010_credit_slots.sql"),
     include_str!("../../migrations/sqlite/0011_operator_alias.sql"),
     include_str!("../../migrations/sqlite/0012_webhook_secret_rotation.sql"),
+    include_str!("../../migrations/sqlite/0014_dashboard_sessions.sql"),
 ];
 
-const POSTGRES: [&str; 12] = [
+const POSTGRES: [&str; 13] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -58,6 +60,7 @@ const POSTGRES: [&str; 12] = [
     include_str!("../../migrations/postgres/0010_credit_slots.sql"),
     include_str!("../../migrations/postgres/0011_operator_alias.sql"),
     include_str!("../../migrations/postgres/0012_webhook_secret_rotation.sql"),
+    include_str!("../../migrations/postgres/0014_dashboard_sessions.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

@@ -4,6 +4,7 @@
 //! in one database transaction, and races are settled by the database (unique constraints,
 //! conditional updates), never by a read-then-write in Rust.
 
+mod dashboard;
 mod migrations;
 mod names;
 mod postgres;
@@ -21,6 +22,7 @@ use crate::domain::{
 
 // Re-exported: the domain owns these types, and the backends name them through `super::`.
 pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, TransactionFilter, TransactionRecord};
+pub use dashboard::DashboardStore;
 pub use postgres::PostgresStore;
 pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
@@ -96,9 +98,9 @@ pub struct NewMerchantEnvironment {
 }
 
 /// The persistence the gateway needs, whatever the database.
-pub trait Store: MerchantStore + PaymentStore + WebhookStore {}
+pub trait Store: MerchantStore + PaymentStore + WebhookStore + DashboardStore {}
 
-impl<T: MerchantStore + PaymentStore + WebhookStore> Store for T {}
+impl<T: MerchantStore + PaymentStore + WebhookStore + DashboardStore> Store for T {}
 
 /// Server settings, merchants, credentials and customers.
 #[async_trait]

@@ -11,13 +11,17 @@ Selenium connects to the running chromedriver (webdriver.Remote): Selenium Manag
 look for drivers on the network, is never started.
 """
 
+import base64
 import json
 import sys
 
 from selenium import webdriver
+from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnection
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.wait import WebDriverWait
 
 # Without the background-networking flags Chromium tries the network at start and fails; the
 # resolver rule keeps every name but 127.0.0.1 unresolvable, so a page cannot reach elsewhere.
@@ -40,6 +44,16 @@ FLAGS = [
 ACTIVE = "const e = document.activeElement; return e ? (e.name || e.id || e.tagName) : null;"
 # The HTTP status of the page's own navigation (Navigation Timing level 2, Chromium >= 109).
 STATUS = "const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus : null;"
+
+
+def navigating(driver, action):
+    """Runs `action`, which leaves the page (a link, a form), and returns once the next page has
+    loaded: WebDriver does not wait for a navigation that a click or a key started."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    action()
+    wait = WebDriverWait(driver, 15)
+    wait.until(expected_conditions.staleness_of(old))
+    wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def first(driver, css):
@@ -67,7 +81,8 @@ def run(driver, cmd):
     if op == "count":
         return len(driver.find_elements(By.CSS_SELECTOR, cmd["css"]))
     if op == "click":
-        driver.find_element(By.CSS_SELECTOR, cmd["css"]).click()
+        element = driver.find_element(By.CSS_SELECTOR, cmd["css"])
+        navigating(driver, element.click)
         return None
     if op == "type":
         element = driver.find_element(By.CSS_SELECTOR, cmd["css"])
@@ -80,15 +95,25 @@ def run(driver, cmd):
         ActionChains(driver).send_keys(Keys.TAB).perform()
         return driver.execute_script(ACTIVE)
     if op == "keys":
-        # Typed on the keyboard, into whatever has the focus (Enter is "\ue007").
+        # Typed on the keyboard, into whatever has the focus.
         ActionChains(driver).send_keys(cmd["text"]).perform()
+        return None
+    if op == "enter":
+        navigating(driver, ActionChains(driver).send_keys(Keys.ENTER).perform)
         return None
     if op == "window":
         driver.set_window_size(cmd["width"], cmd["height"])
         return None
     if op == "screenshot":
-        if not driver.save_screenshot(cmd["path"]):
-            raise RuntimeError("the screenshot was not written to " + cmd["path"])
+        # The whole page, not only the window (up to 3000 px high), through Chromium's DevTools.
+        width, height = driver.execute_script(
+            "return [window.innerWidth, document.documentElement.scrollHeight];"
+        )
+        clip = {"x": 0, "y": 0, "width": width, "height": min(height, 3000), "scale": 1}
+        params = {"format": "png", "captureBeyondViewport": True, "clip": clip}
+        shot = driver.execute("executeCdpCommand", {"cmd": "Page.captureScreenshot", "params": params})
+        with open(cmd["path"], "wb") as out:
+            out.write(base64.b64decode(shot["value"]["data"]))
         return None
     if op == "cookies":
         return driver.get_cookies()
@@ -102,7 +127,12 @@ def main():
     for flag in FLAGS:
         options.add_argument(flag)
     options.add_argument("--user-data-dir=" + profile)
-    driver = webdriver.Remote(command_executor=driver_url, options=options)
+    # Chromium's connection knows its DevTools command (screenshots of whole pages); no proxy
+    # from the environment stands between the test and its chromedriver.
+    connection = ChromiumRemoteConnection(
+        remote_server_addr=driver_url, vendor_prefix="goog", browser_name="chrome", ignore_proxy=True
+    )
+    driver = webdriver.Remote(command_executor=connection, options=options)
     try:
         print(json.dumps({"ok": "ready"}), flush=True)
         for line in sys.stdin:

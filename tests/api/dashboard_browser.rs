@@ -1,191 +1,152 @@
-//! A merchant walks through the dashboard in a real browser (issue 14): signs in with the
-//! Sandbox credentials, sets the webhook URL, sees payments made through the API appear with
-//! their status, opens one (timeline, webhook attempts), sends its webhook again, looks at
-//! customers and API keys, rotates the webhook secret (shown once) and signs out.
-//!
-//! Pages are selected by the ids and names of docs/dashboard.md, never by text (the pages speak
-//! French first). The SQLite half writes a screenshot of each page to docs/dashboard/, so the
-//! docs show the latest run. The refused cases are in `dashboard_browser_refusals`.
+//! A browser as the dashboard tests need one: plain HTTP with its own cookie jar (so the tests
+//! see each `Set-Cookie`), no redirects followed, and the forms' CSRF tokens read from pages.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
 
+use reqwest::header::{HeaderMap, COOKIE, SET_COOKIE};
 use reqwest::StatusCode;
-use serde_json::json;
 
-use crate::both_backends;
-use crate::common::Backend;
-use crate::dashboard_browser_harness::Browser;
-use crate::helpers::{answer, later, Creds, TestApp};
-use crate::receiver::Receiver;
-use crate::requests::{collect_v1, post};
-use crate::webhook_fixtures::{dispatcher, private_targets_allowed};
+use crate::helpers::{Creds, TestApp};
 
-both_backends!(
-    TestApp::spawn_with(private_targets_allowed) =>
-    a_merchant_signs_in_follows_payments_and_webhooks_and_signs_out,
-);
-
-/// Signs in at the login page with `creds`; the browser is on the overview after it.
-pub async fn sign_in(browser: &Browser, app: &TestApp, creds: &Creds) {
-    browser.goto(&app.url("/dashboard/login")).await;
-    browser.type_into("form#login-form input[name=api_key]", &creds.api_key).await;
-    browser.type_into("form#login-form input[name=api_secret]", &creds.api_secret).await;
-    browser.click("#login-submit").await;
-    assert_eq!(browser.path().await, "/dashboard", "signed in, on the overview");
-    assert_eq!(browser.count("main#page-overview").await, 1);
+/// A dashboard answer.
+pub struct Page {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
 }
 
-/// Writes the page shown to docs/dashboard/`name`.png, from the SQLite half only (one picture
-/// per page, from the latest run), at a desktop size.
-pub async fn screenshot(browser: &Browser, app: &TestApp, name: &str) {
-    if app.backend != Backend::Sqlite {
-        return;
+impl Page {
+    pub fn location(&self) -> Option<&str> {
+        self.headers.get("location").and_then(|v| v.to_str().ok())
     }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/dashboard");
-    std::fs::create_dir_all(&dir).expect("docs/dashboard");
-    browser.screenshot(&dir.join(format!("{name}.png"))).await;
+
+    /// The `Set-Cookie` lines naming `name`.
+    pub fn set_cookie(&self, name: &str) -> Option<String> {
+        self.headers
+            .get_all(SET_COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find(|v| v.starts_with(&format!("{name}=")))
+            .map(str::to_owned)
+    }
+
+    /// The value of the first `csrf_token` hidden input.
+    pub fn csrf(&self) -> String {
+        self.attribute_after("name=\"csrf_token\" value=\"")
+            .expect("a form with a csrf_token")
+    }
+
+    /// The text of the element with `id` (up to the next tag), if any.
+    pub fn text_of(&self, id: &str) -> Option<String> {
+        let start = self.body.find(&format!("id=\"{id}\""))?;
+        let rest = &self.body[start..];
+        let open_end = rest.find('>')? + 1;
+        let close = rest[open_end..].find('<')?;
+        Some(rest[open_end..open_end + close].trim().to_owned())
+    }
+
+    pub fn has_id(&self, id: &str) -> bool {
+        self.body.contains(&format!("id=\"{id}\""))
+    }
+
+    fn attribute_after(&self, marker: &str) -> Option<String> {
+        let start = self.body.find(marker)? + marker.len();
+        let end = self.body[start..].find('"')?;
+        Some(self.body[start..start + end].to_owned())
+    }
+
+    /// The `td.status` of the row `tr[data-transaction-id=id]`.
+    pub fn row_status(&self, id: &str) -> Option<String> {
+        let start = self.body.find(&format!("data-transaction-id=\"{id}\""))?;
+        let row = &self.body[start..start + self.body[start..].find("</tr>")?];
+        let cell = row.find("class=\"status\">")? + "class=\"status\">".len();
+        Some(row[cell..cell + row[cell..].find('<')?].to_owned())
+    }
 }
 
-/// The text of the status cell of `id`'s row in table#transactions.
-async fn listed_status(browser: &Browser, id: &str) -> Option<String> {
-    let css = format!("table#transactions tr[data-transaction-id='{id}'] td.status");
-    browser.text(&css).await
+/// A browser on one gateway.
+pub struct Browser<'a> {
+    app: &'a TestApp,
+    client: reqwest::Client,
+    pub cookies: HashMap<String, String>,
 }
 
-async fn a_merchant_signs_in_follows_payments_and_webhooks_and_signs_out(app: TestApp) {
-    let Some(browser) = Browser::start().await else { return };
-    let creds = app.merchant.sandbox.clone();
-    browser.window(1280, 900).await;
-    browser.goto(&app.url("/dashboard")).await;
-    assert_eq!(browser.path().await, "/dashboard/login", "no session: to the login page");
-    screenshot(&browser, &app, "login").await;
-    sign_in(&browser, &app, &creds).await;
-    let session = browser.cookies().await.into_iter().find(|c| c["name"] == "momo_session");
-    let session = session.expect("the session cookie");
-    assert_eq!(
-        (&session["httpOnly"], &session["sameSite"], &session["secure"]),
-        (&json!(true), &json!("Strict"), &json!(false)),
-        "HttpOnly, SameSite=Strict, not Secure over http: {session}"
-    );
-    assert_eq!(
-        browser.text("nav#environment-switch span#current-environment").await.as_deref(),
-        Some("Sandbox")
-    );
-
-    // The webhook URL, set on the webhooks page.
-    let receiver = Receiver::start(Vec::new(), None).await;
-    browser.goto(&app.url("/dashboard/webhooks")).await;
-    browser.type_into("form#webhook-url input[name=url]", &receiver.url).await;
-    browser.click("form#webhook-url button").await;
-    assert_eq!(browser.count("p#flash[role=status]").await, 1, "the page says it was saved");
-    assert_eq!(
-        browser.attr("form#webhook-url input[name=url]", "value").await.as_deref(),
-        Some(receiver.url.as_str())
-    );
-
-    // Payments through the API: one succeeds, one fails, one waits for its payer.
-    let token = app.sandbox_token().await;
-    let payments = [
-        ("dash-ok", "0701020301", "GAMMA_MONEY_CI", StatusCode::OK, "SUCCESSFUL"),
-        ("dash-ko", "0701020304", "GAMMA_MONEY_CI", StatusCode::GATEWAY_TIMEOUT, "FAILED"),
-        ("dash-wait", "0701020307", "BETA_MONEY_CI", StatusCode::ACCEPTED, "PENDING"),
-    ];
-    for (id, phone, operator, http, _) in payments {
-        let a = post(&app, &token, "/v1/collecte/mobile-money", &collect_v1(id, phone, operator, "1000")).await;
-        assert_eq!(a.status, http, "{id}: {}", a.body);
+impl<'a> Browser<'a> {
+    pub fn new(app: &'a TestApp) -> Browser<'a> {
+        Browser {
+            app,
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("a client"),
+            cookies: HashMap::new(),
+        }
     }
-    let d = dispatcher(&app);
-    assert_eq!(d.run_once(later(0)).await.unwrap().delivered, 2, "one event per final payment");
-    assert_eq!(receiver.received().len(), 2);
 
-    browser.goto(&app.url("/dashboard")).await;
-    for figure in ["#balance-available", "#balance-reserved", "#volume-today", "#volume-7d"] {
-        let text = browser.text(figure).await.unwrap_or_default();
-        assert!(text.chars().any(|c| c.is_ascii_digit()), "{figure}: {text:?}");
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
-    assert_eq!(browser.count("table#operator-success").await, 1);
-    assert_eq!(browser.count("svg#chart-7d").await, 1, "the chart, drawn on the server");
-    screenshot(&browser, &app, "overview").await;
 
-    browser.goto(&app.url("/dashboard/transactions")).await;
-    assert_eq!(browser.count("main#page-transactions").await, 1);
-    for (id, _, _, _, status) in payments {
-        assert_eq!(listed_status(&browser, id).await.as_deref(), Some(status), "{id}");
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Page {
+        let request = if self.cookies.is_empty() {
+            request
+        } else {
+            request.header(COOKIE, self.cookie_header())
+        };
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let headers = response.headers().clone();
+        for line in headers.get_all(SET_COOKIE).iter().filter_map(|v| v.to_str().ok()) {
+            let pair = line.split(';').next().unwrap_or("");
+            if let Some((name, value)) = pair.split_once('=') {
+                if value.is_empty() || line.contains("Max-Age=0") {
+                    self.cookies.remove(name);
+                } else {
+                    self.cookies.insert(name.to_owned(), value.to_owned());
+                }
+            }
+        }
+        let body = response.text().await.expect("body read");
+        Page { status, headers, body }
     }
-    assert_eq!(browser.count("table#transactions tr[data-transaction-id]").await, 3);
-    let export = browser.attr("a#export-csv", "href").await.unwrap_or_default();
-    assert!(export.contains("/dashboard/transactions.csv"), "{export}");
-    screenshot(&browser, &app, "transactions").await;
-    // Search by id, through the filter form.
-    browser.type_into("form#filters input[name=q]", "dash-ko").await;
-    browser.script("document.getElementById('filters').submit()").await;
-    assert_eq!(browser.count("table#transactions tr[data-transaction-id]").await, 1);
-    assert_eq!(listed_status(&browser, "dash-ko").await.as_deref(), Some("FAILED"));
 
-    // One transaction: its timeline, its webhook attempt, and the webhook sent again.
-    browser.goto(&app.url("/dashboard/transactions")).await;
-    browser.click("table#transactions tr[data-transaction-id='dash-ok'] a").await;
-    assert_eq!(browser.path().await, "/dashboard/transactions/dash-ok");
-    assert_eq!(browser.count("main#page-transaction").await, 1);
-    assert_eq!(browser.text("#status").await.as_deref(), Some("SUCCESSFUL"));
-    assert!(browser.count("ol#timeline li").await >= 1, "at least its creation");
-    let codes = browser.texts("table#webhook-attempts td.status-code").await;
-    assert_eq!(codes, ["200"], "the one delivery");
-    let latency = browser.text("table#webhook-attempts td.latency").await.unwrap_or_default();
-    assert!(latency.chars().any(|c| c.is_ascii_digit()), "{latency:?}");
-    screenshot(&browser, &app, "transaction").await;
-    browser.click("#resend-webhook-submit").await;
-    assert_eq!(browser.count("p#flash[role=status]").await, 1);
-    assert_eq!(d.run_once(later(0)).await.unwrap().delivered, 1, "sent again");
-    let again = receiver.received();
-    assert_eq!(again.len(), 3);
-    assert!(again[2].body.contains("dash-ok"), "{}", again[2].body);
-    browser.goto(&app.url("/dashboard/transactions/dash-ok")).await;
-    let codes = browser.texts("table#webhook-attempts td.status-code").await;
-    assert_eq!(codes, ["200", "200"], "a new attempt is listed");
+    pub async fn get(&mut self, path: &str) -> Page {
+        let request = self.client.get(self.app.url(path));
+        self.send(request).await
+    }
 
-    // Customers: one made through the API, listed and opened.
-    let made = answer(app.post("/v1/customer").bearer_auth(&token).json(&json!({
-        "firstName": "Awa", "lastName": "Koné", "email": "awa.kone@example.ci",
-        "phoneNumber": "+225 07 01 02 03 04", "address": {"countryCode": "CI", "city": "Abidjan"}
-    })))
-    .await;
-    assert_eq!(made.status, StatusCode::OK, "{}", made.body);
-    let customer = made.body["data"]["id"].as_str().expect("a customer id").to_owned();
-    browser.goto(&app.url("/dashboard/customers")).await;
-    assert_eq!(browser.count("main#page-customers table#customers").await, 1);
-    screenshot(&browser, &app, "customers").await;
-    browser.click(&format!("table#customers a[href$='/customers/{customer}']")).await;
-    assert_eq!(browser.path().await, format!("/dashboard/customers/{customer}"));
-    assert_eq!(browser.count("main#page-customer").await, 1);
+    pub async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let request = self.client.post(self.app.url(path)).form(fields);
+        self.send(request).await
+    }
 
-    // Webhooks: recent attempts, a test event, and the secret rotated and shown once.
-    browser.goto(&app.url("/dashboard/webhooks")).await;
-    assert!(browser.count("table#recent-attempts tbody tr").await >= 3);
-    browser.click("#webhook-test-submit").await;
-    assert_eq!(browser.count("p#flash[role=status]").await, 1);
-    d.run_once(later(0)).await.unwrap();
-    assert_eq!(receiver.received().len(), 4, "the test event arrived");
-    browser.goto(&app.url("/dashboard/webhooks")).await;
-    screenshot(&browser, &app, "webhooks").await;
-    browser.click("#rotate-webhook-secret-submit").await;
-    let secret = browser.text("code#new-secret").await.unwrap_or_default();
-    assert!(secret.len() >= 24 && secret != creds.webhook_secret, "{secret:?}");
-    browser.goto(&app.url("/dashboard/webhooks")).await;
-    assert_eq!(browser.count("code#new-secret").await, 0, "shown once, never again");
-    let page = browser.script("return document.documentElement.outerHTML").await;
-    assert!(!page.as_str().unwrap_or_default().contains(&secret), "not anywhere on the page");
+    /// Posts `form` of the page at `page_path` with the page's CSRF token.
+    pub async fn submit(&mut self, page_path: &str, action: &str, fields: &[(&str, &str)]) -> Page {
+        let csrf = self.get(page_path).await.csrf();
+        let mut all = vec![("csrf_token", csrf.as_str())];
+        all.extend_from_slice(fields);
+        self.post(action, &all).await
+    }
 
-    browser.goto(&app.url("/dashboard/api-keys")).await;
-    assert_eq!(browser.count("main#page-api-keys form#rotate-api-key").await, 1);
-    let page = browser.script("return document.documentElement.outerHTML").await;
-    let page = page.as_str().unwrap_or_default();
-    assert!(!page.contains(&creds.api_secret), "the API secret is never shown again");
-    screenshot(&browser, &app, "api-keys").await;
+    /// Signs in with `key` and `secret` through the sign-in form.
+    pub async fn sign_in_with(&mut self, key: &str, secret: &str) -> Page {
+        self.submit(
+            "/dashboard/login",
+            "/dashboard/login",
+            &[("api_key", key), ("api_secret", secret)],
+        )
+        .await
+    }
 
-    browser.click("#logout-submit").await;
-    assert_eq!(browser.path().await, "/dashboard/login");
-    browser.goto(&app.url("/dashboard/transactions")).await;
-    assert_eq!(browser.path().await, "/dashboard/login", "signed out");
-    app.assert_ledger().await;
+    /// Signs in with `creds`, asserting it worked.
+    pub async fn sign_in(&mut self, creds: &Creds) -> Page {
+        let page = self.sign_in_with(&creds.api_key, &creds.api_secret).await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.body);
+        assert_eq!(page.location(), Some("/dashboard"));
+        page
+    }
 }

@@ -31,8 +31,6 @@ both_backends!(
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-/// The Enter key, for [`Browser::keys`] (WebDriver's code point for it).
-pub const ENTER: &str = "\u{e007}";
 
 /// One browser at a time in this test binary: two Chromiums on a small machine make each
 /// other's page loads slow enough to look like failures.
@@ -133,8 +131,6 @@ fn start_chromedriver() -> (Child, u16) {
     }
 }
 
-// The walkthrough (tests/api/dashboard_browser.rs) uses the rest once the dashboard lands.
-#[allow(dead_code)]
 impl Browser {
     /// A browser, or `None` with a SKIPPED banner when Chromium, chromedriver or Selenium is
     /// missing outside CI; under `CI=true` a missing one fails the test.
@@ -199,13 +195,15 @@ impl Browser {
         self.call(json!({"op": "goto", "url": url})).await;
     }
 
-    /// The path (and query) of the page shown.
+    /// The path (and query) of the page shown, percent-decoded: `/a%2Db` and `/a-b` are the
+    /// same address (RFC 3986, 6.2.2.2).
     pub async fn path(&self) -> String {
         let url = self.call(json!({"op": "url"})).await;
         let url = reqwest::Url::parse(url.as_str().unwrap_or_default()).expect("a URL");
+        let path = percent_encoding::percent_decode_str(url.path()).decode_utf8_lossy();
         match url.query() {
-            Some(q) => format!("{}?{q}", url.path()),
-            None => url.path().to_owned(),
+            Some(q) => format!("{path}?{q}"),
+            None => path.into_owned(),
         }
     }
 
@@ -240,6 +238,7 @@ impl Browser {
         value.as_str().map(str::to_owned)
     }
 
+    /// Clicks the element at `css`, a link or a form's button, and waits for the next page.
     pub async fn click(&self, css: &str) {
         self.call(json!({"op": "click", "css": css})).await;
     }
@@ -253,9 +252,15 @@ impl Browser {
         self.call(json!({"op": "script", "js": js})).await
     }
 
-    /// Types `text` on the keyboard into whatever has the focus (`ENTER` presses Enter).
+    /// Types `text` on the keyboard into whatever has the focus.
     pub async fn keys(&self, text: &str) {
         self.call(json!({"op": "keys", "text": text})).await;
+    }
+
+    /// Presses Enter, which leaves the page (submits a form, follows a link), and waits for the
+    /// next page.
+    pub async fn enter(&self) {
+        self.call(json!({"op": "enter"})).await;
     }
 
     /// Presses Tab; the name (else the id) of the element that has the focus then.
@@ -325,7 +330,7 @@ async fn a_payer_approves_a_beta_payment_in_a_real_browser(app: TestApp) {
     assert_eq!(browser.tab().await, "BUTTON");
     let on_approve = "return document.activeElement.closest('form').action.endsWith('/approve');";
     assert_eq!(browser.script(on_approve).await, json!(true));
-    browser.keys(ENTER).await;
+    browser.enter().await;
     assert_eq!(browser.path().await, format!("{path}/approve"));
     assert_eq!(
         browser.text("p").await.as_deref(),

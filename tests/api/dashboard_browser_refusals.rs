@@ -9,9 +9,9 @@ use momo_gateway::config::Config;
 use reqwest::StatusCode;
 
 use crate::both_backends;
-use crate::dashboard_browser::sign_in;
-use crate::dashboard_browser_harness::{Browser, ENTER};
-use crate::helpers::TestApp;
+use crate::dashboard_browser_harness::Browser;
+use crate::dashboard_browser_walkthrough::sign_in;
+use crate::helpers::{Creds, TestApp};
 use crate::requests::{collect_v1, post};
 
 both_backends!(
@@ -59,7 +59,9 @@ async fn a_wrong_secret_and_a_form_without_its_csrf_token_are_refused(app: TestA
     sign_in(&browser, &app, &creds).await;
     browser.goto(&app.url("/dashboard/api-keys")).await;
     let removed = browser
-        .script("const i = document.querySelector('form#rotate-api-key input[name=csrf_token]'); i.remove(); return true;")
+        .script(
+            "const i = document.querySelector('form#rotate-api-key input[name=csrf_token]'); i.remove(); return true;",
+        )
         .await;
     assert_eq!(removed, serde_json::json!(true));
     browser.click("#rotate-api-key-submit").await;
@@ -74,13 +76,22 @@ async fn another_merchants_or_environments_transaction_is_not_found(app: TestApp
     let other = app.new_merchant("Other merchant").await;
     let theirs = app.token(&other.sandbox).await;
     let body = collect_v1("theirs-1", "0701020301", "GAMMA_MONEY_CI", "1000");
-    assert_eq!(post(&app, &theirs, "/v1/collecte/mobile-money", &body).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&app, &theirs, "/v1/collecte/mobile-money", &body).await.status,
+        StatusCode::OK
+    );
     let production = app.token(&app.merchant.production.clone()).await;
     let body = collect_v1("prod-1", "0701020301", "GAMMA_MONEY_CI", "1000");
-    assert_eq!(post(&app, &production, "/v1/collecte/mobile-money", &body).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&app, &production, "/v1/collecte/mobile-money", &body).await.status,
+        StatusCode::OK
+    );
     let mine = app.sandbox_token().await;
     let body = collect_v1("mine-1", "0701020301", "GAMMA_MONEY_CI", "1000");
-    assert_eq!(post(&app, &mine, "/v1/collecte/mobile-money", &body).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&app, &mine, "/v1/collecte/mobile-money", &body).await.status,
+        StatusCode::OK
+    );
 
     sign_in(&browser, &app, &app.merchant.sandbox.clone()).await;
     browser.goto(&app.url("/dashboard/transactions/mine-1")).await;
@@ -92,7 +103,11 @@ async fn another_merchants_or_environments_transaction_is_not_found(app: TestApp
         assert_eq!(browser.count("main#page-transaction").await, 0, "{id}");
     }
     browser.goto(&app.url("/dashboard/transactions")).await;
-    assert_eq!(browser.count("table#transactions tr[data-transaction-id]").await, 1, "only mine-1");
+    assert_eq!(
+        browser.count("table#transactions tr[data-transaction-id]").await,
+        1,
+        "only mine-1"
+    );
 }
 
 async fn rotating_the_api_key_ends_the_session_at_once(app: TestApp) {
@@ -102,6 +117,7 @@ async fn rotating_the_api_key_ends_the_session_at_once(app: TestApp) {
     browser.goto(&app.url("/dashboard/api-keys")).await;
     browser.click("#rotate-api-key-submit").await;
     let secret = browser.text("code#new-secret").await.unwrap_or_default();
+    let key = browser.text("code#new-api-key").await.unwrap_or_default();
     assert!(secret.len() >= 24 && secret != creds.api_secret, "{secret:?}");
     assert_ne!(
         app.auth(&creds).await.status,
@@ -110,14 +126,26 @@ async fn rotating_the_api_key_ends_the_session_at_once(app: TestApp) {
     );
     browser.goto(&app.url("/dashboard")).await;
     assert_eq!(browser.path().await, "/dashboard/login", "its session ended with it");
+    let renewed = Creds {
+        api_key: key,
+        api_secret: secret,
+        ..creds
+    };
+    assert_eq!(
+        app.auth(&renewed).await.status,
+        StatusCode::OK,
+        "the new ones work for the API"
+    );
+    sign_in(&browser, &app, &renewed).await;
 }
 
 async fn an_expired_session_goes_back_to_the_login_page(app: TestApp) {
     let Some(browser) = Browser::start().await else { return };
-    let signed_in = Instant::now();
     sign_in(&browser, &app, &app.merchant.sandbox.clone()).await;
-    // The lifetime is wall-clock time on the server: nothing to wait for but its end.
-    tokio::time::sleep_until((signed_in + Duration::from_millis(1_500)).into()).await;
+    // The session began before this instant; its lifetime is wall-clock time on the server, so
+    // there is nothing to wait for but its end.
+    let signed_in = Instant::now();
+    tokio::time::sleep_until((signed_in + Duration::from_millis(1_200)).into()).await;
     browser.goto(&app.url("/dashboard/transactions")).await;
     assert_eq!(browser.path().await, "/dashboard/login");
     assert_eq!(browser.count("form#login-form").await, 1);
@@ -127,7 +155,10 @@ async fn every_page_fits_a_phone_and_the_sign_in_works_from_the_keyboard(app: Te
     let Some(browser) = Browser::start().await else { return };
     let token = app.sandbox_token().await;
     let body = collect_v1("phone-1", "0701020301", "GAMMA_MONEY_CI", "1000");
-    assert_eq!(post(&app, &token, "/v1/collecte/mobile-money", &body).await.status, StatusCode::OK);
+    assert_eq!(
+        post(&app, &token, "/v1/collecte/mobile-money", &body).await.status,
+        StatusCode::OK
+    );
     browser.window(390, 844).await;
     let overflow = "const d = document.documentElement; return d.scrollWidth - d.clientWidth;";
 
@@ -155,7 +186,7 @@ async fn every_page_fits_a_phone_and_the_sign_in_works_from_the_keyboard(app: Te
         key.is_some() && key < secret && secret < submit,
         "the focus went through {focused:?}"
     );
-    browser.keys(ENTER).await;
+    browser.enter().await;
     assert_eq!(browser.path().await, "/dashboard", "signed in from the keyboard");
 
     for page in PAGES {
@@ -165,6 +196,20 @@ async fn every_page_fits_a_phone_and_the_sign_in_works_from_the_keyboard(app: Te
             browser.script(overflow).await,
             serde_json::json!(0),
             "{page} scrolls sideways at 390 px"
+        );
+    }
+    // The answers that show a new secret, long words that must wrap.
+    for (page, button) in [
+        ("/dashboard/webhooks", "#rotate-webhook-secret-submit"),
+        ("/dashboard/api-keys", "#rotate-api-key-submit"),
+    ] {
+        browser.goto(&app.url(page)).await;
+        browser.click(button).await;
+        assert_eq!(browser.count("code#new-secret").await, 1, "{button}");
+        assert_eq!(
+            browser.script(overflow).await,
+            serde_json::json!(0),
+            "{button}'s answer scrolls sideways at 390 px"
         );
     }
 }

@@ -13,6 +13,7 @@ pub(super) mod attempts;
 pub(super) mod balance_locks;
 pub(super) mod batch;
 pub(super) mod customers;
+pub(super) mod dashboard;
 pub(super) mod insert_set;
 pub(super) mod merchants;
 pub(super) mod payments;

@@ -1,0 +1,117 @@
+//! `GET /dashboard/customers` (newest first, cursor paging) and
+//! `GET /dashboard/customers/{id}`: one customer with their transactions (those paid from or to
+//! their phone number).
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use maud::html;
+
+use super::layout::{self, html_response, segment, when, Flash, Spec};
+use super::session::Ctx;
+use super::transactions;
+use crate::api::pagination::split_page;
+use crate::domain::{Cursor, PageRequest, TransactionFilter};
+use crate::service::Gateway;
+
+const PAGE_SIZE: u32 = 50;
+
+pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
+    let after = ctx.visitor.query.get("cursor").and_then(|c| Cursor::decode(c));
+    let page = PageRequest {
+        limit: PAGE_SIZE + 1,
+        after,
+    };
+    let customers = match gateway.customers(&ctx.session.tenant, &page).await {
+        Ok(customers) => customers,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let (customers, next) = split_page(customers, &page, |c| Cursor {
+        created_at: c.created_at,
+        id: c.id.clone(),
+    });
+    let t = ctx.t();
+    let body = html! {
+        div.table-wrap {
+            table #customers {
+                thead { tr {
+                    th scope="col" { (t.name) }
+                    th scope="col" { (t.phone) }
+                    th scope="col" { (t.email) }
+                    th scope="col" { (t.created_at) }
+                } }
+                tbody {
+                    @for c in &customers {
+                        tr data-customer-id=(c.id) {
+                            td { a href={ "/dashboard/customers/" (segment(&c.id)) } { (c.first_name) " " (c.last_name) } }
+                            td { (c.phone.as_str()) }
+                            td { (c.email.as_deref().unwrap_or("")) }
+                            td { (when(c.created_at)) }
+                        }
+                    }
+                }
+            }
+        }
+        @if customers.is_empty() { p #no-customers { (t.no_customers) } }
+        @if let Some(next) = next {
+            p { a #next-page href={ "/dashboard/customers?cursor=" (segment(&next.encode())) } { (t.next_page) " →" } }
+        }
+    };
+    let spec = Spec {
+        title: t.customers,
+        main_id: "page-customers",
+        path: "/dashboard/customers",
+    };
+    let page = layout::page(&ctx, spec, Flash::None, body);
+    ctx.visitor.remember(&gateway, html_response(StatusCode::OK, page))
+}
+
+pub async fn show(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<String>) -> Response {
+    let tenant = &ctx.session.tenant;
+    let customer = match gateway.customer(tenant, &id).await {
+        Ok(customer) => customer,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let filter = TransactionFilter {
+        phone: Some(customer.phone.clone()),
+        ..TransactionFilter::default()
+    };
+    let page = PageRequest {
+        limit: 100,
+        after: None,
+    };
+    let records = match gateway.transactions(tenant, &filter, &page).await {
+        Ok(records) => records,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let t = ctx.t();
+    let name = format!("{} {}", customer.first_name, customer.last_name);
+    let path = format!("/dashboard/customers/{}", segment(&customer.id));
+    let address = [
+        customer.address.street_address.as_deref(),
+        customer.address.city.as_deref(),
+        Some(customer.address.country_code.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(", ");
+    let body = html! {
+        dl.facts #customer data-customer-id=(customer.id) {
+            dt { (t.phone) } dd #customer-phone { (customer.phone.as_str()) }
+            dt { (t.email) } dd { (customer.email.as_deref().unwrap_or("—")) }
+            dt { (t.address) } dd { (address) }
+            dt { (t.created_at) } dd { (when(customer.created_at)) }
+        }
+        h2 { (t.customer_transactions) }
+        (transactions::table(t, &records))
+        p { a href={ "/dashboard/transactions?phone=" (segment(customer.phone.as_str())) } { (t.nav_transactions) " →" } }
+    };
+    let spec = Spec {
+        title: &name,
+        main_id: "page-customer",
+        path: &path,
+    };
+    let page = layout::page(&ctx, spec, Flash::None, body);
+    ctx.visitor.remember(&gateway, html_response(StatusCode::OK, page))
+}

@@ -1,0 +1,274 @@
+//! The page around every dashboard page (header, navigation, environment switch, language,
+//! sign-out), the error pages, and how amounts and times are written.
+
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+
+use super::i18n::Lang;
+use super::session::Ctx;
+use crate::domain::{Environment, Timestamp};
+use crate::service::ServiceError;
+
+const STYLE: &str = include_str!("style.css");
+
+/// What an action says it did: shown at the top of the answer page.
+pub enum Flash {
+    None,
+    /// It worked: `p#flash[role=status]`.
+    Done(String),
+    /// It did not: `p#error[role=alert]`.
+    Failed(String),
+}
+
+/// What a page is: its title, `main`'s id, and its own address (for the language switch).
+pub struct Spec<'a> {
+    pub title: &'a str,
+    pub main_id: &'a str,
+    pub path: &'a str,
+}
+
+fn shell(lang: Lang, title: &str, header: Markup, main_id: &str, flash: &Flash, body: Markup) -> Markup {
+    let t = lang.text();
+    html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="referrer" content="same-origin";
+                title { (title) " · " (t.title) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                a.skip href={ "#" (main_id) } { (t.skip_to_content) }
+                (header)
+                main #(main_id) tabindex="-1" {
+                    h1 { (title) }
+                    @match flash {
+                        Flash::None => {}
+                        Flash::Done(text) => p #flash role="status" { (text) },
+                        Flash::Failed(text) => p #error role="alert" { (text) },
+                    }
+                    (body)
+                }
+            }
+        }
+    }
+}
+
+fn other(environment: Environment) -> Environment {
+    match environment {
+        Environment::Sandbox => Environment::Production,
+        Environment::Production => Environment::Sandbox,
+    }
+}
+
+/// A page of a signed-in merchant.
+pub fn page(ctx: &Ctx, spec: Spec<'_>, flash: Flash, body: Markup) -> Markup {
+    let t = ctx.t();
+    let environment = ctx.session.tenant.environment;
+    let switch_lang = ctx.lang().other();
+    let header = html! {
+        header {
+            a.brand href="/dashboard" { "momo-gateway · " (t.title) }
+            nav aria-label=(t.nav_label) {
+                ul {
+                    li { a href="/dashboard" { (t.nav_overview) } }
+                    li { a href="/dashboard/transactions" { (t.nav_transactions) } }
+                    li { a href="/dashboard/customers" { (t.nav_customers) } }
+                    li { a href="/dashboard/webhooks" { (t.nav_webhooks) } }
+                    li { a href="/dashboard/api-keys" { (t.nav_api_keys) } }
+                }
+            }
+            nav #environment-switch aria-label=(t.environment) {
+                span { (t.environment) " : " }
+                span #current-environment { (environment.as_str()) }
+                a #switch-environment href={ "/dashboard/login?environment=" (other(environment).as_str()) } {
+                    (t.switch_to) " " (other(environment).as_str())
+                }
+            }
+            a #switch-language href={ (spec.path) "?lang=" (switch_lang.code()) } lang=(switch_lang.code()) {
+                (t.language_name)
+            }
+            form #logout-form method="post" action="/dashboard/logout" {
+                input type="hidden" name="csrf_token" value=(ctx.csrf);
+                button #logout-submit type="submit" { (t.sign_out) }
+            }
+        }
+    };
+    shell(ctx.lang(), spec.title, header, spec.main_id, &flash, body)
+}
+
+/// A page without a session (sign-in, errors before sign-in).
+pub fn public_page(lang: Lang, spec: Spec<'_>, flash: Flash, body: Markup) -> Markup {
+    let t = lang.text();
+    let other = lang.other();
+    let header = html! {
+        header {
+            a.brand href="/dashboard" { "momo-gateway · " (t.title) }
+            a #switch-language href={ (spec.path) "?lang=" (other.code()) } lang=(other.code()) { (t.language_name) }
+        }
+    };
+    shell(lang, spec.title, header, spec.main_id, &flash, body)
+}
+
+/// What every page forbids: scripts of any origin, being framed (clickjacking the buttons),
+/// forms posting elsewhere; only its own inline style and SVG.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+pub fn html_response(status: StatusCode, markup: Markup) -> Response {
+    use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY as CSP, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS};
+    use axum::http::HeaderValue;
+    let mut response = (status, Html(markup.into_string())).into_response();
+    let headers = response.headers_mut();
+    // Pages show balances and secrets: never kept by a shared cache or the back button's cache.
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(CSP, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    response
+}
+
+/// The page of an error answered before or around the dashboard's handlers (a method not
+/// allowed, a body over the limit, a panic, a timeout), in place of the API's envelope.
+pub fn bare_error(status: StatusCode) -> Response {
+    let lang = Lang::Fr;
+    if status == StatusCode::NOT_FOUND {
+        return not_found(lang);
+    }
+    if status.is_server_error() {
+        return unavailable_with(lang, status);
+    }
+    let t = lang.text();
+    let spec = Spec {
+        title: t.bad_request,
+        main_id: "page-error",
+        path: "/dashboard",
+    };
+    let body = html! { p #error role="alert" { (t.bad_request) " (" (status.as_u16()) ")" } };
+    html_response(status, public_page(lang, spec, Flash::None, body))
+}
+
+/// 404: another merchant's, another environment's or an unknown record, or no such page.
+pub fn not_found(lang: Lang) -> Response {
+    let t = lang.text();
+    let spec = Spec {
+        title: t.not_found,
+        main_id: "page-not-found",
+        path: "/dashboard",
+    };
+    let body = html! {
+        p #error role="alert" { (t.not_found_text) }
+        p { a href="/dashboard" { (t.back_to_overview) } }
+    };
+    html_response(StatusCode::NOT_FOUND, public_page(lang, spec, Flash::None, body))
+}
+
+/// 403: a POST without this session's CSRF token.
+pub fn forbidden(lang: Lang) -> Response {
+    let t = lang.text();
+    let spec = Spec {
+        title: t.bad_request,
+        main_id: "page-forbidden",
+        path: "/dashboard",
+    };
+    let body = html! {
+        p #error role="alert" { (t.forbidden_text) }
+        p { a href="/dashboard" { (t.back_to_overview) } }
+    };
+    html_response(StatusCode::FORBIDDEN, public_page(lang, spec, Flash::None, body))
+}
+
+/// 503 (or 500): the database or a bug; the cause is in the log, never on the page.
+pub fn unavailable(lang: Lang) -> Response {
+    unavailable_with(lang, StatusCode::SERVICE_UNAVAILABLE)
+}
+
+fn unavailable_with(lang: Lang, status: StatusCode) -> Response {
+    let t = lang.text();
+    let spec = Spec {
+        title: t.bad_request,
+        main_id: "page-error",
+        path: "/dashboard",
+    };
+    let id = crate::api::request_id::current();
+    let body = html! {
+        p #error role="alert" { (t.unavailable_text) " (" (id) ")" }
+        p { a href="/dashboard" { (t.back_to_overview) } }
+    };
+    html_response(status, public_page(lang, spec, Flash::None, body))
+}
+
+/// The page for a use case that failed outside the page's own handling.
+pub fn service_error(lang: Lang, e: ServiceError) -> Response {
+    match e {
+        ServiceError::NotFound(_) => not_found(lang),
+        ServiceError::Unauthorized(_) => (
+            StatusCode::SEE_OTHER,
+            [(axum::http::header::LOCATION, "/dashboard/login")],
+        )
+            .into_response(),
+        ServiceError::Invalid(why) => {
+            let t = lang.text();
+            let spec = Spec {
+                title: t.bad_request,
+                main_id: "page-error",
+                path: "/dashboard",
+            };
+            html_response(
+                StatusCode::BAD_REQUEST,
+                public_page(
+                    lang,
+                    spec,
+                    Flash::Failed(why),
+                    html! { p { a href="/dashboard" { (t.back_to_overview) } } },
+                ),
+            )
+        }
+        ServiceError::Unavailable(cause) => {
+            tracing::warn!(cause = %cause, "dashboard: database unavailable");
+            unavailable(lang)
+        }
+        ServiceError::Internal(cause) => {
+            tracing::error!(cause = %cause, "dashboard: internal fault");
+            unavailable_with(lang, StatusCode::INTERNAL_SERVER_ERROR)
+        }
+    }
+}
+
+/// `12 500 F CFA`: francs grouped by thousands.
+pub fn money(amount: i64) -> String {
+    let digits = amount.unsigned_abs().to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push('\u{202f}');
+        }
+        grouped.push(c);
+    }
+    let sign = if amount < 0 { "-" } else { "" };
+    format!("{sign}{grouped} F CFA")
+}
+
+/// `2026-11-24 07:01:00 UTC`.
+pub fn when(at: Timestamp) -> String {
+    let iso = at.iso8601_millis();
+    format!("{} UTC", iso.get(..19).unwrap_or(&iso).replace('T', " "))
+}
+
+/// A path segment, percent-encoded (merchants' transaction ids may hold any printable text).
+pub fn segment(raw: &str) -> String {
+    percent_encoding::utf8_percent_encode(raw, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn amounts_are_grouped_by_thousands() {
+        assert_eq!(super::money(0), "0 F CFA");
+        assert_eq!(super::money(12_500), "12\u{202f}500 F CFA");
+        assert_eq!(super::money(-1_000_000), "-1\u{202f}000\u{202f}000 F CFA");
+    }
+}

@@ -1,0 +1,179 @@
+//! Sign-in and sign-out.
+//!
+//! Sign-in takes one environment's API key and secret; the session opens the environment the
+//! key belongs to (a Sandbox key never opens Production). It is rate-limited like `/v1/auth`,
+//! with the same buckets: per client address, then per API key. Its form has no session yet,
+//! so its CSRF token is a double-submit cookie (`momo_login_csrf`) set with the form.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::header::{LOCATION, RETRY_AFTER, SET_COOKIE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use maud::html;
+
+use super::i18n::Lang;
+use super::layout::{self, html_response, Flash, Spec};
+use super::session::{cookie, fields, set_cookie, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE, SESSION_COOKIE};
+use crate::api::client_address::client_address;
+use crate::domain::{Environment, Timestamp};
+use crate::service::credentials::random_token;
+use crate::service::rate_limit::retry_after_seconds;
+use crate::service::{Gateway, ServiceError};
+
+/// The sign-in page; `status` 401 after wrong credentials, 429 when limited.
+fn login_page(gateway: &Gateway, visitor: &Visitor, status: StatusCode, flash: Flash) -> Response {
+    let t = visitor.t();
+    let lang = visitor.lang;
+    let csrf = random_token::<24>();
+    let environment = visitor
+        .query
+        .get("environment")
+        .and_then(|e| e.parse::<Environment>().ok());
+    let spec = Spec {
+        title: t.sign_in,
+        main_id: "page-login",
+        path: "/dashboard/login",
+    };
+    let body = html! {
+        div.login {
+            p { (t.sign_in_intro) }
+            @if let Some(environment) = environment {
+                p.hint #environment-hint { (t.sign_in_environment_hint) " " strong { (environment.as_str()) } }
+            }
+            form #login-form method="post" action="/dashboard/login" {
+                input type="hidden" name="csrf_token" value=(csrf);
+                div.field {
+                    label for="api_key" { (t.api_key) }
+                    input #api_key type="text" name="api_key" required autocomplete="username"
+                        autocapitalize="none" spellcheck="false";
+                }
+                div.field {
+                    label for="api_secret" { (t.api_secret) }
+                    input #api_secret type="password" name="api_secret" required autocomplete="current-password";
+                }
+                button #login-submit type="submit" { (t.sign_in) }
+            }
+        }
+    };
+    let mut response = html_response(status, layout::public_page(lang, spec, flash, body));
+    response
+        .headers_mut()
+        .append(SET_COOKIE, set_cookie(gateway, LOGIN_CSRF_COOKIE, &csrf, 3_600));
+    visitor.remember(gateway, response)
+}
+
+pub async fn show(State(gateway): State<Gateway>, visitor: Visitor) -> Response {
+    login_page(&gateway, &visitor, StatusCode::OK, Flash::None)
+}
+
+/// Constant-time equality of two texts (the login form's double-submit token).
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Slows guessing with the buckets of `/v1/auth`, under keys of their own.
+fn limited(gateway: &Gateway, address: Option<std::net::IpAddr>, api_key: &str) -> Option<std::time::Duration> {
+    let now = Instant::now();
+    if let (Some(limit), Some(ip)) = (&gateway.limits().auth_per_address, address) {
+        if let Err(wait) = limit.take(&format!("dashboard:{ip}"), now) {
+            gateway.metrics().rate_limited("auth_address");
+            return Some(wait);
+        }
+    }
+    if let Some(limit) = &gateway.limits().auth_per_key {
+        if let Err(wait) = limit.take(&format!("dashboard:{api_key}"), now) {
+            gateway.metrics().rate_limited("auth_key");
+            return Some(wait);
+        }
+    }
+    None
+}
+
+pub async fn submit(
+    State(gateway): State<Gateway>,
+    address: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    visitor: Visitor,
+    form: FormFields,
+) -> Response {
+    let lang = visitor.lang;
+    let form = fields(form);
+    let expected = cookie(&headers, LOGIN_CSRF_COOKIE).unwrap_or("");
+    let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
+    if expected.is_empty() || !same(expected, presented) {
+        return layout::forbidden(lang);
+    }
+    let field = |name: &str| form.get(name).map(|v| v.trim()).unwrap_or("");
+    let (api_key, api_secret) = (field("api_key"), field("api_secret"));
+    let trusted = &gateway.config().http.trusted_proxies;
+    let client = address.map(|peer| client_address(peer.0 .0.ip(), &headers, trusted));
+    if let Some(wait) = limited(&gateway, client, api_key) {
+        let mut response = login_page(
+            &gateway,
+            &visitor,
+            StatusCode::TOO_MANY_REQUESTS,
+            Flash::Failed(visitor.t().too_many_attempts.to_owned()),
+        );
+        if let Ok(value) = HeaderValue::from_str(&retry_after_seconds(wait).to_string()) {
+            response.headers_mut().insert(RETRY_AFTER, value);
+        }
+        return response;
+    }
+    let wrong = || {
+        gateway.metrics().auth_failure("dashboard");
+        login_page(
+            &gateway,
+            &visitor,
+            StatusCode::UNAUTHORIZED,
+            Flash::Failed(visitor.t().wrong_credentials.to_owned()),
+        )
+    };
+    if api_key.is_empty() || api_secret.is_empty() || api_key.chars().chain(api_secret.chars()).any(char::is_control) {
+        return wrong();
+    }
+    let signed_in = match gateway.dashboard_sign_in(api_key, api_secret, Timestamp::now()).await {
+        Ok(signed_in) => signed_in,
+        Err(ServiceError::Unauthorized(_)) => return wrong(),
+        Err(e) => return layout::service_error(lang, e),
+    };
+    // A session this browser had before (the other environment's) ends now.
+    if let Some(previous) = cookie(&headers, SESSION_COOKIE) {
+        if let Err(e) = gateway.dashboard_sign_out(previous).await {
+            tracing::warn!(error = %e, "dashboard: the previous session could not be ended");
+        }
+    }
+    let lifetime = gateway.config().dashboard.session_max.as_secs();
+    let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard")]).into_response();
+    let headers = response.headers_mut();
+    headers.append(
+        SET_COOKIE,
+        set_cookie(&gateway, SESSION_COOKIE, &signed_in.token, lifetime),
+    );
+    headers.append(SET_COOKIE, set_cookie(&gateway, LOGIN_CSRF_COOKIE, "", 0));
+    visitor.remember(&gateway, response)
+}
+
+/// Ends the session, then to the sign-in page.
+pub async fn logout(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) -> Response {
+    let form = fields(form);
+    if !ctx.csrf_ok(&gateway, &form) {
+        return layout::forbidden(ctx.lang());
+    }
+    if let Err(e) = gateway.dashboard_sign_out(ctx.token()).await {
+        return layout::service_error(ctx.lang(), e);
+    }
+    signed_out(&gateway, ctx.lang())
+}
+
+/// 303 to the sign-in page, the session cookie deleted.
+pub fn signed_out(gateway: &Gateway, _lang: Lang) -> Response {
+    let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard/login")]).into_response();
+    response
+        .headers_mut()
+        .append(SET_COOKIE, set_cookie(gateway, SESSION_COOKIE, "", 0));
+    response
+}

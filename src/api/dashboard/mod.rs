@@ -1,0 +1,56 @@
+//! The merchant dashboard (`/dashboard`, docs/dashboard.md): HTML rendered on the server with
+//! maud, plain forms, no script. It sits beside the API dialects and, like them, goes through
+//! the use cases of `service`, never the store.
+//!
+//! Every answer is an HTML page, errors included (404, 403, 401, 429, 503), never the JSON
+//! envelope; a request without a valid session is sent (303) to the sign-in page. These routes
+//! are not API operations: docs/openapi.yaml does not list them, and tests/api/openapi.rs
+//! reads only the API's routers.
+
+mod api_keys;
+mod customers;
+mod i18n;
+mod layout;
+mod login;
+mod overview;
+mod session;
+mod transaction;
+mod transactions;
+mod webhooks;
+
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::service::Gateway;
+
+/// The dashboard's routes, all under `/dashboard`.
+pub fn routes() -> Router<Gateway> {
+    Router::new()
+        .route("/dashboard", get(overview::show))
+        .route("/dashboard/", get(overview::show))
+        .route("/dashboard/login", get(login::show).post(login::submit))
+        .route("/dashboard/logout", post(login::logout))
+        .route("/dashboard/transactions", get(transactions::list))
+        .route("/dashboard/transactions.csv", get(transactions::export))
+        .route("/dashboard/transactions/{id}", get(transaction::show))
+        .route("/dashboard/transactions/{id}/resend-webhook", post(transaction::resend))
+        .route("/dashboard/customers", get(customers::list))
+        .route("/dashboard/customers/{id}", get(customers::show))
+        .route("/dashboard/webhooks", get(webhooks::show))
+        .route("/dashboard/webhooks/url", post(webhooks::set_url))
+        .route("/dashboard/webhooks/test", post(webhooks::send_test))
+        .route("/dashboard/webhooks/rotate-secret", post(webhooks::rotate_secret))
+        .route("/dashboard/api-keys", get(api_keys::show))
+        .route("/dashboard/api-keys/rotate", post(api_keys::rotate))
+        .route("/dashboard/{*rest}", get(not_found).post(not_found))
+}
+
+/// Any other address under `/dashboard`: the HTML 404 page, once signed in (before, like
+/// every page, the sign-in page).
+async fn not_found(State(_): State<Gateway>, ctx: session::Ctx) -> Response {
+    layout::not_found(ctx.lang())
+}
+
+pub use layout::bare_error;

@@ -1,0 +1,175 @@
+//! Who is looking at a dashboard page: the language, and for every page but sign-in the
+//! session behind the `momo_session` cookie (no valid session: 303 to the sign-in page). POST
+//! handlers check the form's `csrf_token` against the session before doing anything.
+
+use std::collections::HashMap;
+
+use axum::extract::{FromRequestParts, Query};
+use axum::http::header::{COOKIE, LOCATION, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::i18n::{Lang, Text};
+use super::layout;
+use crate::domain::{DashboardSession, Timestamp};
+use crate::service::Gateway;
+
+pub const SESSION_COOKIE: &str = "momo_session";
+pub const LANG_COOKIE: &str = "momo_lang";
+/// The double-submit cookie of the sign-in form, which has no session to derive a token from.
+pub const LOGIN_CSRF_COOKIE: &str = "momo_login_csrf";
+
+/// A POSTed form, whatever went wrong reading it (a missing form has no CSRF token: 403).
+pub type FormFields = Result<axum::Form<HashMap<String, String>>, axum::extract::rejection::FormRejection>;
+
+/// The fields of a POSTed form; none when it could not be read.
+pub fn fields(form: FormFields) -> HashMap<String, String> {
+    form.map(|f| f.0).unwrap_or_default()
+}
+
+/// The value of cookie `name`, if the request carries it.
+pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.trim())
+}
+
+/// A `Set-Cookie` value scoped to the dashboard: HttpOnly, SameSite=Strict, and Secure when
+/// the gateway is served over https (`MOMO_PUBLIC_URL`). `max_age` 0 deletes it.
+pub fn set_cookie(gateway: &Gateway, name: &str, value: &str, max_age_s: u64) -> HeaderValue {
+    let secure = if gateway.config().public_url.starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
+    let text = format!("{name}={value}; HttpOnly; SameSite=Strict; Path=/dashboard; Max-Age={max_age_s}{secure}");
+    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("momo_invalid=; Max-Age=0"))
+}
+
+/// The language and query of a request: `?lang=` first (and then remembered), else the cookie.
+pub struct Visitor {
+    pub lang: Lang,
+    /// Set when `?lang=` chose the language: the answer remembers it in a cookie.
+    pub chosen: bool,
+    pub query: HashMap<String, String>,
+}
+
+impl Visitor {
+    fn of(parts: &Parts) -> Visitor {
+        let query: HashMap<String, String> = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+            .map(|q| q.0)
+            .unwrap_or_default();
+        let asked = query.get("lang").and_then(|l| Lang::parse(l));
+        let remembered = cookie(&parts.headers, LANG_COOKIE).and_then(Lang::parse);
+        Visitor {
+            lang: asked.or(remembered).unwrap_or(Lang::Fr),
+            chosen: asked.is_some(),
+            query,
+        }
+    }
+
+    pub fn t(&self) -> &'static Text {
+        self.lang.text()
+    }
+
+    /// `response` with the language cookie when `?lang=` chose it.
+    pub fn remember(&self, gateway: &Gateway, mut response: Response) -> Response {
+        if self.chosen {
+            let value = set_cookie(gateway, LANG_COOKIE, self.lang.code(), 365 * 86_400);
+            response.headers_mut().append(SET_COOKIE, value);
+        }
+        response
+    }
+}
+
+impl FromRequestParts<Gateway> for Visitor {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &Gateway) -> Result<Self, Self::Rejection> {
+        Ok(Visitor::of(parts))
+    }
+}
+
+/// A signed-in merchant: its session, the cookie's token (to derive the CSRF token), and the
+/// language.
+pub struct Ctx {
+    pub visitor: Visitor,
+    pub session: DashboardSession,
+    token: String,
+    pub csrf: String,
+}
+
+impl Ctx {
+    pub fn t(&self) -> &'static Text {
+        self.visitor.t()
+    }
+
+    pub fn lang(&self) -> Lang {
+        self.visitor.lang
+    }
+
+    /// Whether a POSTed form carries this session's CSRF token (constant-time comparison).
+    pub fn csrf_ok(&self, gateway: &Gateway, form: &HashMap<String, String>) -> bool {
+        form.get("csrf_token")
+            .is_some_and(|presented| gateway.dashboard_csrf_matches(&self.token, presented))
+    }
+
+    /// The session cookie's token, for sign-out.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+}
+
+/// Not signed in (or the session ended): to the sign-in page; the database failing: an error
+/// page.
+pub enum NoSession {
+    SignIn,
+    Unavailable(Lang),
+}
+
+impl IntoResponse for NoSession {
+    fn into_response(self) -> Response {
+        match self {
+            NoSession::SignIn => (
+                StatusCode::SEE_OTHER,
+                [(LOCATION, HeaderValue::from_static("/dashboard/login"))],
+            )
+                .into_response(),
+            NoSession::Unavailable(lang) => layout::unavailable(lang),
+        }
+    }
+}
+
+impl FromRequestParts<Gateway> for Ctx {
+    type Rejection = NoSession;
+
+    async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
+        let visitor = Visitor::of(parts);
+        let lang = visitor.lang;
+        let token = cookie(&parts.headers, SESSION_COOKIE)
+            .ok_or(NoSession::SignIn)?
+            .to_owned();
+        let session = match gateway.dashboard_session(&token, Timestamp::now()).await {
+            Ok(Some(session)) => session,
+            Ok(None) => return Err(NoSession::SignIn),
+            Err(e) => {
+                tracing::warn!(error = %e, "dashboard session lookup failed");
+                return Err(NoSession::Unavailable(lang));
+            }
+        };
+        tracing::Span::current().record("merchant", session.tenant.merchant_id.0.as_str());
+        let csrf = gateway.dashboard_csrf_token(&token);
+        Ok(Ctx {
+            visitor,
+            session,
+            token,
+            csrf,
+        })
+    }
+}

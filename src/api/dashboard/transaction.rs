@@ -1,0 +1,130 @@
+//! `GET /dashboard/transactions/{id}`: one transaction (by the merchant's id or the
+//! reference) with its amounts, customer, timeline of transitions, and webhook attempts; and
+//! `POST …/resend-webhook`, which sends its webhook again through the existing redelivery.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use maud::{html, Markup};
+
+use super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::session::{fields, Ctx, FormFields};
+use crate::domain::{Kind, Timestamp};
+use crate::service::{Gateway, ServiceError, Timeline};
+
+pub async fn show(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<String>) -> Response {
+    render(&gateway, &ctx, &id, StatusCode::OK, Flash::None).await
+}
+
+pub async fn resend(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<String>, form: FormFields) -> Response {
+    if !ctx.csrf_ok(&gateway, &fields(form)) {
+        return layout::forbidden(ctx.lang());
+    }
+    let t = ctx.t();
+    let (status, flash) = match gateway
+        .resend_webhooks(&ctx.session.tenant, &id, Timestamp::now())
+        .await
+    {
+        Ok(_) => (StatusCode::OK, Flash::Done(t.webhook_resent.to_owned())),
+        Err(ServiceError::NotFound("webhook event")) => {
+            (StatusCode::CONFLICT, Flash::Failed(t.no_webhook_yet.to_owned()))
+        }
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    render(&gateway, &ctx, &id, status, flash).await
+}
+
+async fn render(gateway: &Gateway, ctx: &Ctx, id: &str, status: StatusCode, flash: Flash) -> Response {
+    let timeline = match gateway.timeline(&ctx.session.tenant, id).await {
+        Ok(timeline) => timeline,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let path = format!(
+        "/dashboard/transactions/{}",
+        segment(&timeline.record.transaction.transaction_id)
+    );
+    let title = format!("{} {}", ctx.t().transaction, timeline.record.transaction.transaction_id);
+    let spec = Spec {
+        title: &title,
+        main_id: "page-transaction",
+        path: &path,
+    };
+    let page = layout::page(ctx, spec, flash, body(ctx, &timeline, &path));
+    ctx.visitor.remember(gateway, html_response(status, page))
+}
+
+fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
+    let t = ctx.t();
+    let tx = &timeline.record.transaction;
+    let customer = &timeline.record.customer;
+    html! {
+        dl.facts {
+            dt { (t.status) } dd #status data-status=(tx.status.as_str()) { (tx.status.as_str()) }
+            dt { (t.transaction_id) } dd #transaction-id { (tx.transaction_id) }
+            dt { (t.reference) } dd #reference { (tx.reference) }
+            dt { (t.kind) } dd { (match tx.kind { Kind::Collection => t.collection, Kind::Transfer => t.transfer }) }
+            dt { (t.operator) } dd { (tx.operator.v1_code()) }
+            dt { (t.phone) } dd { (tx.phone.as_str()) }
+            dt { (t.amount) } dd #amount { (money(tx.amounts.amount)) }
+            dt { (t.fees) } dd #fees { (money(tx.amounts.fees)) }
+            dt { (t.amount_receive) } dd { (money(tx.amounts.amount_receive)) }
+            dt { (t.amount_total) } dd #amount-total { (money(tx.amounts.amount_total)) }
+            dt { (t.created_at) } dd { (when(tx.created_at)) }
+            @if let Some(reason) = &tx.failure_reason {
+                dt { (t.failure) } dd #failure-reason { (reason) }
+            }
+            dt { (t.customer) }
+            dd #customer {
+                a href={ "/dashboard/customers/" (segment(&customer.id)) } {
+                    (customer.first_name) " " (customer.last_name)
+                }
+                @if let Some(email) = &customer.email { " · " (email) }
+            }
+        }
+        h2 { (t.timeline) }
+        ol #timeline {
+            @for step in &timeline.transitions {
+                li data-to=(step.to.as_str()) data-cause=(step.cause) {
+                    time { (when(step.at)) } " — "
+                    @if let Some(from) = step.from { (from.as_str()) " → " }
+                    strong { (step.to.as_str()) } " (" (step.cause) ")"
+                    @if let Some(detail) = &step.detail { " : " (detail) }
+                }
+            }
+        }
+        h2 { (t.webhook_attempts) }
+        div.table-wrap {
+            table #webhook-attempts {
+                thead { tr {
+                    th scope="col" { (t.event) }
+                    th scope="col" { (t.attempt) }
+                    th scope="col" { (t.at) }
+                    th scope="col" { (t.status_code) }
+                    th.num scope="col" { (t.latency) }
+                    th scope="col" { (t.error) }
+                } }
+                tbody {
+                    @for (event, attempts) in &timeline.events {
+                        @for a in attempts {
+                            tr.attempt data-event-id=(event.id) {
+                                td { (event.transaction_status.as_str()) " · " (event.state.as_str()) }
+                                td { (a.attempt) }
+                                td { (when(a.at)) }
+                                td.status-code { @if let Some(code) = a.status_code { (code) } @else { "—" } }
+                                td.latency.num { (a.latency_ms) " ms" }
+                                td { (a.error.as_deref().unwrap_or("")) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if timeline.events.iter().all(|(_, attempts)| attempts.is_empty()) {
+            p #no-attempts { (t.no_attempts) }
+        }
+        form #resend-webhook method="post" action={ (path) "/resend-webhook" } {
+            input type="hidden" name="csrf_token" value=(ctx.csrf);
+            button #resend-webhook-submit type="submit" { (t.resend_webhook) }
+        }
+    }
+}

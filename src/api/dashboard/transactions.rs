@@ -1,0 +1,304 @@
+//! `GET /dashboard/transactions`: the filtered list with cursor paging (the API's list
+//! machinery), search by transaction id or reference, and `GET /dashboard/transactions.csv`,
+//! the same filtered list as CSV.
+
+use std::collections::HashMap;
+
+use axum::extract::State;
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::{html, Markup};
+
+use super::i18n::Text;
+use super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::session::Ctx;
+use crate::api::pagination::split_page;
+use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp};
+use crate::domain::{Tenant, TransactionFilter, TransactionRecord};
+use crate::service::{Gateway, ServiceError};
+
+/// Rows per page.
+const PAGE_SIZE: u32 = 50;
+/// The most rows an export holds.
+const EXPORT_CAP: usize = 10_000;
+const DAY_MS: i64 = 86_400_000;
+
+/// What the filter form sent, as sent (to fill the form again and build links).
+struct Query<'q>(&'q HashMap<String, String>);
+
+impl Query<'_> {
+    fn get(&self, name: &str) -> &str {
+        self.0.get(name).map(|v| v.trim()).unwrap_or("")
+    }
+
+    /// The filters as a query string, without the cursor.
+    fn filters_query(&self) -> String {
+        let mut pairs = Vec::new();
+        for name in ["status", "type", "operator", "phone", "from", "to", "q"] {
+            let value = self.get(name);
+            if !value.is_empty() {
+                pairs.push(format!("{name}={}", segment(value)));
+            }
+        }
+        pairs.join("&")
+    }
+
+    /// A date (`2026-11-24`, read as that UTC day) or an ISO 8601 instant.
+    fn time(&self, name: &str, end_of_day: bool) -> Result<Option<Timestamp>, String> {
+        let raw = self.get(name);
+        if raw.is_empty() {
+            return Ok(None);
+        }
+        if let Some(at) = Timestamp::parse_iso8601(&format!("{raw}T00:00:00Z")) {
+            return Ok(Some(if end_of_day {
+                Timestamp(at.millis() + DAY_MS)
+            } else {
+                at
+            }));
+        }
+        Timestamp::parse_iso8601(raw)
+            .map(Some)
+            .ok_or_else(|| format!("{name}: {raw:?} is not a date (YYYY-MM-DD)"))
+    }
+
+    fn filter(&self) -> Result<TransactionFilter, String> {
+        let status = match self.get("status") {
+            "" => None,
+            s => Some(Status::parse(s).ok_or_else(|| format!("status: {s:?}"))?),
+        };
+        let kind = match self.get("type") {
+            "" => None,
+            k => Some(Kind::parse(k).ok_or_else(|| format!("type: {k:?}"))?),
+        };
+        let operator = match self.get("operator") {
+            "" => None,
+            o => Some(OperatorCode::from_name(o).ok_or_else(|| format!("operator: {o:?}"))?),
+        };
+        let phone = match self.get("phone") {
+            "" => None,
+            p => Some(Msisdn::parse(p).map_err(|e| format!("phone {e}"))?),
+        };
+        Ok(TransactionFilter {
+            status,
+            kind,
+            operator,
+            phone,
+            from: self.time("from", false)?,
+            to: self.time("to", true)?,
+        })
+    }
+}
+
+/// One page of the list: searched by id or reference when `q` is given, else filtered.
+async fn read_page(
+    gateway: &Gateway,
+    tenant: &Tenant,
+    query: &Query<'_>,
+    page: &PageRequest,
+) -> Result<Result<Vec<TransactionRecord>, String>, ServiceError> {
+    let filter = match query.filter() {
+        Ok(filter) => filter,
+        Err(why) => return Ok(Err(why)),
+    };
+    let q = query.get("q");
+    if !q.is_empty() {
+        return match gateway.transaction(tenant, q).await {
+            Ok(record) => Ok(Ok(vec![record])),
+            Err(ServiceError::NotFound(_)) => Ok(Ok(Vec::new())),
+            Err(e) => Err(e),
+        };
+    }
+    gateway.transactions(tenant, &filter, page).await.map(Ok)
+}
+
+fn cursor_of(r: &TransactionRecord) -> Cursor {
+    Cursor {
+        created_at: r.transaction.created_at,
+        id: r.transaction.id.clone(),
+    }
+}
+
+pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
+    let query = Query(&ctx.visitor.query);
+    let after = match query.get("cursor") {
+        "" => None,
+        raw => Cursor::decode(raw),
+    };
+    let page = PageRequest {
+        limit: PAGE_SIZE + 1,
+        after,
+    };
+    let (status, flash, records, next) = match read_page(&gateway, &ctx.session.tenant, &query, &page).await {
+        Ok(Ok(records)) => {
+            let (records, next) = split_page(records, &page, cursor_of);
+            (StatusCode::OK, Flash::None, records, next)
+        }
+        Ok(Err(why)) => (StatusCode::BAD_REQUEST, Flash::Failed(why), Vec::new(), None),
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let t = ctx.t();
+    let filters = query.filters_query();
+    let body = html! {
+        (filter_form(t, &query))
+        div.actions {
+            a.button #export-csv href={ "/dashboard/transactions.csv" @if !filters.is_empty() { "?" (filters) } } {
+                (t.export_csv)
+            }
+        }
+        (table(t, &records))
+        @if let Some(next) = next {
+            p { a #next-page href={ "/dashboard/transactions?" (filters) @if !filters.is_empty() { "&" } "cursor=" (segment(&next.encode())) } {
+                (t.next_page) " →"
+            } }
+        }
+    };
+    let spec = Spec {
+        title: t.nav_transactions,
+        main_id: "page-transactions",
+        path: "/dashboard/transactions",
+    };
+    let page = layout::page(&ctx, spec, flash, body);
+    ctx.visitor.remember(&gateway, html_response(status, page))
+}
+
+fn select(id: &str, label: &str, options: &[(&str, &str)], chosen: &str) -> Markup {
+    html! {
+        div {
+            label for=(id) { (label) }
+            select #(id) name=(id) {
+                @for (value, text) in options {
+                    option value=(value) selected[*value == chosen] { (text) }
+                }
+            }
+        }
+    }
+}
+
+fn filter_form(t: &Text, q: &Query<'_>) -> Markup {
+    let operators: Vec<(&str, &str)> = std::iter::once(("", t.any))
+        .chain(OperatorCode::ALL.iter().map(|o| (o.name(), o.v1_code())))
+        .collect();
+    html! {
+        form #filters .filters method="get" action="/dashboard/transactions" aria-label=(t.filters) {
+            (select("status", t.status, &[("", t.any), ("PENDING", "PENDING"), ("SUCCESSFUL", "SUCCESSFUL"), ("FAILED", "FAILED")], q.get("status")))
+            (select("type", t.kind, &[("", t.any), ("collecte", t.collection), ("transfer", t.transfer)], q.get("type")))
+            (select("operator", t.operator, &operators, q.get("operator")))
+            div { label for="phone" { (t.phone) } input #phone type="tel" name="phone" value=(q.get("phone")); }
+            div { label for="from" { (t.from) } input #from type="date" name="from" value=(q.get("from")); }
+            div { label for="to" { (t.to) } input #to type="date" name="to" value=(q.get("to")); }
+            div { label for="q" { (t.search) } input #q type="search" name="q" value=(q.get("q")) placeholder=(t.search_hint); }
+            div { button #filters-submit type="submit" { (t.apply) } }
+        }
+    }
+}
+
+/// The transactions table (also the customer page's).
+pub fn table(t: &Text, records: &[TransactionRecord]) -> Markup {
+    html! {
+        div.table-wrap {
+            table #transactions {
+                thead { tr {
+                    th scope="col" { (t.transaction_id) }
+                    th scope="col" { (t.created_at) }
+                    th scope="col" { (t.kind) }
+                    th scope="col" { (t.operator) }
+                    th scope="col" { (t.phone) }
+                    th.num scope="col" { (t.amount) }
+                    th scope="col" { (t.status) }
+                } }
+                tbody {
+                    @for r in records {
+                        @let tx = &r.transaction;
+                        tr data-transaction-id=(tx.transaction_id) data-ref=(tx.reference) {
+                            td { a href={ "/dashboard/transactions/" (segment(&tx.transaction_id)) } { (tx.transaction_id) } }
+                            td { (when(tx.created_at)) }
+                            td { (match tx.kind { Kind::Collection => t.collection, Kind::Transfer => t.transfer }) }
+                            td { (tx.operator.v1_code()) }
+                            td { (tx.phone.as_str()) }
+                            td.num { (money(tx.amounts.amount)) }
+                            td.status { (tx.status.as_str()) }
+                        }
+                    }
+                }
+            }
+        }
+        @if records.is_empty() { p #no-transactions { (t.no_transactions) } }
+    }
+}
+
+/// A CSV field: quoted, and a leading `=`, `+`, `-` or `@` neutralised so a spreadsheet does
+/// not run a merchant's customer's name as a formula.
+fn csv_field(raw: &str) -> String {
+    let guarded = if raw.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{raw}")
+    } else {
+        raw.to_owned()
+    };
+    format!("\"{}\"", guarded.replace('"', "\"\""))
+}
+
+pub async fn export(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
+    let query = Query(&ctx.visitor.query);
+    let mut rows: Vec<TransactionRecord> = Vec::new();
+    let mut page = PageRequest {
+        limit: 1001,
+        after: None,
+    };
+    loop {
+        let records = match read_page(&gateway, &ctx.session.tenant, &query, &page).await {
+            Ok(Ok(records)) => records,
+            Ok(Err(why)) => return layout::service_error(ctx.lang(), ServiceError::Invalid(why)),
+            Err(e) => return layout::service_error(ctx.lang(), e),
+        };
+        let searched = !query.get("q").is_empty();
+        let (records, next) = split_page(records, &page, cursor_of);
+        rows.extend(records);
+        match next {
+            Some(next) if !searched && rows.len() < EXPORT_CAP => page.after = Some(next),
+            _ => break,
+        }
+    }
+    rows.truncate(EXPORT_CAP);
+    let mut csv = String::from(
+        "transaction_id,ref,created_at,type,operator,phone,amount,fees,amount_total,status,failure_reason,customer_name\r\n",
+    );
+    for r in &rows {
+        let tx = &r.transaction;
+        let fields = [
+            csv_field(&tx.transaction_id),
+            csv_field(&tx.reference),
+            csv_field(&tx.created_at.iso8601_millis()),
+            csv_field(tx.kind.as_str()),
+            csv_field(tx.operator.v1_code()),
+            csv_field(tx.phone.as_str()),
+            tx.amounts.amount.to_string(),
+            tx.amounts.fees.to_string(),
+            tx.amounts.amount_total.to_string(),
+            csv_field(tx.status.as_str()),
+            csv_field(tx.failure_reason.as_deref().unwrap_or("")),
+            csv_field(&tx.name),
+        ];
+        csv.push_str(&fields.join(","));
+        csv.push_str("\r\n");
+    }
+    (
+        StatusCode::OK,
+        [
+            (CONTENT_TYPE, "text/csv; charset=utf-8"),
+            (CONTENT_DISPOSITION, "attachment; filename=\"transactions.csv\""),
+            (axum::http::header::CACHE_CONTROL, "no-store"),
+        ],
+        csv,
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn csv_fields_are_quoted_and_formulas_neutralised() {
+        assert_eq!(super::csv_field("a\"b"), "\"a\"\"b\"");
+        assert_eq!(super::csv_field("=SUM(A1)"), "\"'=SUM(A1)\"");
+    }
+}

@@ -1,0 +1,114 @@
+//! The merchant dashboard's sessions: sign-in with one environment's API key and secret, the
+//! session behind the `momo_session` cookie, its CSRF token, and sign-out.
+//!
+//! The cookie holds a random token; the database holds only its SHA-256, with the tenant and
+//! the credential used to sign in. A session is refused once idle too long, past its absolute
+//! end, or when its credential is revoked: rotating the API key ends every session opened with
+//! it, at once, in every process (the check is part of the session's own query).
+//!
+//! The CSRF token is derived, not stored: the HMAC of the session token under the server's
+//! pepper. Only the holder of the cookie can know it, it needs no column, and it is checked
+//! in constant time.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+use super::credentials::{random_token, secret_hash, secret_matches};
+use super::{Gateway, ServiceError};
+use crate::domain::{DashboardSession, NewDashboardSession, Tenant, Timestamp};
+
+/// A session just opened: the token for the cookie (shown to nobody else) and what it opens.
+pub struct SignedIn {
+    pub token: String,
+    pub session: DashboardSession,
+}
+
+fn token_hash(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn csrf_input(token: &str) -> String {
+    format!("dashboard-csrf:{token}")
+}
+
+impl Gateway {
+    /// Opens a session for `api_key:api_secret`, in the environment the key belongs to: a
+    /// Sandbox key opens the Sandbox, never Production. Stale sessions are swept on the way.
+    pub async fn dashboard_sign_in(
+        &self,
+        api_key: &str,
+        api_secret: &str,
+        now: Timestamp,
+    ) -> Result<SignedIn, ServiceError> {
+        let credential = self.verified_credential(api_key, api_secret).await?;
+        let settings = self.config.dashboard;
+        self.store
+            .delete_stale_sessions(now, now.minus(settings.session_idle))
+            .await?;
+        let token = random_token::<32>();
+        let session = DashboardSession {
+            tenant: Tenant {
+                merchant_id: credential.merchant_id,
+                environment: credential.environment,
+            },
+            credential_id: credential.id,
+        };
+        self.store
+            .insert_session(&NewDashboardSession {
+                token_hash: token_hash(&token),
+                session: session.clone(),
+                created_at: now,
+                expires_at: now.plus(settings.session_max),
+            })
+            .await?;
+        Ok(SignedIn { token, session })
+    }
+
+    /// The session of a cookie's token, if it may still be used at `now`; using it pushes its
+    /// idle limit back.
+    pub async fn dashboard_session(
+        &self,
+        token: &str,
+        now: Timestamp,
+    ) -> Result<Option<DashboardSession>, ServiceError> {
+        if token.is_empty() || token.len() > 128 {
+            return Ok(None);
+        }
+        let idle_since = now.minus(self.config.dashboard.session_idle);
+        Ok(self.store.use_session(&token_hash(token), now, idle_since).await?)
+    }
+
+    /// The API key a session was opened with (never its secret, which is not stored).
+    pub async fn dashboard_api_key(&self, session: &DashboardSession) -> Result<String, ServiceError> {
+        match self.store.credential(&session.credential_id).await? {
+            Some(c) if c.merchant_id == session.tenant.merchant_id => Ok(c.api_key),
+            _ => Err(ServiceError::NotFound("credential")),
+        }
+    }
+
+    /// Ends the session of a cookie's token.
+    pub async fn dashboard_sign_out(&self, token: &str) -> Result<(), ServiceError> {
+        Ok(self.store.delete_session(&token_hash(token)).await?)
+    }
+
+    /// The CSRF token of a session: what every form of that session carries.
+    pub fn dashboard_csrf_token(&self, session_token: &str) -> String {
+        URL_SAFE_NO_PAD.encode(secret_hash(&self.keys.pepper, &csrf_input(session_token)))
+    }
+
+    /// Whether `presented` is the CSRF token of the session, compared in constant time.
+    pub fn dashboard_csrf_matches(&self, session_token: &str, presented: &str) -> bool {
+        match URL_SAFE_NO_PAD.decode(presented.trim()) {
+            Ok(bytes) => {
+                // `secret_matches` verifies an HMAC tag: constant time over the tag's bytes.
+                let expected_input = csrf_input(session_token);
+                secret_matches(&self.keys.pepper, &expected_input, &bytes)
+            }
+            Err(_) => false,
+        }
+    }
+}
