@@ -1,4 +1,4 @@
-"""The browser half of the dashboard's browser tests (tests/api/dashboard_browser*.rs).
+"""The browser half of the dashboard's browser tests (tests/api/dashboard_browser_*.rs).
 
 A thin bridge, not a test: it opens one headless Chromium session through the chromedriver the
 Rust test started (argv: driver URL, Chromium binary, profile directory), then reads one JSON
