@@ -112,7 +112,13 @@ impl Gateway {
         };
         let page = PageRequest { limit: 10, after: None };
         let mut events = Vec::new();
-        for summary in self.store.events(Some(tenant), &filter, &page).await?.into_iter().rev() {
+        let found = self.store.events(Some(tenant), &filter, &page).await?;
+        // The filter also matches a reference equal to this id: keep this transaction's only.
+        let own = found
+            .into_iter()
+            .rev()
+            .filter(|e| e.transaction_ref == record.transaction.reference);
+        for summary in own {
             let attempts = match self.store.event(Some(tenant), &summary.id).await? {
                 Some((_, attempts)) => attempts,
                 None => Vec::new(),

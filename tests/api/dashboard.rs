@@ -195,6 +195,15 @@ async fn payments_created_through_the_api_appear_with_their_status_and_in_the_cs
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     assert!(bad.has_id("error"));
 
+    let overview = browser.get("/dashboard").await;
+    assert!(
+        overview
+            .body
+            .contains("id=\"volume-today\" data-count=\"2\" data-amount=\"2200\""),
+        "today's volume: the two successful payments"
+    );
+    assert!(overview.body.contains("<tr data-operator=\"ALPHA\">"));
+
     let csv = browser.get("/dashboard/transactions.csv?type=collecte").await;
     assert_eq!(csv.status, StatusCode::OK);
     assert!(csv.headers["content-type"].to_str().unwrap().starts_with("text/csv"));

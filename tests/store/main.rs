@@ -2,6 +2,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod dashboard;
 
 use std::sync::Arc;
 

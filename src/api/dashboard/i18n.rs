@@ -53,6 +53,10 @@ pub struct Text {
     pub nav_webhooks: &'static str,
     pub nav_api_keys: &'static str,
     pub environment: &'static str,
+    /// Before a value: French puts a (narrow) space before the colon.
+    pub colon: &'static str,
+    /// The decimal separator.
+    pub decimal: char,
     pub switch_to: &'static str,
     pub sign_out: &'static str,
     // Sign-in
@@ -168,6 +172,8 @@ pub static FR: Text = Text {
     nav_webhooks: "Webhooks",
     nav_api_keys: "Clés d'API",
     environment: "Environnement",
+    colon: "\u{202f}:",
+    decimal: ',',
     switch_to: "Passer en",
     sign_out: "Se déconnecter",
     sign_in: "Se connecter",
@@ -276,6 +282,8 @@ pub static EN: Text = Text {
     nav_webhooks: "Webhooks",
     nav_api_keys: "API keys",
     environment: "Environment",
+    colon: ":",
+    decimal: '.',
     switch_to: "Switch to",
     sign_out: "Sign out",
     sign_in: "Sign in",

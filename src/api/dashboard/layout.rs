@@ -82,7 +82,7 @@ pub fn page(ctx: &Ctx, spec: Spec<'_>, flash: Flash, body: Markup) -> Markup {
                 }
             }
             nav #environment-switch aria-label=(t.environment) {
-                span { (t.environment) " : " }
+                span.label { (t.environment) (t.colon) }
                 span #current-environment { (environment.as_str()) }
                 a #switch-environment href={ "/dashboard/login?environment=" (other(environment).as_str()) } {
                     (t.switch_to) " " (other(environment).as_str())

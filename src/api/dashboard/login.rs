@@ -28,7 +28,11 @@ use crate::service::{Gateway, ServiceError};
 fn login_page(gateway: &Gateway, visitor: &Visitor, status: StatusCode, flash: Flash) -> Response {
     let t = visitor.t();
     let lang = visitor.lang;
-    let csrf = random_token::<24>();
+    // The token already set in this browser is kept, so two open sign-in pages both work.
+    let csrf = cookie(&visitor.headers, LOGIN_CSRF_COOKIE)
+        .filter(|c| c.len() == 32 && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+        .map(str::to_owned)
+        .unwrap_or_else(random_token::<24>);
     let environment = visitor
         .query
         .get("environment")

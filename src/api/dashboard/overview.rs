@@ -66,7 +66,7 @@ fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
                             td.num { (s.finished) }
                             td.num.rate {
                                 @if s.finished > 0 {
-                                    (format!("{:.1} %", 100.0 * s.successful as f64 / s.finished as f64))
+                                    (format!("{:.1}\u{202f}%", 100.0 * s.successful as f64 / s.finished as f64).replace('.', &t.decimal.to_string()))
                                 } @else { "—" }
                             }
                         }
@@ -102,7 +102,7 @@ fn chart(o: &Overview, now: Timestamp, title: &str) -> Markup {
                 @let x = i as i64 * STEP + (STEP - BAR) / 2;
                 @let label = day_label(now, (CHART_DAYS - 1 - i) as i64);
                 g data-day=(label) data-amount=(day.amount) data-count=(day.count) {
-                    title { (label) " : " (money(day.amount)) " (" (day.count) ")" }
+                    title { (label) " — " (money(day.amount)) " (" (day.count) ")" }
                     rect x=(x) y=(HEIGHT - h) width=(BAR) height=(h) fill="#0b4f8a" {}
                     text x=(x + BAR / 2) y=(HEIGHT + 16) text-anchor="middle" font-size="12" fill="#1a1a1a" { (label) }
                     text x=(x + BAR / 2) y=(HEIGHT + 32) text-anchor="middle" font-size="11" fill="#1a1a1a" { (day.count) }

@@ -58,6 +58,7 @@ pub struct Visitor {
     /// Set when `?lang=` chose the language: the answer remembers it in a cookie.
     pub chosen: bool,
     pub query: HashMap<String, String>,
+    pub headers: HeaderMap,
 }
 
 impl Visitor {
@@ -71,6 +72,7 @@ impl Visitor {
             lang: asked.or(remembered).unwrap_or(Lang::Fr),
             chosen: asked.is_some(),
             query,
+            headers: parts.headers.clone(),
         }
     }
 

@@ -1,0 +1,137 @@
+//! The dashboard's sessions in the store contract: usable until idle or past their end, and
+//! refused as soon as their credential is revoked; sign-out and the sweep delete them.
+
+use momo_gateway::domain::{DashboardSession, Environment, NewDashboardSession, Tenant, Timestamp};
+
+use crate::{both_backends, credential, merchant, open, Opened};
+
+both_backends!(
+    open =>
+    a_session_lives_until_idle_or_its_end_and_dies_with_its_credential,
+    signing_out_and_the_sweep_delete_sessions,
+);
+
+/// A session of the merchant's Sandbox credential, opened at 1000 and ending at 10,000.
+async fn sandbox_session(store: &dyn momo_gateway::store::Store, hash: &str) -> (Tenant, String) {
+    let m = merchant(hash);
+    store.create_merchant(&m).await.unwrap();
+    let tenant = Tenant {
+        merchant_id: m.id.clone(),
+        environment: Environment::Sandbox,
+    };
+    let credential_id = m
+        .environments
+        .iter()
+        .find(|e| e.environment == Environment::Sandbox)
+        .unwrap()
+        .credential
+        .id
+        .clone();
+    store
+        .insert_session(&NewDashboardSession {
+            token_hash: hash.to_owned(),
+            session: DashboardSession {
+                tenant: tenant.clone(),
+                credential_id: credential_id.clone(),
+            },
+            created_at: Timestamp(1_000),
+            expires_at: Timestamp(10_000),
+        })
+        .await
+        .unwrap();
+    (tenant, credential_id)
+}
+
+async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((store, _db): Opened) {
+    let (tenant, credential_id) = sandbox_session(store.as_ref(), "h1").await;
+    // Idle limit: used after `idle_since`. Each use moves `last_seen_at` to `now`.
+    let used = store.use_session("h1", Timestamp(2_000), Timestamp(500)).await.unwrap();
+    assert_eq!(
+        used,
+        Some(DashboardSession {
+            tenant: tenant.clone(),
+            credential_id
+        })
+    );
+    assert!(
+        store
+            .use_session("h1", Timestamp(3_000), Timestamp(2_000))
+            .await
+            .unwrap()
+            .is_none(),
+        "idle since 2000"
+    );
+    assert!(store
+        .use_session("h1", Timestamp(3_000), Timestamp(1_999))
+        .await
+        .unwrap()
+        .is_some());
+    assert!(
+        store
+            .use_session("h1", Timestamp(10_000), Timestamp(0))
+            .await
+            .unwrap()
+            .is_none(),
+        "past its end"
+    );
+    assert!(store
+        .use_session("nobody", Timestamp(3_000), Timestamp(0))
+        .await
+        .unwrap()
+        .is_none());
+
+    let (other_tenant, _) = sandbox_session(store.as_ref(), "h2").await;
+    store
+        .rotate_credential(
+            &other_tenant,
+            &credential(&other_tenant.merchant_id, Environment::Sandbox, "pk_h2_new", 5),
+        )
+        .await
+        .unwrap();
+    assert!(
+        store
+            .use_session("h2", Timestamp(2_000), Timestamp(0))
+            .await
+            .unwrap()
+            .is_none(),
+        "a revoked credential's session is refused at once"
+    );
+}
+
+async fn signing_out_and_the_sweep_delete_sessions((store, _db): Opened) {
+    sandbox_session(store.as_ref(), "out").await;
+    store.delete_session("out").await.unwrap();
+    store.delete_session("out").await.unwrap();
+    assert!(store
+        .use_session("out", Timestamp(2_000), Timestamp(0))
+        .await
+        .unwrap()
+        .is_none());
+
+    sandbox_session(store.as_ref(), "fresh").await;
+    sandbox_session(store.as_ref(), "stale").await;
+    store
+        .use_session("fresh", Timestamp(5_000), Timestamp(0))
+        .await
+        .unwrap();
+    let (revoked_tenant, _) = sandbox_session(store.as_ref(), "revoked").await;
+    store
+        .use_session("revoked", Timestamp(5_000), Timestamp(0))
+        .await
+        .unwrap();
+    let replacement = credential(&revoked_tenant.merchant_id, Environment::Sandbox, "pk_revoked_new", 5);
+    store.rotate_credential(&revoked_tenant, &replacement).await.unwrap();
+    // At 5500, idle since 4000: "stale" (last seen 1000) and "revoked" go, "fresh" stays.
+    assert_eq!(
+        store
+            .delete_stale_sessions(Timestamp(5_500), Timestamp(4_000))
+            .await
+            .unwrap(),
+        2
+    );
+    assert!(store
+        .use_session("fresh", Timestamp(5_600), Timestamp(4_000))
+        .await
+        .unwrap()
+        .is_some());
+}
