@@ -11,6 +11,7 @@ mod customers;
 mod dashboard;
 mod dashboard_actions;
 mod dashboard_browser;
+mod dashboard_browser_access;
 mod dashboard_browser_harness;
 mod dashboard_browser_refusals;
 mod dashboard_browser_walkthrough;
