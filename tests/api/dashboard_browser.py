@@ -16,6 +16,7 @@ import json
 import sys
 
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnection
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -50,7 +51,14 @@ def navigating(driver, action):
     """Runs `action`, which leaves the page (a link, a form), and returns once the next page has
     loaded: WebDriver does not wait for a navigation that a click or a key started."""
     old = driver.find_element(By.TAG_NAME, "html")
-    action()
+    try:
+        action()
+    except WebDriverException as e:
+        # Chromium may report the clicked node gone when the page it led to came quicker than
+        # chromedriver's bookkeeping; the click happened if the page changed (the test's next
+        # assertions say whether it is the right page).
+        if "does not belong to the document" not in e.msg or not expected_conditions.staleness_of(old)(driver):
+            raise
     wait = WebDriverWait(driver, 15)
     wait.until(expected_conditions.staleness_of(old))
     wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
