@@ -177,7 +177,13 @@ async fn a_merchant_signs_in_follows_payments_and_webhooks_and_signs_out(app: Te
     assert_eq!(browser.path().await, "/dashboard/transactions/dash-ok");
     assert_eq!(browser.count("main#page-transaction").await, 1);
     assert_eq!(browser.text("#status").await.as_deref(), Some("SUCCESSFUL"));
-    assert!(browser.count("ol#timeline li").await >= 1, "at least its creation");
+    let steps =
+        "return [...document.querySelectorAll('ol#timeline li')].map(li => li.dataset.to + ' ' + li.dataset.cause);";
+    assert_eq!(
+        browser.script(steps).await,
+        json!(["PENDING CREATED", "SUCCESSFUL OPERATOR_ANSWER"]),
+        "created, then settled, in that order (both within one millisecond)"
+    );
     let codes = browser
         .texts("table#webhook-attempts tbody tr.attempt td.status-code")
         .await;
