@@ -1,7 +1,8 @@
 //! A merchant walks through the dashboard in a real browser (issue 14): signs in with the
 //! Sandbox credentials, sets the webhook URL, sees payments made through the API appear with
 //! their status, opens one (timeline, webhook attempts), sends its webhook again, looks at
-//! customers and API keys, rotates the webhook secret (shown once) and signs out.
+//! customers and API keys, rotates the webhook secret (shown once) and signs out. And the
+//! environment switch: from the Sandbox to Production's sign-in, and Production's payments only.
 //!
 //! Pages are selected by the ids and names of docs/dashboard.md, never by text (the pages speak
 //! French first). The SQLite half writes a screenshot of each page to docs/dashboard/, so the
@@ -24,6 +25,7 @@ use crate::webhook_fixtures::{dispatcher, private_targets_allowed};
 both_backends!(
     TestApp::spawn_with(private_targets_allowed) =>
     a_merchant_signs_in_follows_payments_and_webhooks_and_signs_out,
+    the_environment_switch_leads_to_production_and_its_own_payments,
 );
 
 /// Signs in at the login page with `creds`; the browser is on the overview after it.
@@ -274,4 +276,37 @@ async fn a_merchant_signs_in_follows_payments_and_webhooks_and_signs_out(app: Te
     browser.goto(&app.url("/dashboard/transactions")).await;
     assert_eq!(browser.path().await, "/dashboard/login", "signed out");
     app.assert_ledger().await;
+}
+
+async fn the_environment_switch_leads_to_production_and_its_own_payments(app: TestApp) {
+    let Some(browser) = Browser::start().await else { return };
+    let (sandbox, production) = (app.merchant.sandbox.clone(), app.merchant.production.clone());
+    for (creds, id) in [(&sandbox, "in-sandbox"), (&production, "in-production")] {
+        let token = app.token(creds).await;
+        let body = collect_v1(id, "0701020301", "GAMMA_MONEY_CI", "1000");
+        let a = post(&app, &token, "/v1/collecte/mobile-money", &body).await;
+        assert_eq!(a.status, StatusCode::OK, "{id}: {}", a.body);
+    }
+    sign_in(&browser, &app, &sandbox).await;
+    let current = "nav#environment-switch span#current-environment";
+    assert_eq!(browser.text(current).await.as_deref(), Some("Sandbox"));
+    browser.click("nav#environment-switch a#switch-environment").await;
+    assert_eq!(browser.path().await, "/dashboard/login?environment=Production");
+    assert_eq!(
+        browser.count("#environment-hint").await,
+        1,
+        "it says which keys it wants"
+    );
+    browser
+        .type_into("form#login-form input[name=api_key]", &production.api_key)
+        .await;
+    browser
+        .type_into("form#login-form input[name=api_secret]", &production.api_secret)
+        .await;
+    browser.click("#login-submit").await;
+    assert_eq!(browser.path().await, "/dashboard");
+    assert_eq!(browser.text(current).await.as_deref(), Some("Production"));
+    browser.goto(&app.url("/dashboard/transactions")).await;
+    let listed = "return [...document.querySelectorAll('table#transactions tr[data-transaction-id]')].map(r => r.dataset.transactionId);";
+    assert_eq!(browser.script(listed).await, json!(["in-production"]));
 }
