@@ -16,12 +16,11 @@ import json
 import sys
 
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnection
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.wait import WebDriverWait
 
 # Without the background-networking flags Chromium tries the network at start and fails; the
@@ -47,21 +46,60 @@ ACTIVE = "const e = document.activeElement; return e ? (e.name || e.id || e.tagN
 STATUS = "const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus : null;"
 
 
-def navigating(driver, action):
-    """Runs `action`, which leaves the page (a link, a form), and returns once the next page has
-    loaded: WebDriver does not wait for a navigation that a click or a key started."""
-    old = driver.find_element(By.TAG_NAME, "html")
-    try:
-        action()
-    except WebDriverException as e:
-        # Chromium may report the clicked node gone when the page it led to came quicker than
-        # chromedriver's bookkeeping; the click happened if the page changed (the test's next
-        # assertions say whether it is the right page).
-        if "does not belong to the document" not in e.msg or not expected_conditions.staleness_of(old)(driver):
+# What chromedriver sometimes answers, on a busy machine, when asked about a node of a page
+# that is being replaced: rather than "stale element", "does not belong to the document".
+LOST_NODE = "does not belong to the document"
+
+
+def lost_node(e):
+    return LOST_NODE in (e.msg or "")
+
+
+def gone(old):
+    """A wait condition: the page whose root element is `old` has been replaced."""
+
+    def check(driver):
+        try:
+            old.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as e:
+            if lost_node(e):
+                return True
             raise
+
+    return check
+
+
+def loaded(driver, old):
+    """Waits until `old`'s page has gone and the next one has loaded: WebDriver does not wait
+    for a navigation that a click or a key started."""
     wait = WebDriverWait(driver, 15)
-    wait.until(expected_conditions.staleness_of(old))
+    wait.until(gone(old))
     wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def click_and_wait(driver, css):
+    """Clicks the element at `css`, a link or a form's button, and returns once the next page
+    has loaded. A click refused with LOST_NODE is tried again (up to three times) only when the
+    page stayed, so that a click that did happen is never repeated."""
+    old = driver.find_element(By.TAG_NAME, "html")
+    for _ in range(3):
+        try:
+            driver.find_element(By.CSS_SELECTOR, css).click()
+            break
+        except WebDriverException as e:
+            if not lost_node(e):
+                raise
+            try:
+                WebDriverWait(driver, 2).until(gone(old))
+                break
+            except TimeoutException:
+                continue
+    else:
+        raise RuntimeError(f"chromedriver lost the node of {css} three times")
+    loaded(driver, old)
 
 
 def first(driver, css):
@@ -89,8 +127,7 @@ def run(driver, cmd):
     if op == "count":
         return len(driver.find_elements(By.CSS_SELECTOR, cmd["css"]))
     if op == "click":
-        element = driver.find_element(By.CSS_SELECTOR, cmd["css"])
-        navigating(driver, element.click)
+        click_and_wait(driver, cmd["css"])
         return None
     if op == "type":
         element = driver.find_element(By.CSS_SELECTOR, cmd["css"])
@@ -107,7 +144,9 @@ def run(driver, cmd):
         ActionChains(driver).send_keys(cmd["text"]).perform()
         return None
     if op == "enter":
-        navigating(driver, ActionChains(driver).send_keys(Keys.ENTER).perform)
+        old = driver.find_element(By.TAG_NAME, "html")
+        ActionChains(driver).send_keys(Keys.ENTER).perform()
+        loaded(driver, old)
         return None
     if op == "window":
         driver.set_window_size(cmd["width"], cmd["height"])
@@ -128,6 +167,20 @@ def run(driver, cmd):
     raise ValueError("unknown op " + op)
 
 
+def answer(driver, cmd):
+    """The reply to one command. A read or a keystroke refused with LOST_NODE did nothing and
+    is tried again; a click handles its own case, and Enter is never pressed twice."""
+    for attempt in range(3):
+        try:
+            return {"ok": run(driver, cmd)}
+        except WebDriverException as e:
+            if lost_node(e) and cmd["op"] not in ("click", "enter") and attempt < 2:
+                continue
+            return {"error": f"{type(e).__name__}: {e}"}
+        except Exception as e:  # the Rust side fails the test with this text
+            return {"error": f"{type(e).__name__}: {e}"}
+
+
 def main():
     driver_url, binary, profile = sys.argv[1:4]
     options = webdriver.ChromeOptions()
@@ -144,10 +197,7 @@ def main():
     try:
         print(json.dumps({"ok": "ready"}), flush=True)
         for line in sys.stdin:
-            try:
-                reply = {"ok": run(driver, json.loads(line))}
-            except Exception as e:  # the Rust side fails the test with this text
-                reply = {"error": f"{type(e).__name__}: {e}"}
+            reply = answer(driver, json.loads(line))
             print(json.dumps(reply), flush=True)
     finally:
         driver.quit()
