@@ -92,10 +92,14 @@ where
         Ok(done.rows_affected())
     }
 
+    /// In the order they happened. A payment settled at once is created and settled within
+    /// one millisecond: the creation (from no status) goes first, not whichever random id sorts
+    /// first.
     async fn transitions(&self, transaction_key: &str) -> Result<Vec<Transition>, StoreError> {
         let found = sqlx::query(
             "SELECT from_status, to_status, cause, detail, at FROM transaction_transitions \
-             WHERE transaction_id = $1 ORDER BY at, id",
+             WHERE transaction_id = $1 \
+             ORDER BY at, CASE WHEN from_status IS NULL THEN 0 ELSE 1 END, id",
         )
         .bind(transaction_key)
         .fetch_all(self.reader())
