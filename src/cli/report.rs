@@ -111,7 +111,7 @@ impl ReportCommand {
                     environment: env,
                     merchant: merchant.map(MerchantId),
                 };
-                Done::Settlement(gateway.settlement_report(&scope, date).await?)
+                Done::Settlement(gateway.settlement_report(&scope, date, Timestamp::now()).await?)
             }
         })
     }
@@ -212,6 +212,7 @@ mod tests {
                 fees: 60,
                 net: 2_940,
             }],
+            Timestamp::from_millis(1_800_000_000_000),
         ))
     }
 
@@ -251,12 +252,12 @@ mod tests {
     fn a_settlement_report_prints_its_rows_and_totals() {
         assert_eq!(
             printed(&settlement(), ReportFormat::Csv),
-            "date,operator,typeTransaction,status,count,amount,fees,net\n\
-             2026-11-20,ALPHA_MONEY_CI,collecte,SUCCESSFUL,2,3000,60,2940\n"
+            "date,operator,typeTransaction,status,count,amount,fees,net,complete\n\
+             2026-11-20,ALPHA_MONEY_CI,collecte,SUCCESSFUL,2,3000,60,2940,true\n"
         );
         assert_eq!(
             printed(&settlement(), ReportFormat::Json),
-            "{\n  \"date\": \"2026-11-20\",\n  \"environment\": \"Sandbox\",\n  \"currency\": \"XOF\",\n  \"rows\": [\n    {\n      \
+            "{\n  \"date\": \"2026-11-20\",\n  \"environment\": \"Sandbox\",\n  \"currency\": \"XOF\",\n  \"complete\": true,\n  \"rows\": [\n    {\n      \
              \"operator\": \"ALPHA_MONEY_CI\",\n      \"typeTransaction\": \"collecte\",\n      \"status\": \"SUCCESSFUL\",\n      \
              \"count\": 2,\n      \"amount\": \"3000\",\n      \"fees\": \"60\",\n      \"net\": \"2940\"\n    }\n  ],\n  \
              \"totals\": {\n    \"collected\": \"2940\",\n    \"paidOut\": \"0\",\n    \"fees\": \"60\",\n    \"net\": \"2940\"\n  }\n}\n"

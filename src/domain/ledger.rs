@@ -4,8 +4,25 @@
 //! `available` and, while a transfer is in flight, `reserved`; `operator_clearing` is the money
 //! on the operators' side and `fee_revenue` the gateway's fees.
 
+use std::time::Duration;
+
 use super::fees::Amounts;
+use super::time::Timestamp;
 use super::transaction::{Kind, Status};
+
+/// How long after its time a posting or a transition may still commit. Times are stamped
+/// before the write is queued to the batch writer, so with several writers (PostgreSQL, lock
+/// waits) a posting dated 100 can commit after one dated 102. A queued write commits or fails
+/// in milliseconds, seconds under lock waits; 60 s is past the request timeout
+/// (MOMO_HTTP_REQUEST_TIMEOUT_MS, 30 s by default) within which the API expects it to. Nothing
+/// bounds it harder: a deployment that raises that timeout past a minute should raise this.
+/// Reports treat what is older than this as final (docs/reports.md).
+pub const SETTLE_LAG: Duration = Duration::from_secs(60);
+
+/// The horizon at `now`: postings and transitions dated before it have all committed.
+pub fn settled_before(now: Timestamp) -> Timestamp {
+    now.minus(SETTLE_LAG)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Account {

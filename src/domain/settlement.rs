@@ -5,7 +5,8 @@
 //!   also the time of its ledger entry: the report of a day and the ledger postings of that day
 //!   describe the same settlements. A `PENDING` transaction belongs to the day it was created
 //!   and shows there until it settles (then it moves to the day it settled): a past day's
-//!   final rows never change, its pending rows only shrink.
+//!   final rows never change once the day is complete (it ended more than the settle lag ago:
+//!   a transition stamped before midnight may commit after it), its pending rows only shrink.
 //! - **Sign conventions.** Row amounts are magnitudes (never negative). `net` is the money
 //!   the transaction moves in the merchant's balance when it succeeds: a collection's
 //!   `amountReceive` (amount − fees, credited), a transfer's `amountTotal` (amount + fees,
@@ -17,6 +18,7 @@ use std::fmt;
 use time::{Date, Month};
 
 use super::environment::Environment;
+use super::ledger::settled_before;
 use super::merchant::MerchantId;
 use super::operator::OperatorCode;
 use super::time::Timestamp;
@@ -58,6 +60,13 @@ impl Day {
     /// The first instant of the next day: the day is `[start, end)`.
     pub fn end(self) -> Timestamp {
         Timestamp(self.start().millis() + DAY_MILLIS)
+    }
+
+    /// Whether every transition of the day has committed at `now`: the day ended more than
+    /// [`super::ledger::SETTLE_LAG`] ago. Before that a transition stamped just before midnight
+    /// may still commit, so the day's report may still change.
+    pub fn complete_at(self, now: Timestamp) -> bool {
+        self.end() < settled_before(now)
     }
 }
 
@@ -115,6 +124,9 @@ pub struct SettlementReport {
     pub scope: ReportScope,
     /// Sorted by operator, direction, then status (see [`SettlementReport::new`]).
     pub rows: Vec<SettlementRow>,
+    /// Final: read after the day's transitions all committed ([`Day::complete_at`]). An
+    /// incomplete report may still gain final rows.
+    pub complete: bool,
 }
 
 fn rank(row: &SettlementRow) -> (usize, usize, usize) {
@@ -135,9 +147,15 @@ impl SettlementReport {
     /// Orders the rows as the report shows them: ALPHA, BETA, GAMMA, DELTA; collections then
     /// transfers; SUCCESSFUL, FAILED, PENDING. The database's text order would depend on its
     /// collation.
-    pub fn new(day: Day, scope: ReportScope, mut rows: Vec<SettlementRow>) -> SettlementReport {
+    /// `now` is when the rows were read, which says whether the report is complete.
+    pub fn new(day: Day, scope: ReportScope, mut rows: Vec<SettlementRow>, now: Timestamp) -> SettlementReport {
         rows.sort_by_key(rank);
-        SettlementReport { day, scope, rows }
+        SettlementReport {
+            day,
+            scope,
+            rows,
+            complete: day.complete_at(now),
+        }
     }
 
     pub fn totals(&self) -> SettlementTotals {
@@ -197,6 +215,19 @@ mod tests {
     }
 
     #[test]
+    fn a_day_is_complete_once_it_ended_more_than_the_settle_lag_ago() {
+        let day = Day::parse("2026-11-20").unwrap();
+        let at = |ms: i64| Timestamp(day.end().millis() + ms);
+        assert!(!day.complete_at(Timestamp(day.start().millis() + 1)));
+        assert!(!day.complete_at(at(0)), "at midnight");
+        assert!(
+            !day.complete_at(at(60_000)),
+            "a transition of 23:59:59.999 may still commit"
+        );
+        assert!(day.complete_at(at(60_002)));
+    }
+
+    #[test]
     fn rows_are_ordered_and_only_successful_ones_make_the_totals() {
         let rows = vec![
             row(
@@ -225,6 +256,7 @@ mod tests {
                 merchant: None,
             },
             rows,
+            Timestamp(0),
         );
         let order: Vec<(OperatorCode, Status)> = report.rows.iter().map(|r| (r.operator, r.status)).collect();
         assert_eq!(

@@ -170,6 +170,19 @@ pub struct StatementLine {
     pub balance: Balance,
 }
 
+/// Where the page after `lines` starts, when more lines follow: after the last line dated
+/// before `horizon` ([`super::ledger::settled_before`]), so a client that follows cursors reads
+/// the younger lines again, with any line that committed late among them, rather than passing
+/// them for good. When the whole page is younger, after its last line: the cursor must move on,
+/// or a client would read the same page until it ages (docs/reports.md says so).
+pub fn resume_after(lines: &[StatementLine], horizon: Timestamp) -> Option<&StatementLine> {
+    lines
+        .iter()
+        .rev()
+        .find(|line| line.posting.at < horizon)
+        .or(lines.last())
+}
+
 /// The lines of a page: each posting moves its account from the balance the previous line
 /// left (`opening` for the first).
 pub fn statement_lines(page: PostingPage) -> Vec<StatementLine> {
@@ -311,5 +324,34 @@ mod tests {
             postings: vec![]
         })
         .is_empty());
+    }
+
+    #[test]
+    fn the_next_page_starts_after_the_last_line_older_than_the_horizon_or_moves_on() {
+        let line = |id: &str, at: i64| StatementLine {
+            posting: LedgerPosting {
+                at: Timestamp(at),
+                ..posting(id, Account::Available, 1, None)
+            },
+            balance: Balance {
+                available: 0,
+                reserved: 0,
+            },
+        };
+        let page = [line("a", 10), line("b", 20), line("c", 30), line("d", 40)];
+        let id = |found: Option<&StatementLine>| found.map(|l| l.posting.id.clone());
+        assert_eq!(id(resume_after(&page, Timestamp(100))), Some("d".into()), "all settled");
+        assert_eq!(
+            id(resume_after(&page, Timestamp(30))),
+            Some("b".into()),
+            "c and d read again"
+        );
+        assert_eq!(id(resume_after(&page, Timestamp(31))), Some("c".into()));
+        assert_eq!(
+            id(resume_after(&page, Timestamp(10))),
+            Some("d".into()),
+            "all young: on"
+        );
+        assert_eq!(id(resume_after(&[], Timestamp(10))), None);
     }
 }

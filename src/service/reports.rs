@@ -5,7 +5,7 @@
 use super::{Gateway, ServiceError};
 use crate::domain::statement::statement_lines;
 use crate::domain::{
-    Day, MerchantId, PageRequest, ReportScope, SettlementReport, StatementFilter, StatementLine, Tenant,
+    Day, MerchantId, PageRequest, ReportScope, SettlementReport, StatementFilter, StatementLine, Tenant, Timestamp,
 };
 
 /// How many postings the command line reads at a time while it prints a whole statement.
@@ -47,14 +47,20 @@ impl Gateway {
         }
     }
 
-    /// The settlement report of `day` for `scope`. `NotFound` when the scope names a merchant
-    /// that does not exist (a report of nothing would look like a quiet day).
-    pub async fn settlement_report(&self, scope: &ReportScope, day: Day) -> Result<SettlementReport, ServiceError> {
+    /// The settlement report of `day` for `scope`, read at `now` (complete or not). `NotFound`
+    /// when the scope names a merchant that does not exist (a report of nothing would look like
+    /// a quiet day).
+    pub async fn settlement_report(
+        &self,
+        scope: &ReportScope,
+        day: Day,
+        now: Timestamp,
+    ) -> Result<SettlementReport, ServiceError> {
         if let Some(merchant) = &scope.merchant {
             self.known_merchant(merchant).await?;
         }
         let rows = self.store.settlement_rows(scope, day).await?;
-        Ok(SettlementReport::new(day, scope.clone(), rows))
+        Ok(SettlementReport::new(day, scope.clone(), rows, now))
     }
 
     async fn known_merchant(&self, id: &MerchantId) -> Result<(), ServiceError> {

@@ -14,7 +14,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 14] = [
+const NAMES: [&str; 15] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -29,10 +29,11 @@ const NAMES: [&str; 14] = [
     "0012_webhook_secret_rotation",
     "0013_idempotency_keys",
     "0014_dashboard_sessions",
+    "0015_reports_indexes",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 14] = [
+const SQLITE: [&str; 15] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -47,9 +48,10 @@ const SQLITE: [&str; 14] = [
     include_str!("../../migrations/sqlite/0012_webhook_secret_rotation.sql"),
     include_str!("../../migrations/sqlite/0013_idempotency_keys.sql"),
     include_str!("../../migrations/sqlite/0014_dashboard_sessions.sql"),
+    include_str!("../../migrations/sqlite/0015_reports_indexes.sql"),
 ];
 
-const POSTGRES: [&str; 14] = [
+const POSTGRES: [&str; 15] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -64,6 +66,7 @@ const POSTGRES: [&str; 14] = [
     include_str!("../../migrations/postgres/0012_webhook_secret_rotation.sql"),
     include_str!("../../migrations/postgres/0013_idempotency_keys.sql"),
     include_str!("../../migrations/postgres/0014_dashboard_sessions.sql"),
+    include_str!("../../migrations/postgres/0015_reports_indexes.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

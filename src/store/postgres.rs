@@ -45,9 +45,12 @@ impl Backend for PostgresStore {
         SELECT id FROM transactions WHERE status = 'PENDING' AND next_check_at <= $4 \
         AND created_at <= $3 AND ($6 = '' OR kind = $6) ORDER BY next_check_at LIMIT $5 FOR UPDATE SKIP LOCKED)";
 
-    /// Rows another purger is deleting are skipped, not waited for.
+    /// Rows another purger is deleting are skipped, not waited for. An expired key whose
+    /// request is still running (no answer, lease not lapsed) stays: see
+    /// `Backend::PURGE_IDEMPOTENCY_KEYS`.
     const PURGE_IDEMPOTENCY_KEYS: &'static str = "DELETE FROM idempotency_keys WHERE ctid IN (\
-        SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)";
+        SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 \
+        AND (response_status IS NOT NULL OR locked_until <= $1) LIMIT $2 FOR UPDATE SKIP LOCKED)";
 
     fn reader(&self) -> &PgPool {
         &self.pool

@@ -95,9 +95,11 @@ impl Backend for SqliteStore {
         SELECT id FROM transactions WHERE status = 'PENDING' AND next_check_at <= $4 \
         AND created_at <= $3 AND ($6 = '' OR kind = $6) ORDER BY next_check_at LIMIT $5)";
 
-    /// SQLite's single writer connection serializes purges.
+    /// SQLite's single writer connection serializes purges. An expired key whose request is
+    /// still running (no answer, lease not lapsed) stays: see `Backend::PURGE_IDEMPOTENCY_KEYS`.
     const PURGE_IDEMPOTENCY_KEYS: &'static str = "DELETE FROM idempotency_keys WHERE rowid IN (\
-        SELECT rowid FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2)";
+        SELECT rowid FROM idempotency_keys WHERE expires_at <= $1 \
+        AND (response_status IS NOT NULL OR locked_until <= $1) LIMIT $2)";
 
     fn reader(&self) -> &SqlitePool {
         &self.reader

@@ -46,6 +46,7 @@ mod processes;
 mod readme_walkthrough;
 mod receiver;
 mod reports;
+mod reports_late;
 mod request_ids;
 mod requests;
 mod return_urls;

@@ -14,6 +14,7 @@ both_backends!(
     only_the_claims_token_keeps_an_answer_or_releases_the_key,
     an_expired_key_is_anyones_and_a_lapsed_lease_only_the_same_requests,
     expired_keys_are_purged_in_batches,
+    an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purged,
 );
 
 fn tenant() -> Tenant {
@@ -153,4 +154,53 @@ async fn expired_keys_are_purged_in_batches((store, _db): Opened) {
         store.claim_idempotency_key(&claim("d", "g", "u", 5_001)).await.unwrap(),
         ClaimOutcome::Held(_)
     ));
+}
+
+/// A key time to live shorter than the in-flight lease (60 s against 90 s): the key expires
+/// while its request still runs. Until the request answers or its lease lapses, nobody takes
+/// the key over and the purge leaves it.
+async fn an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purged((store, _db): Opened) {
+    let running = KeyClaim {
+        locked_until: Timestamp(2_000),
+        expires_at: Timestamp(1_000),
+        ..claim("k", "f", "running", 0)
+    };
+    assert_eq!(
+        store.claim_idempotency_key(&running).await.unwrap(),
+        ClaimOutcome::Claimed
+    );
+    // Expired, lease running: held, for another body and for the same one.
+    for (fingerprint, token) in [("g", "other"), ("f", "same")] {
+        match store
+            .claim_idempotency_key(&claim("k", fingerprint, token, 1_500))
+            .await
+            .unwrap()
+        {
+            ClaimOutcome::Held(holder) => assert_eq!((holder.fingerprint.as_str(), holder.answer), ("f", None)),
+            other => panic!("{fingerprint}: {other:?}"),
+        }
+    }
+    assert_eq!(store.purge_idempotency_keys(Timestamp(1_500), 10).await.unwrap(), 0);
+    // Its request answers: the answer is kept, and the expired key is now anyone's.
+    let key = IdempotencyKey::parse("k").unwrap();
+    assert!(store
+        .keep_idempotent_answer(&tenant(), &key, "running", &answer())
+        .await
+        .unwrap());
+    assert_eq!(
+        store
+            .claim_idempotency_key(&claim("k", "g", "next", 1_600))
+            .await
+            .unwrap(),
+        ClaimOutcome::Claimed
+    );
+    // Another key expired with its lease running is purged once the lease lapses.
+    let stuck = KeyClaim {
+        locked_until: Timestamp(2_000),
+        expires_at: Timestamp(1_000),
+        ..claim("s", "f", "stuck", 0)
+    };
+    store.claim_idempotency_key(&stuck).await.unwrap();
+    assert_eq!(store.purge_idempotency_keys(Timestamp(1_999), 10).await.unwrap(), 0);
+    assert_eq!(store.purge_idempotency_keys(Timestamp(2_000), 10).await.unwrap(), 1);
 }

@@ -104,6 +104,8 @@ pub struct SettlementOut {
     pub date: String,
     pub environment: &'static str,
     pub currency: &'static str,
+    /// Final: the day ended more than the settle lag ago; until then it may still change.
+    pub complete: bool,
     pub rows: Vec<SettlementRowOut>,
     pub totals: SettlementTotalsOut,
 }
@@ -136,6 +138,7 @@ impl From<&SettlementReport> for SettlementOut {
             date: report.day.to_string(),
             environment: report.scope.environment.as_str(),
             currency: "XOF",
+            complete: report.complete,
             rows: report.rows.iter().map(SettlementRowOut::from).collect(),
             totals: SettlementTotalsOut {
                 collected: totals.collected.to_string(),
@@ -161,7 +164,7 @@ impl From<&SettlementRow> for SettlementRowOut {
     }
 }
 
-pub const SETTLEMENT_COLUMNS: [&str; 8] = [
+pub const SETTLEMENT_COLUMNS: [&str; 9] = [
     "date",
     "operator",
     "typeTransaction",
@@ -170,10 +173,11 @@ pub const SETTLEMENT_COLUMNS: [&str; 8] = [
     "amount",
     "fees",
     "net",
+    "complete",
 ];
 
 /// The report's rows as CSV records, in [`SETTLEMENT_COLUMNS`] order. The totals are not
-/// rows: a spreadsheet sums the `SUCCESSFUL` ones.
+/// rows: a spreadsheet sums the `SUCCESSFUL` ones. `complete` is the report's, on every row.
 pub fn settlement_records(report: &SettlementReport) -> Vec<String> {
     let date = report.day.to_string();
     report
@@ -189,6 +193,7 @@ pub fn settlement_records(report: &SettlementReport) -> Vec<String> {
                 Cell::Number(row.amount),
                 Cell::Number(row.fees),
                 Cell::Number(row.net),
+                Cell::Plain(if report.complete { "true" } else { "false" }),
             ])
         })
         .collect()

@@ -13,6 +13,8 @@ use crate::api::auth::Authenticated;
 use crate::api::error::ApiError;
 use crate::api::extract::QueryParams;
 use crate::api::pagination::{split_page, with_next_cursor, PageParams};
+use crate::domain::ledger;
+use crate::domain::statement::resume_after;
 use crate::domain::{Day, ReportScope, StatementFilter, Timestamp};
 use crate::service::Gateway;
 
@@ -69,7 +71,10 @@ pub async fn statement(
     };
     let format = format(params.format.as_deref())?;
     let lines = gateway.statement(&caller.tenant, &filter, &page).await?;
-    let (lines, next) = split_page(lines, &page, |l| l.posting.cursor());
+    let (lines, more) = split_page(lines, &page, |l| l.posting.cursor());
+    // Not past the settle lag: lines younger than it may still be joined by earlier ones.
+    let horizon = ledger::settled_before(Timestamp::now());
+    let next = more.and(resume_after(&lines, horizon).map(|l| l.posting.cursor()));
     let response = match format {
         Format::Json => {
             let body: Vec<StatementLineOut> = lines.iter().map(StatementLineOut::from).collect();
@@ -106,7 +111,7 @@ pub async fn settlement(
         environment: caller.tenant.environment,
         merchant: Some(caller.tenant.merchant_id.clone()),
     };
-    let report = gateway.settlement_report(&scope, day).await?;
+    let report = gateway.settlement_report(&scope, day, Timestamp::now()).await?;
     Ok(match format {
         Format::Json => envelope::success(StatusCode::OK, SettlementOut::from(&report)),
         Format::Csv => csv_response(report_views::settlement_csv(&report)),

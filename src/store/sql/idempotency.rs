@@ -14,12 +14,16 @@ const INSERT: &str = "INSERT INTO idempotency_keys (merchant_id, environment, id
     claim_token, locked_until, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
     ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING";
 
-/// An expired key is anyone's; a lapsed lease only the same request's (a retry after a crash):
-/// another body still meets the key's first request, and a 422.
+/// An expired key is anyone's once it is done with: answered, or its lease lapsed (a key may
+/// expire before its lease does, MOMO_IDEMPOTENCY_KEY_TTL_S being as short as 60 s and the
+/// lease 90 s or more, and a request still running keeps its key). A lapsed lease is only the
+/// same request's (a retry after a crash): another body still meets the key's first request,
+/// and a 422.
 const TAKE_OVER: &str = "UPDATE idempotency_keys SET fingerprint = $4, claim_token = $5, locked_until = $6, \
     created_at = $7, expires_at = $8, response_status = NULL, response_body = NULL \
     WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3 \
-    AND (expires_at <= $7 OR (response_status IS NULL AND locked_until <= $7 AND fingerprint = $4))";
+    AND ((expires_at <= $7 AND (response_status IS NOT NULL OR locked_until <= $7)) \
+    OR (response_status IS NULL AND locked_until <= $7 AND fingerprint = $4))";
 
 const HOLDER: &str = "SELECT fingerprint, response_status, response_body FROM idempotency_keys \
     WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3";

@@ -43,7 +43,9 @@ pub(super) trait Backend: Send + Sync + 'static {
     const CLAIM_DUE_CHECKS: &'static str;
 
     /// Deletes at most `$2` idempotency keys expired at `$1` (`expires_at <= $1`), through the
-    /// index on `expires_at`. Several purgers must not wait on one another's rows.
+    /// index on `expires_at`, but only keys done with: answered, or whose in-flight lease lapsed
+    /// (the key time to live may be shorter than the lease; a running request keeps its key).
+    /// Several purgers must not wait on one another's rows.
     const PURGE_IDEMPOTENCY_KEYS: &'static str;
 
     /// Where reads go.
