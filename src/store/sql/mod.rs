@@ -32,8 +32,10 @@ pub(super) trait Backend: Send + Sync + 'static {
     type Db: SqlDb;
 
     /// Claims due outbox events: sets `lease_until = $1, lease_token = $2` on at most `$4`
-    /// pending events due at `$3` whose lease is free or expired. Several dispatchers must
-    /// never claim the same event at once.
+    /// pending events due at `$3` whose lease is free or expired, and returns their `id,
+    /// merchant_id, environment, payload, attempts, lease_token, next_attempt_at` (one
+    /// statement: `lease_token` has no index, so reading the claimed rows back by it would scan
+    /// the outbox). Several dispatchers must never claim the same event at once.
     const CLAIM_DUE_EVENTS: &'static str;
 
     /// Claims due status checks: sets `next_check_at = $1, check_token = $2` on at most `$5`
