@@ -38,7 +38,8 @@ impl Backend for PostgresStore {
     /// Rows another dispatcher is claiming are skipped, not waited for.
     const CLAIM_DUE_EVENTS: &'static str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
         SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
-        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
+        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) \
+        RETURNING id, merchant_id, environment, payload, attempts, lease_token, next_attempt_at";
 
     /// Rows another reconciler is claiming are skipped, not waited for.
     const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\

@@ -136,7 +136,9 @@ where
     Ok(TransactionRecord { transaction, customer })
 }
 
-pub(super) fn due_event<R>(row: &R) -> Result<DueEvent, StoreError>
+/// A claimed event (`event`: the claim's `RETURNING` columns) and where it goes (`endpoint`:
+/// its tenant's row of `merchant_environments`).
+pub(super) fn due_event<R>(event: &R, endpoint: &R) -> Result<DueEvent, StoreError>
 where
     R: Row,
     &'static str: ColumnIndex<R>,
@@ -144,18 +146,18 @@ where
     for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
 {
     Ok(DueEvent {
-        id: get(row, "id")?,
+        id: get(event, "id")?,
         tenant: Tenant {
-            merchant_id: MerchantId(get(row, "merchant_id")?),
-            environment: environment(&get::<R, String>(row, "environment")?)?,
+            merchant_id: MerchantId(get(event, "merchant_id")?),
+            environment: environment(&get::<R, String>(event, "environment")?)?,
         },
-        payload: get(row, "payload")?,
-        attempts: get::<R, i64>(row, "attempts")?.max(0) as u32,
-        webhook_url: get(row, "webhook_url")?,
-        webhook_secret: get(row, "webhook_secret")?,
+        payload: get(event, "payload")?,
+        attempts: get::<R, i64>(event, "attempts")?.max(0) as u32,
+        webhook_url: get(endpoint, "webhook_url")?,
+        webhook_secret: get(endpoint, "webhook_secret")?,
         previous_webhook_secret: match (
-            get::<R, Option<String>>(row, "previous_webhook_secret")?,
-            get::<R, Option<i64>>(row, "previous_webhook_secret_until")?,
+            get::<R, Option<String>>(endpoint, "previous_webhook_secret")?,
+            get::<R, Option<i64>>(endpoint, "previous_webhook_secret_until")?,
         ) {
             (Some(secret), Some(until)) => Some(PreviousSecret {
                 secret,
@@ -163,8 +165,8 @@ where
             }),
             _ => None,
         },
-        endpoint_disabled: get::<R, Option<i64>>(row, "webhook_disabled_at")?.is_some(),
-        lease_token: get(row, "lease_token")?,
+        endpoint_disabled: get::<R, Option<i64>>(endpoint, "webhook_disabled_at")?.is_some(),
+        lease_token: get(event, "lease_token")?,
     })
 }
 

@@ -18,6 +18,16 @@ pub struct SqliteStore {
     reader: SqlitePool,
     writer: SqlitePool,
     batcher: Batcher,
+    checkpoints: tokio::task::JoinHandle<()>,
+}
+
+/// How often the checkpointer copies what the WAL holds into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        self.checkpoints.abort();
+    }
 }
 
 impl SqliteStore {
@@ -36,11 +46,16 @@ impl SqliteStore {
                     .map_err(|e| StoreError::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
             }
         }
+        // The writer never checkpoints: by default the commit that fills the WAL past 1,000
+        // pages copies them into the database file and syncs it, on the one writer thread that
+        // every write queues for. A connection of its own does it (`checkpoint_loop`), on
+        // another thread, while the writer goes on. Commits stay as durable (the WAL is synced
+        // at each); only where the pages live meanwhile changes.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(30))
             .after_release(|conn, _| Box::pin(async move { Ok(out_of_transactions(conn).await) }))
-            .connect_with(options.clone())
+            .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
             .await?;
         migrations::sqlite()
             .run(&writer)
@@ -51,8 +66,13 @@ impl SqliteStore {
         // 12.5k req/s on 2 cores; 16 was slower again).
         let reader = SqlitePoolOptions::new()
             .max_connections(8)
-            .connect_with(options.read_only(true))
+            .connect_with(options.clone().read_only(true))
             .await?;
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        let checkpoints = tokio::spawn(checkpoint_loop(checkpointer));
         // One writer connection: one batch writer.
         let batcher = Batcher::start(
             writer.clone(),
@@ -63,7 +83,23 @@ impl SqliteStore {
             reader,
             writer,
             batcher,
+            checkpoints,
         })
+    }
+}
+
+/// Copies the WAL into the database file every `CHECKPOINT_EVERY`, without waiting for the
+/// writer or the readers (`PASSIVE`: what a reader still reads stays for the next pass). Once
+/// all of it is copied, the writer's next transaction starts the WAL over, as it would after
+/// its own checkpoint.
+async fn checkpoint_loop(pool: SqlitePool) {
+    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
+            tracing::warn!(error = %e, "WAL checkpoint failed; trying again shortly");
+        }
     }
 }
 
@@ -88,7 +124,8 @@ impl Backend for SqliteStore {
     /// SQLite's single writer connection serializes claims.
     const CLAIM_DUE_EVENTS: &'static str = "UPDATE outbox_events SET lease_until = $1, lease_token = $2 WHERE id IN (\
         SELECT id FROM outbox_events WHERE state = 'pending' AND next_attempt_at <= $3 \
-        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4)";
+        AND (lease_until IS NULL OR lease_until <= $3) ORDER BY next_attempt_at LIMIT $4) \
+        RETURNING id, merchant_id, environment, payload, attempts, lease_token, next_attempt_at";
 
     /// SQLite's single writer connection serializes claims.
     const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\

@@ -2,7 +2,7 @@
 //! claim, which each backend supplies as `Backend::CLAIM_DUE_EVENTS` (`FOR UPDATE SKIP LOCKED`
 //! on PostgreSQL; SQLite's single writer already serializes claims).
 
-use sqlx::{ColumnIndex, Encode, Executor, Type};
+use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
 use super::{Backend, Column, RowsAffected, SqlDb};
 use crate::domain::{PageRequest, Tenant, Timestamp};
@@ -49,23 +49,57 @@ where
             .bind(&token)
             .bind(now.millis())
             .bind(limit as i64)
-            .execute(self.writer())
+            .fetch_all(self.writer())
             .await?;
-        if claimed.rows_affected() == 0 {
+        if claimed.is_empty() {
             return Ok(Vec::new());
         }
-        let rows = sqlx::query(
-            "SELECT e.id, e.merchant_id, e.environment, e.payload, e.attempts, e.lease_token, \
-             m.webhook_url, m.webhook_secret, m.previous_webhook_secret, m.previous_webhook_secret_until, \
-             m.webhook_disabled_at \
-             FROM outbox_events e JOIN merchant_environments m \
-             ON m.merchant_id = e.merchant_id AND m.environment = e.environment \
-             WHERE e.lease_token = $1 ORDER BY e.next_attempt_at, e.id",
-        )
-        .bind(&token)
-        .fetch_all(self.writer())
-        .await?;
-        rows.iter().map(rows::due_event).collect()
+        // The order the claim chose them in (`RETURNING` keeps none).
+        let mut keys = Vec::with_capacity(claimed.len());
+        for row in &claimed {
+            keys.push((
+                row.try_get::<i64, _>("next_attempt_at")?,
+                row.try_get::<String, _>("id")?,
+            ));
+        }
+        let mut order: Vec<usize> = (0..claimed.len()).collect();
+        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        // Where each tenant's events go: one statement for the claim's tenants (usually one).
+        let mut tenants: Vec<(String, String)> = Vec::new();
+        for row in &claimed {
+            let tenant = (row.try_get("merchant_id")?, row.try_get("environment")?);
+            if !tenants.contains(&tenant) {
+                tenants.push(tenant);
+            }
+        }
+        let sql = format!(
+            "WITH v(merchant_id, environment) AS (VALUES {}) \
+             SELECT m.merchant_id, m.environment, m.webhook_url, m.webhook_secret, m.previous_webhook_secret, \
+             m.previous_webhook_secret_until, m.webhook_disabled_at \
+             FROM merchant_environments m JOIN v ON m.merchant_id = v.merchant_id AND m.environment = v.environment",
+            super::placeholders::<DB>(tenants.len(), 2)
+        );
+        let mut query = sqlx::query(&sql);
+        for (merchant, environment) in &tenants {
+            query = query.bind(merchant.as_str()).bind(environment.as_str());
+        }
+        let endpoints = query.fetch_all(self.writer()).await?;
+        let mut due = Vec::with_capacity(claimed.len());
+        for i in order {
+            let event = &claimed[i];
+            let (merchant, environment): (String, String) =
+                (event.try_get("merchant_id")?, event.try_get("environment")?);
+            // An event whose tenant has no row is not sent and stays leased until its lease
+            // ends, as the join this replaces left it.
+            let endpoint = endpoints.iter().find(|m| {
+                m.try_get::<String, _>("merchant_id").ok().as_deref() == Some(merchant.as_str())
+                    && m.try_get::<String, _>("environment").ok().as_deref() == Some(environment.as_str())
+            });
+            if let Some(endpoint) = endpoint {
+                due.push(rows::due_event(event, endpoint)?);
+            }
+        }
+        Ok(due)
     }
 
     async fn finish_attempts(&self, batch: &[Finished], now: Timestamp) -> Result<Vec<bool>, StoreError> {
