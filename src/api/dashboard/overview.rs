@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
+use super::i18n::Text;
 use super::layout::{self, html_response, money, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
@@ -30,8 +31,13 @@ pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
     ctx.visitor.remember(&gateway, html_response(StatusCode::OK, page))
 }
 
-fn volume(t_count: &str, v: Volume) -> Markup {
-    html! { span.figure { (money(v.amount)) } span { (v.count) " " (t_count) } }
+fn volume(t: &Text, v: Volume) -> Markup {
+    let word = if v.count == 1 {
+        t.transaction_count_one
+    } else {
+        t.transactions_count
+    };
+    html! { span.figure { (money(v.amount)) } span { (v.count) " " (word) } }
 }
 
 fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
@@ -41,10 +47,10 @@ fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
             div.card { (t.balance_available) span.figure #balance-available { (money(o.balance.available)) } }
             div.card { (t.balance_reserved) span.figure #balance-reserved { (money(o.balance.reserved)) } }
             div.card #volume-today data-count=(o.today.count) data-amount=(o.today.amount) {
-                (t.volume_today) (volume(t.transactions_count, o.today))
+                (t.volume_today) (volume(t, o.today))
             }
             div.card #volume-7d data-count=(o.last_7_days.count) data-amount=(o.last_7_days.amount) {
-                (t.volume_7d) (volume(t.transactions_count, o.last_7_days))
+                (t.volume_7d) (volume(t, o.last_7_days))
             }
         }
         h2 #chart-title { (t.chart_7d) }
