@@ -18,16 +18,6 @@ pub struct SqliteStore {
     reader: SqlitePool,
     writer: SqlitePool,
     batcher: Batcher,
-    checkpoints: tokio::task::JoinHandle<()>,
-}
-
-/// How often the checkpointer copies what the WAL holds into the database file.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
-
-impl Drop for SqliteStore {
-    fn drop(&mut self) {
-        self.checkpoints.abort();
-    }
 }
 
 impl SqliteStore {
@@ -46,16 +36,11 @@ impl SqliteStore {
                     .map_err(|e| StoreError::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
             }
         }
-        // The writer never checkpoints: by default the commit that fills the WAL past 1,000
-        // pages copies them into the database file and syncs it, on the one writer thread that
-        // every write queues for. A connection of its own does it (`checkpoint_loop`), on
-        // another thread, while the writer goes on. Commits stay as durable (the WAL is synced
-        // at each); only where the pages live meanwhile changes.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(30))
             .after_release(|conn, _| Box::pin(async move { Ok(out_of_transactions(conn).await) }))
-            .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
+            .connect_with(options.clone())
             .await?;
         migrations::sqlite()
             .run(&writer)
@@ -66,13 +51,8 @@ impl SqliteStore {
         // 12.5k req/s on 2 cores; 16 was slower again).
         let reader = SqlitePoolOptions::new()
             .max_connections(8)
-            .connect_with(options.clone().read_only(true))
+            .connect_with(options.read_only(true))
             .await?;
-        let checkpointer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.clone())
-            .await?;
-        let checkpoints = tokio::spawn(checkpoint_loop(checkpointer));
         // One writer connection: one batch writer.
         let batcher = Batcher::start(
             writer.clone(),
@@ -83,23 +63,7 @@ impl SqliteStore {
             reader,
             writer,
             batcher,
-            checkpoints,
         })
-    }
-}
-
-/// Copies the WAL into the database file every `CHECKPOINT_EVERY`, without waiting for the
-/// writer or the readers (`PASSIVE`: what a reader still reads stays for the next pass). Once
-/// all of it is copied, the writer's next transaction starts the WAL over, as it would after
-/// its own checkpoint.
-async fn checkpoint_loop(pool: SqlitePool) {
-    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        every.tick().await;
-        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&pool).await {
-            tracing::warn!(error = %e, "WAL checkpoint failed; trying again shortly");
-        }
     }
 }
 
