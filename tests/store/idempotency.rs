@@ -1,7 +1,10 @@
 //! The idempotency key contract: a claim settled by the database, even raced; the claim's token
 //! guarding the answer and the release; takeovers of expired keys and lapsed leases; the purge
-//! in batches.
+//! in batches; the answers written by the batch writer, in shared commits.
 
+use std::time::Duration;
+
+use momo_gateway::config::BatchSettings;
 use momo_gateway::domain::{Environment, IdempotencyKey, KeptAnswer, MerchantId, Tenant, Timestamp};
 use momo_gateway::store::{ClaimOutcome, KeyClaim};
 
@@ -15,6 +18,7 @@ both_backends!(
     an_expired_key_is_anyones_and_a_lapsed_lease_only_the_same_requests,
     expired_keys_are_purged_in_batches,
     an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purged,
+    keys_answers_ride_in_the_write_batches_and_share_a_commit,
 );
 
 fn tenant() -> Tenant {
@@ -203,4 +207,62 @@ async fn an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purge
     store.claim_idempotency_key(&stuck).await.unwrap();
     assert_eq!(store.purge_idempotency_keys(Timestamp(1_999), 10).await.unwrap(), 0);
     assert_eq!(store.purge_idempotency_keys(Timestamp(2_000), 10).await.unwrap(), 1);
+}
+
+/// A writer that waits for two writes before it commits: a key's answer that goes through the
+/// batch writer is not written alone, and the second answer's arrival commits both in one
+/// transaction, each with its own outcome (a stale token writes nothing).
+async fn keys_answers_ride_in_the_write_batches_and_share_a_commit((_store, db): Opened) {
+    let batching = BatchSettings {
+        max: 3,
+        wait: Duration::from_secs(600),
+        writers: 1,
+    };
+    let store = momo_gateway::store::connect_with(&db.url, batching).await.unwrap();
+    for k in ["a", "b"] {
+        assert_eq!(
+            store.claim_idempotency_key(&claim(k, "f", k, 1)).await.unwrap(),
+            ClaimOutcome::Claimed
+        );
+    }
+    let (a, b) = (IdempotencyKey::parse("a").unwrap(), IdempotencyKey::parse("b").unwrap());
+    let first = {
+        let (store, a) = (store.clone(), a.clone());
+        tokio::spawn(async move { store.keep_idempotent_answer(&tenant(), &a, "a", &answer()).await })
+    };
+    let second = {
+        let (store, b) = (store.clone(), b.clone());
+        tokio::spawn(async move { store.release_idempotency_key(&tenant(), &b, "stale").await })
+    };
+    // Two writes of a batch of three: neither is committed on its own.
+    let waiting = tokio::time::timeout(Duration::from_millis(300), async {
+        while !first.is_finished() || !second.is_finished() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    assert!(waiting.is_err(), "a key's write waited for its batch");
+    let holder = |k: &'static str| {
+        let store = store.clone();
+        async move {
+            match store.claim_idempotency_key(&claim(k, "f", "probe", 2)).await.unwrap() {
+                ClaimOutcome::Held(holder) => holder.answer,
+                ClaimOutcome::Claimed => panic!("{k} is held"),
+            }
+        }
+    };
+    assert_eq!(
+        holder("a").await,
+        None,
+        "nothing of the batch is written before its commit"
+    );
+    // The third write fills the batch: one commit answers all three.
+    assert!(store
+        .keep_idempotent_answer(&tenant(), &b, "b", &answer())
+        .await
+        .unwrap());
+    assert!(first.await.unwrap().unwrap(), "the claim's token kept its answer");
+    assert!(!second.await.unwrap().unwrap(), "a stale token wrote nothing");
+    assert_eq!(holder("a").await, Some(answer()));
+    assert_eq!(holder("b").await, Some(answer()));
 }

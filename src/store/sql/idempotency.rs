@@ -1,10 +1,13 @@
 //! The `IdempotencyStore` methods for every [`Backend`]. A claim is an insert that does
 //! nothing on conflict with the primary key, then a conditional takeover of an expired key (or
 //! of a lapsed lease on the same request), then a read of who holds it: each step is one
-//! statement the database settles, so concurrent claims never both win.
+//! statement the database settles, so concurrent claims never both win. Keeping a key's answer
+//! and letting a key go ride in the batch writer's transactions (`batch`), beside the payments'
+//! writes: concurrent keyed requests share commits, and each still gets its own outcome.
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
+use super::batch::{KeyWrite, Write, Written};
 use super::{Backend, Column, RowsAffected, SqlDb};
 use crate::domain::{IdempotencyKey, KeptAnswer, KeyHolder, Tenant, Timestamp};
 use crate::store::idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
@@ -108,16 +111,13 @@ where
         token: &str,
         answer: &KeptAnswer,
     ) -> Result<bool, StoreError> {
-        let kept = sqlx::query::<DB>(KEEP)
-            .bind(tenant.merchant_id.0.as_str())
-            .bind(tenant.environment.as_str())
-            .bind(key.as_str())
-            .bind(token)
-            .bind(i64::from(answer.status))
-            .bind(answer.body.as_str())
-            .execute(self.writer())
-            .await?;
-        Ok(kept.rows_affected() == 1)
+        let write = KeyWrite {
+            tenant: tenant.clone(),
+            key: key.clone(),
+            token: token.to_owned(),
+            answer: Some(answer.clone()),
+        };
+        key_written(self.batcher().write(Write::Key(Box::new(write))).await?)
     }
 
     async fn release_idempotency_key(
@@ -126,14 +126,13 @@ where
         key: &IdempotencyKey,
         token: &str,
     ) -> Result<bool, StoreError> {
-        let released = sqlx::query::<DB>(RELEASE)
-            .bind(tenant.merchant_id.0.as_str())
-            .bind(tenant.environment.as_str())
-            .bind(key.as_str())
-            .bind(token)
-            .execute(self.writer())
-            .await?;
-        Ok(released.rows_affected() == 1)
+        let write = KeyWrite {
+            tenant: tenant.clone(),
+            key: key.clone(),
+            token: token.to_owned(),
+            answer: None,
+        };
+        key_written(self.batcher().write(Write::Key(Box::new(write))).await?)
     }
 
     async fn purge_idempotency_keys(&self, now: Timestamp, limit: u32) -> Result<u64, StoreError> {
@@ -144,4 +143,39 @@ where
             .await?;
         Ok(purged.rows_affected())
     }
+}
+
+fn key_written(written: Written) -> Result<bool, StoreError> {
+    match written {
+        Written::Key(changed) => Ok(changed),
+        Written::Inserted(_) | Written::Settled(_) => Err(StoreError::Corrupt(
+            "the writer answered a key's write with a payment's".into(),
+        )),
+    }
+}
+
+/// Keeps a key's answer (`answer`) or lets the key go (`None`) in the batch's transaction,
+/// provided the claim token still holds it and no answer is kept: `false` when it wrote nothing.
+pub(super) async fn write_key_in<DB>(tx: &mut sqlx::Transaction<'_, DB>, write: &KeyWrite) -> Result<bool, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    i64: Column<DB>,
+{
+    let query = match &write.answer {
+        Some(answer) => sqlx::query::<DB>(KEEP)
+            .bind(write.tenant.merchant_id.0.as_str())
+            .bind(write.tenant.environment.as_str())
+            .bind(write.key.as_str())
+            .bind(write.token.as_str())
+            .bind(i64::from(answer.status))
+            .bind(answer.body.as_str()),
+        None => sqlx::query::<DB>(RELEASE)
+            .bind(write.tenant.merchant_id.0.as_str())
+            .bind(write.tenant.environment.as_str())
+            .bind(write.key.as_str())
+            .bind(write.token.as_str()),
+    };
+    Ok(query.execute(&mut **tx).await?.rows_affected() == 1)
 }
