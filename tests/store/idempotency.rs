@@ -234,9 +234,9 @@ async fn keys_answers_ride_in_the_write_batches_and_share_a_commit((_store, db):
         let (store, b) = (store.clone(), b.clone());
         tokio::spawn(async move { store.release_idempotency_key(&tenant(), &b, "stale").await })
     };
-    // Two writes of a batch of three: neither is committed on its own.
+    // Two writes of a batch of three: neither is committed on its own, so neither answers.
     let waiting = tokio::time::timeout(Duration::from_millis(300), async {
-        while !first.is_finished() || !second.is_finished() {
+        while !first.is_finished() && !second.is_finished() {
             tokio::task::yield_now().await;
         }
     })
