@@ -18,7 +18,7 @@ both_backends!(
     an_expired_key_is_anyones_and_a_lapsed_lease_only_the_same_requests,
     expired_keys_are_purged_in_batches,
     an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purged,
-    keys_answers_ride_in_the_write_batches_and_share_a_commit,
+    keys_claims_and_answers_ride_in_the_write_batches_and_share_commits,
 );
 
 fn tenant() -> Tenant {
@@ -209,60 +209,50 @@ async fn an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purge
     assert_eq!(store.purge_idempotency_keys(Timestamp(2_000), 10).await.unwrap(), 1);
 }
 
-/// A writer that waits for two writes before it commits: a key's answer that goes through the
-/// batch writer is not written alone, and the second answer's arrival commits both in one
-/// transaction, each with its own outcome (a stale token writes nothing).
-async fn keys_answers_ride_in_the_write_batches_and_share_a_commit((_store, db): Opened) {
+/// A writer that waits for two writes before it commits: a key's claim, answer or release goes
+/// through the batch writer, so it is not committed (nor answered) alone, and the second write's
+/// arrival commits both in one transaction, each with its own outcome (a stale token writes
+/// nothing).
+async fn keys_claims_and_answers_ride_in_the_write_batches_and_share_commits((_store, db): Opened) {
     let batching = BatchSettings {
-        max: 3,
+        max: 2,
         wait: Duration::from_secs(600),
         writers: 1,
     };
     let store = momo_gateway::store::connect_with(&db.url, batching).await.unwrap();
-    for k in ["a", "b"] {
-        assert_eq!(
-            store.claim_idempotency_key(&claim(k, "f", k, 1)).await.unwrap(),
-            ClaimOutcome::Claimed
-        );
-    }
     let (a, b) = (IdempotencyKey::parse("a").unwrap(), IdempotencyKey::parse("b").unwrap());
-    let first = {
+
+    let mut first = {
+        let store = store.clone();
+        tokio::spawn(async move { store.claim_idempotency_key(&claim("a", "f", "a", 1)).await })
+    };
+    let alone = tokio::time::timeout(Duration::from_millis(300), &mut first).await;
+    assert!(alone.is_err(), "a lone claim waits for its batch");
+    let second = store.claim_idempotency_key(&claim("b", "f", "b", 1)).await.unwrap();
+    assert_eq!(first.await.unwrap().unwrap(), ClaimOutcome::Claimed);
+    assert_eq!(second, ClaimOutcome::Claimed);
+
+    let mut kept = {
         let (store, a) = (store.clone(), a.clone());
         tokio::spawn(async move { store.keep_idempotent_answer(&tenant(), &a, "a", &answer()).await })
     };
-    let second = {
-        let (store, b) = (store.clone(), b.clone());
-        tokio::spawn(async move { store.release_idempotency_key(&tenant(), &b, "stale").await })
-    };
-    // Two writes of a batch of three: neither is committed on its own, so neither answers.
-    let waiting = tokio::time::timeout(Duration::from_millis(300), async {
-        while !first.is_finished() && !second.is_finished() {
-            tokio::task::yield_now().await;
-        }
-    })
-    .await;
-    assert!(waiting.is_err(), "a key's write waited for its batch");
-    let holder = |k: &'static str| {
-        let store = store.clone();
-        async move {
-            match store.claim_idempotency_key(&claim(k, "f", "probe", 2)).await.unwrap() {
-                ClaimOutcome::Held(holder) => holder.answer,
-                ClaimOutcome::Claimed => panic!("{k} is held"),
-            }
-        }
-    };
-    assert_eq!(
-        holder("a").await,
-        None,
-        "nothing of the batch is written before its commit"
+    let alone = tokio::time::timeout(Duration::from_millis(300), &mut kept).await;
+    assert!(alone.is_err(), "a lone answer waits for its batch");
+    assert!(
+        !store.release_idempotency_key(&tenant(), &b, "stale").await.unwrap(),
+        "a stale token wrote nothing"
     );
-    // The third write fills the batch: one commit answers all three.
-    assert!(store
-        .keep_idempotent_answer(&tenant(), &b, "b", &answer())
-        .await
-        .unwrap());
-    assert!(first.await.unwrap().unwrap(), "the claim's token kept its answer");
-    assert!(!second.await.unwrap().unwrap(), "a stale token wrote nothing");
-    assert_eq!(holder("a").await, Some(answer()));
-    assert_eq!(holder("b").await, Some(answer()));
+    assert!(kept.await.unwrap().unwrap(), "the claim's token kept its answer");
+
+    let (probe_a, probe_b) = (claim("a", "f", "probe", 2), claim("b", "f", "probe", 2));
+    let (probe_a, probe_b) = tokio::join!(
+        store.claim_idempotency_key(&probe_a),
+        store.claim_idempotency_key(&probe_b),
+    );
+    let holder = |outcome: ClaimOutcome| match outcome {
+        ClaimOutcome::Held(holder) => holder.answer,
+        ClaimOutcome::Claimed => panic!("the key is held"),
+    };
+    assert_eq!(holder(probe_a.unwrap()), Some(answer()));
+    assert_eq!(holder(probe_b.unwrap()), None, "b is still in flight");
 }

@@ -8,10 +8,10 @@
 //! request gets its own outcome: when an item fails (a duplicate, insufficient funds), the batch
 //! runs again with a savepoint per item, so that item is rolled back alone and the others
 //! commit. No answer leaves before its batch has committed; when the commit fails, every request
-//! of the batch gets `Unavailable` and nothing of the batch was written. An idempotency key's
-//! answer (or its release) rides in the batches too (`Write::Key`): one conditional statement
-//! on the claim token, run after the payments' writes, so concurrent keyed requests share
-//! commits.
+//! of the batch gets `Unavailable` and nothing of the batch was written. Idempotency keys ride
+//! in the batches too (`Write::Claim`, `Write::Key`: the claim, and the answer or release
+//! conditional on the claim's token), run after the payments' writes, so concurrent keyed
+//! requests share commits.
 //!
 //! Several writers (of one process or of several on one PostgreSQL database) could deadlock:
 //! one batch's items lock a payer's row then a balance row, another's the other way round. So
@@ -30,7 +30,7 @@ use sqlx::{Acquire, Encode, Executor, Pool, Transaction, Type};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::balance_locks::{lock_balances, lock_payers, BalanceLocking, BalancePlan, BalanceUse};
-use super::idempotency::write_key_in;
+use super::idempotency::{claim_in, write_key_in};
 use super::insert_set::{fits_a_set, insert_all, Creation};
 use super::payments::{insert_pending_in, settle_in};
 use super::settle_set::settle_all;
@@ -38,6 +38,7 @@ use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
 use crate::domain::ledger::{self, Posting};
 use crate::domain::{Customer, IdempotencyKey, KeptAnswer, Tenant, Timestamp, Transaction as Payment};
+use crate::store::idempotency::{ClaimOutcome, KeyClaim};
 use crate::store::{Settlement, StoreError};
 
 /// A write the batch writer runs.
@@ -52,6 +53,8 @@ pub(in crate::store) enum Write {
     Settle(Box<Settlement>),
     /// Keeps a key's answer, or lets the key go.
     Key(Box<KeyWrite>),
+    /// Claims a key.
+    Claim(Box<KeyClaim>),
 }
 
 /// An idempotency key's write: its answer kept (`answer`) or the key let go (`None`), provided
@@ -70,6 +73,7 @@ impl Write {
             Write::InsertPending { transaction, .. } => &transaction.tenant,
             Write::Settle(s) => &s.transaction.tenant,
             Write::Key(k) => &k.tenant,
+            Write::Claim(c) => &c.tenant,
         }
     }
 
@@ -92,6 +96,7 @@ impl Write {
                 s.transaction.id.as_str(),
             ),
             Write::Key(k) => (merchant, environment, "", k.key.as_str()),
+            Write::Claim(c) => (merchant, environment, "", c.key.as_str()),
         }
     }
 
@@ -100,7 +105,7 @@ impl Write {
         let entry = match self {
             Write::InsertPending { entry, .. } => entry,
             Write::Settle(s) => &s.entry,
-            Write::Key(_) => return None,
+            Write::Key(_) | Write::Claim(_) => return None,
         };
         if ledger::may_debit(entry) {
             Some(BalanceUse::Debits)
@@ -119,6 +124,8 @@ pub(in crate::store) enum Written {
     Settled(bool),
     /// A key's write: `false` when the token no longer held the key, and nothing was written.
     Key(bool),
+    /// A claim's outcome.
+    Claim(ClaimOutcome),
 }
 
 type Reply = oneshot::Sender<Result<Written, StoreError>>;
@@ -142,6 +149,7 @@ impl Batcher {
         String: Column<DB>,
         i64: Column<DB>,
         Option<i64>: Column<DB>,
+        Option<String>: Column<DB>,
         &'static str: sqlx::ColumnIndex<DB::Row>,
     {
         let max = settings.max.max(1);
@@ -189,6 +197,7 @@ where
     String: Column<DB>,
     i64: Column<DB>,
     Option<i64>: Column<DB>,
+    Option<String>: Column<DB>,
     &'static str: sqlx::ColumnIndex<DB::Row>,
 {
     async fn write_loop(self, receiver: Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>, max: usize, wait: Duration) {
@@ -289,7 +298,7 @@ where
                     entry,
                     first_check: *first_check,
                 }),
-                Write::Settle(_) | Write::Key(_) => None,
+                Write::Settle(_) | Write::Key(_) | Write::Claim(_) => None,
             })
             .collect();
         let created = if fits_a_set(&creations) {
@@ -306,7 +315,7 @@ where
             .iter()
             .filter_map(|write| match write {
                 Write::Settle(settlement) => Some(&**settlement),
-                Write::InsertPending { .. } | Write::Key(_) => None,
+                Write::InsertPending { .. } | Write::Key(_) | Write::Claim(_) => None,
             })
             .collect();
         let mut ids: Vec<&str> = settlements.iter().map(|s| s.transaction.id.as_str()).collect();
@@ -324,8 +333,10 @@ where
         // The keys' writes last: one conditional statement each, which fails only with the batch.
         let mut keys = Vec::new();
         for write in writes {
-            if let Write::Key(k) = write {
-                keys.push(write_key_in(tx, k).await?);
+            match write {
+                Write::Key(k) => keys.push(Written::Key(write_key_in(tx, k).await?)),
+                Write::Claim(c) => keys.push(Written::Claim(claim_in(tx, c).await?)),
+                Write::InsertPending { .. } | Write::Settle(_) => {}
             }
         }
         // Each write's result, in the batch's order: creations and settlements answer in theirs.
@@ -336,7 +347,7 @@ where
                 let written = match write {
                     Write::InsertPending { .. } => created.next().map(|c| Written::Inserted(Box::new(c))),
                     Write::Settle(_) => moved.next().map(Written::Settled),
-                    Write::Key(_) => keys.next().map(Written::Key),
+                    Write::Key(_) | Write::Claim(_) => keys.next(),
                 };
                 written.map(Ok).ok_or_else(|| {
                     StoreError::Corrupt("a set-based write answered fewer rows than it was given".into())
@@ -356,7 +367,7 @@ where
                     payer.tenant.environment.as_str(),
                     payer.phone.as_str(),
                 )),
-                Write::Settle(_) | Write::Key(_) => None,
+                Write::Settle(_) | Write::Key(_) | Write::Claim(_) => None,
             })
             .collect();
         payers.dedup();
@@ -427,6 +438,7 @@ where
                 .map(|customer| Written::Inserted(Box::new(customer))),
             Write::Settle(settlement) => settle_in(tx, settlement, credit_slot).await.map(Written::Settled),
             Write::Key(k) => write_key_in(tx, k).await.map(Written::Key),
+            Write::Claim(c) => claim_in(tx, c).await.map(Written::Claim),
         }
     }
 }
