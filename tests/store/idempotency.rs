@@ -1,7 +1,10 @@
 //! The idempotency key contract: a claim settled by the database, even raced; the claim's token
 //! guarding the answer and the release; takeovers of expired keys and lapsed leases; the purge
-//! in batches.
+//! in batches; the answers written by the batch writer, in shared commits.
 
+use std::time::Duration;
+
+use momo_gateway::config::BatchSettings;
 use momo_gateway::domain::{Environment, IdempotencyKey, KeptAnswer, MerchantId, Tenant, Timestamp};
 use momo_gateway::store::{ClaimOutcome, KeyClaim};
 
@@ -15,6 +18,7 @@ both_backends!(
     an_expired_key_is_anyones_and_a_lapsed_lease_only_the_same_requests,
     expired_keys_are_purged_in_batches,
     an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purged,
+    keys_claims_and_answers_ride_in_the_write_batches_and_share_commits,
 );
 
 fn tenant() -> Tenant {
@@ -203,4 +207,52 @@ async fn an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purge
     store.claim_idempotency_key(&stuck).await.unwrap();
     assert_eq!(store.purge_idempotency_keys(Timestamp(1_999), 10).await.unwrap(), 0);
     assert_eq!(store.purge_idempotency_keys(Timestamp(2_000), 10).await.unwrap(), 1);
+}
+
+/// A writer that waits for two writes before it commits: a key's claim, answer or release goes
+/// through the batch writer, so it is not committed (nor answered) alone, and the second write's
+/// arrival commits both in one transaction, each with its own outcome (a stale token writes
+/// nothing).
+async fn keys_claims_and_answers_ride_in_the_write_batches_and_share_commits((_store, db): Opened) {
+    let batching = BatchSettings {
+        max: 2,
+        wait: Duration::from_secs(600),
+        writers: 1,
+    };
+    let store = momo_gateway::store::connect_with(&db.url, batching).await.unwrap();
+    let (a, b) = (IdempotencyKey::parse("a").unwrap(), IdempotencyKey::parse("b").unwrap());
+
+    let mut first = {
+        let store = store.clone();
+        tokio::spawn(async move { store.claim_idempotency_key(&claim("a", "f", "a", 1)).await })
+    };
+    let alone = tokio::time::timeout(Duration::from_millis(300), &mut first).await;
+    assert!(alone.is_err(), "a lone claim waits for its batch");
+    let second = store.claim_idempotency_key(&claim("b", "f", "b", 1)).await.unwrap();
+    assert_eq!(first.await.unwrap().unwrap(), ClaimOutcome::Claimed);
+    assert_eq!(second, ClaimOutcome::Claimed);
+
+    let mut kept = {
+        let (store, a) = (store.clone(), a.clone());
+        tokio::spawn(async move { store.keep_idempotent_answer(&tenant(), &a, "a", &answer()).await })
+    };
+    let alone = tokio::time::timeout(Duration::from_millis(300), &mut kept).await;
+    assert!(alone.is_err(), "a lone answer waits for its batch");
+    assert!(
+        !store.release_idempotency_key(&tenant(), &b, "stale").await.unwrap(),
+        "a stale token wrote nothing"
+    );
+    assert!(kept.await.unwrap().unwrap(), "the claim's token kept its answer");
+
+    let (probe_a, probe_b) = (claim("a", "f", "probe", 2), claim("b", "f", "probe", 2));
+    let (probe_a, probe_b) = tokio::join!(
+        store.claim_idempotency_key(&probe_a),
+        store.claim_idempotency_key(&probe_b),
+    );
+    let holder = |outcome: ClaimOutcome| match outcome {
+        ClaimOutcome::Held(holder) => holder.answer,
+        ClaimOutcome::Claimed => panic!("the key is held"),
+    };
+    assert_eq!(holder(probe_a.unwrap()), Some(answer()));
+    assert_eq!(holder(probe_b.unwrap()), None, "b is still in flight");
 }

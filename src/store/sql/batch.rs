@@ -8,7 +8,10 @@
 //! request gets its own outcome: when an item fails (a duplicate, insufficient funds), the batch
 //! runs again with a savepoint per item, so that item is rolled back alone and the others
 //! commit. No answer leaves before its batch has committed; when the commit fails, every request
-//! of the batch gets `Unavailable` and nothing of the batch was written.
+//! of the batch gets `Unavailable` and nothing of the batch was written. Idempotency keys ride
+//! in the batches too (`Write::Claim`, `Write::Key`: the claim, and the answer or release
+//! conditional on the claim's token), run after the payments' writes, so concurrent keyed
+//! requests share commits.
 //!
 //! Several writers (of one process or of several on one PostgreSQL database) could deadlock:
 //! one batch's items lock a payer's row then a balance row, another's the other way round. So
@@ -27,13 +30,15 @@ use sqlx::{Acquire, Encode, Executor, Pool, Transaction, Type};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::balance_locks::{lock_balances, lock_payers, BalanceLocking, BalancePlan, BalanceUse};
+use super::idempotency::{claim_in, write_key_in};
 use super::insert_set::{fits_a_set, insert_all, Creation};
 use super::payments::{insert_pending_in, settle_in};
 use super::settle_set::settle_all;
 use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
 use crate::domain::ledger::{self, Posting};
-use crate::domain::{Customer, Timestamp, Transaction as Payment};
+use crate::domain::{Customer, IdempotencyKey, KeptAnswer, Tenant, Timestamp, Transaction as Payment};
+use crate::store::idempotency::{ClaimOutcome, KeyClaim};
 use crate::store::{Settlement, StoreError};
 
 /// A write the batch writer runs.
@@ -46,28 +51,53 @@ pub(in crate::store) enum Write {
         first_check: Timestamp,
     },
     Settle(Box<Settlement>),
+    /// Keeps a key's answer, or lets the key go.
+    Key(Box<KeyWrite>),
+    /// Claims a key.
+    Claim(Box<KeyClaim>),
+}
+
+/// An idempotency key's write: its answer kept (`answer`) or the key let go (`None`), provided
+/// the claim `token` still holds it and no answer is kept.
+#[derive(Debug)]
+pub(in crate::store) struct KeyWrite {
+    pub tenant: Tenant,
+    pub key: IdempotencyKey,
+    pub token: String,
+    pub answer: Option<KeptAnswer>,
 }
 
 impl Write {
-    fn transaction(&self) -> &Payment {
+    fn tenant(&self) -> &Tenant {
         match self {
-            Write::InsertPending { transaction, .. } => transaction,
-            Write::Settle(s) => &s.transaction,
+            Write::InsertPending { transaction, .. } => &transaction.tenant,
+            Write::Settle(s) => &s.transaction.tenant,
+            Write::Key(k) => &k.tenant,
+            Write::Claim(c) => &c.tenant,
         }
     }
 
     /// The tenant's key: a batch locks the balance rows of its tenants in this order.
     fn tenant_key(&self) -> (&str, &str) {
-        let t = &self.transaction().tenant;
+        let t = self.tenant();
         (t.merchant_id.0.as_str(), t.environment.as_str())
     }
 
     /// The order of the items in a batch: by tenant, then payer, so that two batches lock
-    /// payers' rows in one order too.
+    /// payers' rows in one order too (a key's write, which locks only its key's row, by key).
     fn order_key(&self) -> (&str, &str, &str, &str) {
-        let t = self.transaction();
         let (merchant, environment) = self.tenant_key();
-        (merchant, environment, t.phone.as_str(), t.id.as_str())
+        match self {
+            Write::InsertPending { transaction: t, .. } => (merchant, environment, t.phone.as_str(), t.id.as_str()),
+            Write::Settle(s) => (
+                merchant,
+                environment,
+                s.transaction.phone.as_str(),
+                s.transaction.id.as_str(),
+            ),
+            Write::Key(k) => (merchant, environment, "", k.key.as_str()),
+            Write::Claim(c) => (merchant, environment, "", c.key.as_str()),
+        }
     }
 
     /// What it does to the tenant's balance: nothing, or a credit, or a possible debit.
@@ -75,6 +105,7 @@ impl Write {
         let entry = match self {
             Write::InsertPending { entry, .. } => entry,
             Write::Settle(s) => &s.entry,
+            Write::Key(_) | Write::Claim(_) => return None,
         };
         if ledger::may_debit(entry) {
             Some(BalanceUse::Debits)
@@ -91,6 +122,10 @@ impl Write {
 pub(in crate::store) enum Written {
     Inserted(Box<Customer>),
     Settled(bool),
+    /// A key's write: `false` when the token no longer held the key, and nothing was written.
+    Key(bool),
+    /// A claim's outcome.
+    Claim(ClaimOutcome),
 }
 
 type Reply = oneshot::Sender<Result<Written, StoreError>>;
@@ -114,6 +149,7 @@ impl Batcher {
         String: Column<DB>,
         i64: Column<DB>,
         Option<i64>: Column<DB>,
+        Option<String>: Column<DB>,
         &'static str: sqlx::ColumnIndex<DB::Row>,
     {
         let max = settings.max.max(1);
@@ -161,6 +197,7 @@ where
     String: Column<DB>,
     i64: Column<DB>,
     Option<i64>: Column<DB>,
+    Option<String>: Column<DB>,
     &'static str: sqlx::ColumnIndex<DB::Row>,
 {
     async fn write_loop(self, receiver: Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>, max: usize, wait: Duration) {
@@ -261,7 +298,7 @@ where
                     entry,
                     first_check: *first_check,
                 }),
-                Write::Settle(_) => None,
+                Write::Settle(_) | Write::Key(_) | Write::Claim(_) => None,
             })
             .collect();
         let created = if fits_a_set(&creations) {
@@ -278,7 +315,7 @@ where
             .iter()
             .filter_map(|write| match write {
                 Write::Settle(settlement) => Some(&**settlement),
-                Write::InsertPending { .. } => None,
+                Write::InsertPending { .. } | Write::Key(_) | Write::Claim(_) => None,
             })
             .collect();
         let mut ids: Vec<&str> = settlements.iter().map(|s| s.transaction.id.as_str()).collect();
@@ -293,14 +330,24 @@ where
             }
             moved
         };
+        // The keys' writes last: one conditional statement each, which fails only with the batch.
+        let mut keys = Vec::new();
+        for write in writes {
+            match write {
+                Write::Key(k) => keys.push(Written::Key(write_key_in(tx, k).await?)),
+                Write::Claim(c) => keys.push(Written::Claim(claim_in(tx, c).await?)),
+                Write::InsertPending { .. } | Write::Settle(_) => {}
+            }
+        }
         // Each write's result, in the batch's order: creations and settlements answer in theirs.
-        let (mut created, mut moved) = (created.into_iter(), moved.into_iter());
+        let (mut created, mut moved, mut keys) = (created.into_iter(), moved.into_iter(), keys.into_iter());
         writes
             .iter()
             .map(|write| {
                 let written = match write {
                     Write::InsertPending { .. } => created.next().map(|c| Written::Inserted(Box::new(c))),
                     Write::Settle(_) => moved.next().map(Written::Settled),
+                    Write::Key(_) | Write::Claim(_) => keys.next(),
                 };
                 written.map(Ok).ok_or_else(|| {
                     StoreError::Corrupt("a set-based write answered fewer rows than it was given".into())
@@ -320,7 +367,7 @@ where
                     payer.tenant.environment.as_str(),
                     payer.phone.as_str(),
                 )),
-                Write::Settle(_) => None,
+                Write::Settle(_) | Write::Key(_) | Write::Claim(_) => None,
             })
             .collect();
         payers.dedup();
@@ -379,7 +426,7 @@ where
     }
 
     async fn run_write(tx: &mut Transaction<'_, DB>, plan: &BalancePlan, write: &Write) -> Result<Written, StoreError> {
-        let credit_slot = plan.slot_for(&write.transaction().tenant);
+        let credit_slot = plan.slot_for(write.tenant());
         match write {
             Write::InsertPending {
                 payer,
@@ -390,6 +437,8 @@ where
                 .await
                 .map(|customer| Written::Inserted(Box::new(customer))),
             Write::Settle(settlement) => settle_in(tx, settlement, credit_slot).await.map(Written::Settled),
+            Write::Key(k) => write_key_in(tx, k).await.map(Written::Key),
+            Write::Claim(c) => claim_in(tx, c).await.map(Written::Claim),
         }
     }
 }

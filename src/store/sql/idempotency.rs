@@ -1,10 +1,13 @@
 //! The `IdempotencyStore` methods for every [`Backend`]. A claim is an insert that does
 //! nothing on conflict with the primary key, then a conditional takeover of an expired key (or
 //! of a lapsed lease on the same request), then a read of who holds it: each step is one
-//! statement the database settles, so concurrent claims never both win.
+//! statement the database settles, so concurrent claims never both win. The claim, keeping a
+//! key's answer and letting a key go ride in the batch writer's transactions (`batch`), beside
+//! the payments' writes: concurrent keyed requests share commits, each with its own outcome.
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
+use super::batch::{KeyWrite, Write, Written};
 use super::{Backend, Column, RowsAffected, SqlDb};
 use crate::domain::{IdempotencyKey, KeptAnswer, KeyHolder, Tenant, Timestamp};
 use crate::store::idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
@@ -54,51 +57,12 @@ where
     &'static str: ColumnIndex<DB::Row>,
 {
     async fn claim_idempotency_key(&self, claim: &KeyClaim) -> Result<ClaimOutcome, StoreError> {
-        let bind = |sql: &'static str| {
-            sqlx::query::<DB>(sql)
-                .bind(claim.tenant.merchant_id.0.as_str())
-                .bind(claim.tenant.environment.as_str())
-                .bind(claim.key.as_str())
-                .bind(claim.fingerprint.as_str())
-                .bind(claim.token.as_str())
-                .bind(claim.locked_until.millis())
-                .bind(claim.at.millis())
-                .bind(claim.expires_at.millis())
-        };
-        for _ in 0..ROUNDS {
-            if bind(INSERT).execute(self.writer()).await?.rows_affected() == 1 {
-                return Ok(ClaimOutcome::Claimed);
-            }
-            if bind(TAKE_OVER).execute(self.writer()).await?.rows_affected() == 1 {
-                return Ok(ClaimOutcome::Claimed);
-            }
-            // On the writer: SQLite's readers may not see the last commit yet.
-            let row = sqlx::query::<DB>(HOLDER)
-                .bind(claim.tenant.merchant_id.0.as_str())
-                .bind(claim.tenant.environment.as_str())
-                .bind(claim.key.as_str())
-                .fetch_optional(self.writer())
-                .await?;
-            if let Some(row) = row {
-                let status: Option<i64> = row.try_get("response_status")?;
-                let body: Option<String> = row.try_get("response_body")?;
-                let answer = match (status, body) {
-                    (Some(status), Some(body)) => Some(KeptAnswer {
-                        status: u16::try_from(status)
-                            .map_err(|_| StoreError::Corrupt(format!("idempotent answer status {status}")))?,
-                        body,
-                    }),
-                    _ => None,
-                };
-                return Ok(ClaimOutcome::Held(KeyHolder {
-                    fingerprint: row.try_get("fingerprint")?,
-                    answer,
-                }));
-            }
+        match self.batcher().write(Write::Claim(Box::new(claim.clone()))).await? {
+            Written::Claim(outcome) => Ok(outcome),
+            Written::Inserted(_) | Written::Settled(_) | Written::Key(_) => Err(StoreError::Corrupt(
+                "the writer answered a claim with another write's".into(),
+            )),
         }
-        Err(StoreError::Unavailable(
-            "an idempotency key kept changing hands while it was claimed".to_owned(),
-        ))
     }
 
     async fn keep_idempotent_answer(
@@ -108,16 +72,13 @@ where
         token: &str,
         answer: &KeptAnswer,
     ) -> Result<bool, StoreError> {
-        let kept = sqlx::query::<DB>(KEEP)
-            .bind(tenant.merchant_id.0.as_str())
-            .bind(tenant.environment.as_str())
-            .bind(key.as_str())
-            .bind(token)
-            .bind(i64::from(answer.status))
-            .bind(answer.body.as_str())
-            .execute(self.writer())
-            .await?;
-        Ok(kept.rows_affected() == 1)
+        let write = KeyWrite {
+            tenant: tenant.clone(),
+            key: key.clone(),
+            token: token.to_owned(),
+            answer: Some(answer.clone()),
+        };
+        key_written(self.batcher().write(Write::Key(Box::new(write))).await?)
     }
 
     async fn release_idempotency_key(
@@ -126,14 +87,13 @@ where
         key: &IdempotencyKey,
         token: &str,
     ) -> Result<bool, StoreError> {
-        let released = sqlx::query::<DB>(RELEASE)
-            .bind(tenant.merchant_id.0.as_str())
-            .bind(tenant.environment.as_str())
-            .bind(key.as_str())
-            .bind(token)
-            .execute(self.writer())
-            .await?;
-        Ok(released.rows_affected() == 1)
+        let write = KeyWrite {
+            tenant: tenant.clone(),
+            key: key.clone(),
+            token: token.to_owned(),
+            answer: None,
+        };
+        key_written(self.batcher().write(Write::Key(Box::new(write))).await?)
     }
 
     async fn purge_idempotency_keys(&self, now: Timestamp, limit: u32) -> Result<u64, StoreError> {
@@ -144,4 +104,101 @@ where
             .await?;
         Ok(purged.rows_affected())
     }
+}
+
+fn key_written(written: Written) -> Result<bool, StoreError> {
+    match written {
+        Written::Key(changed) => Ok(changed),
+        Written::Inserted(_) | Written::Settled(_) | Written::Claim(_) => Err(StoreError::Corrupt(
+            "the writer answered a key's write with a payment's".into(),
+        )),
+    }
+}
+
+/// Keeps a key's answer (`answer`) or lets the key go (`None`) in the batch's transaction,
+/// provided the claim token still holds it and no answer is kept: `false` when it wrote nothing.
+pub(super) async fn write_key_in<DB>(tx: &mut sqlx::Transaction<'_, DB>, write: &KeyWrite) -> Result<bool, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    i64: Column<DB>,
+{
+    let query = match &write.answer {
+        Some(answer) => sqlx::query::<DB>(KEEP)
+            .bind(write.tenant.merchant_id.0.as_str())
+            .bind(write.tenant.environment.as_str())
+            .bind(write.key.as_str())
+            .bind(write.token.as_str())
+            .bind(i64::from(answer.status))
+            .bind(answer.body.as_str()),
+        None => sqlx::query::<DB>(RELEASE)
+            .bind(write.tenant.merchant_id.0.as_str())
+            .bind(write.tenant.environment.as_str())
+            .bind(write.key.as_str())
+            .bind(write.token.as_str()),
+    };
+    Ok(query.execute(&mut **tx).await?.rows_affected() == 1)
+}
+
+/// Claims a key in the batch's transaction: an insert, a takeover, a read of the holder, each
+/// settled by the database (a concurrent claim's uncommitted row makes the insert wait for it).
+pub(super) async fn claim_in<DB>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    claim: &KeyClaim,
+) -> Result<ClaimOutcome, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    Option<String>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let bind = |sql: &'static str| {
+        sqlx::query::<DB>(sql)
+            .bind(claim.tenant.merchant_id.0.as_str())
+            .bind(claim.tenant.environment.as_str())
+            .bind(claim.key.as_str())
+            .bind(claim.fingerprint.as_str())
+            .bind(claim.token.as_str())
+            .bind(claim.locked_until.millis())
+            .bind(claim.at.millis())
+            .bind(claim.expires_at.millis())
+    };
+    for _ in 0..ROUNDS {
+        if bind(INSERT).execute(&mut **tx).await?.rows_affected() == 1 {
+            return Ok(ClaimOutcome::Claimed);
+        }
+        if bind(TAKE_OVER).execute(&mut **tx).await?.rows_affected() == 1 {
+            return Ok(ClaimOutcome::Claimed);
+        }
+        let row = sqlx::query::<DB>(HOLDER)
+            .bind(claim.tenant.merchant_id.0.as_str())
+            .bind(claim.tenant.environment.as_str())
+            .bind(claim.key.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+        if let Some(row) = row {
+            let status: Option<i64> = row.try_get("response_status")?;
+            let body: Option<String> = row.try_get("response_body")?;
+            let answer = match (status, body) {
+                (Some(status), Some(body)) => Some(KeptAnswer {
+                    status: u16::try_from(status)
+                        .map_err(|_| StoreError::Corrupt(format!("idempotent answer status {status}")))?,
+                    body,
+                }),
+                _ => None,
+            };
+            return Ok(ClaimOutcome::Held(KeyHolder {
+                fingerprint: row.try_get("fingerprint")?,
+                answer,
+            }));
+        }
+    }
+    Err(StoreError::Unavailable(
+        "an idempotency key kept changing hands while it was claimed".to_owned(),
+    ))
 }

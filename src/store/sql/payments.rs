@@ -46,7 +46,7 @@ where
         };
         match self.batcher().write(write).await? {
             Written::Inserted(customer) => Ok(*customer),
-            Written::Settled(_) => Err(StoreError::Corrupt(
+            Written::Settled(_) | Written::Key(_) | Written::Claim(_) => Err(StoreError::Corrupt(
                 "the writer answered an insert with a settlement".into(),
             )),
         }
@@ -57,7 +57,7 @@ where
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         match self.batcher().write(Write::Settle(Box::new(s.clone()))).await? {
             Written::Settled(changed) => Ok(changed),
-            Written::Inserted(_) => Err(StoreError::Corrupt(
+            Written::Inserted(_) | Written::Key(_) | Written::Claim(_) => Err(StoreError::Corrupt(
                 "the writer answered a settlement with an insert".into(),
             )),
         }
