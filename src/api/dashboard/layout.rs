@@ -154,31 +154,25 @@ pub fn bare_error(status: StatusCode) -> Response {
 /// 404: another merchant's, another environment's or an unknown record, or no such page.
 pub fn not_found(lang: Lang) -> Response {
     let t = lang.text();
-    let spec = Spec {
-        title: t.not_found,
-        main_id: "page-not-found",
-        path: "/dashboard",
-    };
-    let body = html! {
-        p #error role="alert" { (t.not_found_text) }
-        p { a href="/dashboard" { (t.back_to_overview) } }
-    };
-    html_response(StatusCode::NOT_FOUND, public_page(lang, spec, Flash::None, body))
+    error_page(
+        lang,
+        StatusCode::NOT_FOUND,
+        t.not_found,
+        "page-not-found",
+        t.not_found_text.to_owned(),
+    )
 }
 
 /// 403: a POST without this session's CSRF token.
 pub fn forbidden(lang: Lang) -> Response {
     let t = lang.text();
-    let spec = Spec {
-        title: t.bad_request,
-        main_id: "page-forbidden",
-        path: "/dashboard",
-    };
-    let body = html! {
-        p #error role="alert" { (t.forbidden_text) }
-        p { a href="/dashboard" { (t.back_to_overview) } }
-    };
-    html_response(StatusCode::FORBIDDEN, public_page(lang, spec, Flash::None, body))
+    error_page(
+        lang,
+        StatusCode::FORBIDDEN,
+        t.bad_request,
+        "page-forbidden",
+        t.forbidden_text.to_owned(),
+    )
 }
 
 /// 503 (or 500): the database or a bug; the cause is in the log, never on the page.
@@ -188,14 +182,26 @@ pub fn unavailable(lang: Lang) -> Response {
 
 fn unavailable_with(lang: Lang, status: StatusCode) -> Response {
     let t = lang.text();
+    let id = crate::api::request_id::current();
+    error_page(
+        lang,
+        status,
+        t.bad_request,
+        "page-error",
+        format!("{} ({id})", t.unavailable_text),
+    )
+}
+
+/// An error page: its `message` in `p#error`, and the way back to the overview.
+fn error_page(lang: Lang, status: StatusCode, title: &'static str, main_id: &'static str, message: String) -> Response {
+    let t = lang.text();
     let spec = Spec {
-        title: t.bad_request,
-        main_id: "page-error",
+        title,
+        main_id,
         path: "/dashboard",
     };
-    let id = crate::api::request_id::current();
     let body = html! {
-        p #error role="alert" { (t.unavailable_text) " (" (id) ")" }
+        p #error role="alert" { (message) }
         p { a href="/dashboard" { (t.back_to_overview) } }
     };
     html_response(status, public_page(lang, spec, Flash::None, body))
