@@ -125,11 +125,14 @@ pub async fn retry_unavailable(client: &reqwest::Client, base: &str, token: &str
         .collect();
     let mut retried = Retried::default();
     for s in load::send_all(client, base, token, again).await {
-        let status = s.answer.as_ref().expect("an answer").status;
-        match status {
+        let answer = s.answer.as_ref().expect("an answer");
+        match answer.status {
             200 | 202 | 504 => retried.created += 1,
             409 => retried.already_stored += 1,
-            other => panic!("{}: sent again after its 503, answered {other}", s.payment.id),
+            other => panic!(
+                "{}: sent again after its 503, answered {other} ({})",
+                s.payment.id, answer.message
+            ),
         }
         retried.sent.push(s);
     }
