@@ -40,7 +40,7 @@ where
              lease_until = NULL, lease_token = NULL \
              FROM v WHERE outbox_events.id = v.id AND outbox_events.lease_token = v.token \
              RETURNING outbox_events.id",
-            placeholders(chunk.len(), 7)
+            placeholders::<DB>(chunk.len(), 7)
         );
         let mut query = sqlx::query(&sql);
         for Finished { event, attempt, update } in chunk {
@@ -82,7 +82,7 @@ where
         let sql = format!(
             "INSERT INTO webhook_attempts (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
              VALUES {}",
-            placeholders(chunk.len(), 9)
+            placeholders::<DB>(chunk.len(), 9)
         );
         let mut query = sqlx::query(&sql);
         for (finished, a) in chunk {

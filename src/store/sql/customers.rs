@@ -34,16 +34,25 @@ pub(in crate::store) const PAYER_ON_CONFLICT: &str =
     RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, \
     created_at";
 
-/// The `VALUES` of `rows` payers bound with `bind_customer`: eleven columns a row, the phone
-/// (its seventh) again as `payer_phone`.
-pub(in crate::store) fn payer_values(rows: usize) -> String {
-    (0..rows)
-        .map(|r| {
-            let columns: Vec<String> = (1..=11).chain([7]).map(|c| format!("${}", r * 11 + c)).collect();
-            format!("({})", columns.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The `VALUES` of `rows` payers bound with `bind_payer`: twelve columns a row.
+pub(in crate::store) fn payer_values<DB: Database>(rows: usize) -> String {
+    super::placeholders::<DB>(rows, 12)
+}
+
+/// Binds a payer for `payer_values`: the eleven columns of a customer, then its phone again as
+/// `payer_phone`.
+pub(in crate::store) fn bind_payer<'q, DB>(
+    query: Query<'q, DB, DB::Arguments<'q>>,
+    c: &'q Customer,
+) -> Query<'q, DB, DB::Arguments<'q>>
+where
+    DB: Database,
+    for<'a> &'a str: Encode<'a, DB> + Type<DB>,
+    for<'a> Option<&'a str>: Encode<'a, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+{
+    bind_customer(query, c).bind(c.phone.as_str())
 }
 
 /// Binds the eleven columns of a customer, in `INSERT_CUSTOMER` order.

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
-use super::customers::{bind_customer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
+use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
 use super::payments::{bind_transaction, INSERTED_COLUMNS};
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
 use super::{placeholders, Column, SqlDb};
@@ -75,7 +75,7 @@ where
     for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
         let sql = format!(
             "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {} ON CONFLICT DO NOTHING RETURNING id",
-            placeholders(chunk.len(), 23)
+            placeholders::<DB>(chunk.len(), 23)
         );
         let mut query = sqlx::query(&sql);
         for (c, customer) in chunk.iter().zip(chunk_customers) {
@@ -132,10 +132,10 @@ where
 {
     let mut payers = HashMap::with_capacity(creations.len());
     for chunk in creations.chunks(CHUNK) {
-        let sql = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values(chunk.len()));
+        let sql = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values::<DB>(chunk.len()));
         let mut query = sqlx::query(&sql);
         for c in chunk {
-            query = bind_customer(query, c.payer);
+            query = bind_payer(query, c.payer);
         }
         for row in query.fetch_all(&mut **tx).await? {
             let customer = rows::customer(&row)?;

@@ -106,21 +106,40 @@ where
 }
 
 /// `($1, $2), ($3, $4)` for `rows` rows of `columns` placeholders: the `VALUES` of a multi-row
-/// statement.
-pub(super) fn placeholders(rows: usize, columns: usize) -> String {
-    (0..rows)
-        .map(|r| {
-            let row: Vec<String> = (1..=columns).map(|c| format!("${}", r * columns + c)).collect();
-            format!("({})", row.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+/// statement, whose other parts take no parameter. On SQLite `(?, ?), (?, ?)`: SQLite keeps
+/// `$N` parameters as names in a list it searches linearly, both when it prepares a statement
+/// and when sqlx binds each parameter (`sqlite3_bind_parameter_name`), so a statement of 3,000
+/// numbered parameters cost millions of string comparisons; anonymous ones are not in the list.
+/// Measured: 8.5 % of the gateway's CPU during scenario c, 16 % during f.
+pub(super) fn placeholders<DB: Database>(rows: usize, columns: usize) -> String {
+    let anonymous = DB::NAME == <sqlx::Sqlite as Database>::NAME;
+    let mut sql = String::with_capacity(rows * columns * 6);
+    for r in 0..rows {
+        sql.push_str(if r == 0 { "(" } else { ", (" });
+        for c in 1..=columns {
+            if c > 1 {
+                sql.push_str(", ");
+            }
+            if anonymous {
+                sql.push('?');
+            } else {
+                sql.push('$');
+                sql.push_str(&(r * columns + c).to_string());
+            }
+        }
+        sql.push(')');
+    }
+    sql
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn placeholders_number_every_row_on() {
-        assert_eq!(super::placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
+        assert_eq!(
+            super::placeholders::<sqlx::Postgres>(2, 3),
+            "($1, $2, $3), ($4, $5, $6)"
+        );
+        assert_eq!(super::placeholders::<sqlx::Sqlite>(2, 3), "(?, ?, ?), (?, ?, ?)");
     }
 }

@@ -6,7 +6,7 @@ use sqlx::query::Query;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
 use super::batch::{Write, Written};
-use super::customers::{bind_customer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
+use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
 use super::{placeholders, Backend, Column, RowsAffected, SqlDb};
@@ -347,12 +347,12 @@ where
     Option<i64>: Column<DB>,
     &'static str: ColumnIndex<DB::Row>,
 {
-    let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values(1));
-    let row = bind_customer(sqlx::query(&upsert), payer).fetch_one(&mut **tx).await?;
+    let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values::<DB>(1));
+    let row = bind_payer(sqlx::query(&upsert), payer).fetch_one(&mut **tx).await?;
     let customer = rows::customer(&row)?;
     let sql = format!(
         "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {}",
-        placeholders(1, 23)
+        placeholders::<DB>(1, 23)
     );
     bind_transaction(sqlx::query(&sql), t, &customer.id, first_check)
         .execute(&mut **tx)

@@ -48,7 +48,7 @@ where
         let sql = format!(
             "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) \
              VALUES {}",
-            placeholders(chunk.len(), 7)
+            placeholders::<DB>(chunk.len(), 7)
         );
         let mut query = sqlx::query(&sql);
         for row in chunk {
@@ -143,7 +143,7 @@ where
         let sql = format!(
             "INSERT INTO ledger_postings \
              (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
-            placeholders(chunk.len(), 8)
+            placeholders::<DB>(chunk.len(), 8)
         );
         let mut query = sqlx::query(&sql);
         for (entry_id, row, posting) in chunk {

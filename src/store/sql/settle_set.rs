@@ -44,7 +44,7 @@ where
              failure_code = v.failure_code, failure_reason = v.failure_reason \
              FROM v WHERE transactions.id = v.id AND transactions.status = 'PENDING' \
              RETURNING transactions.id",
-            placeholders(chunk.len(), 5)
+            placeholders::<DB>(chunk.len(), 5)
         );
         let mut query = sqlx::query(&sql);
         for s in chunk {
@@ -119,7 +119,7 @@ where
         let sql = format!(
             "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
              next_attempt_at, created_at) VALUES {}",
-            placeholders(chunk.len(), 8)
+            placeholders::<DB>(chunk.len(), 8)
         );
         let mut query = sqlx::query(&sql);
         for s in chunk {

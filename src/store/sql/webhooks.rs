@@ -77,7 +77,7 @@ where
              SELECT m.merchant_id, m.environment, m.webhook_url, m.webhook_secret, m.previous_webhook_secret, \
              m.previous_webhook_secret_until, m.webhook_disabled_at \
              FROM merchant_environments m JOIN v ON m.merchant_id = v.merchant_id AND m.environment = v.environment",
-            super::placeholders(tenants.len(), 2)
+            super::placeholders::<DB>(tenants.len(), 2)
         );
         let mut query = sqlx::query(&sql);
         for (merchant, environment) in &tenants {
