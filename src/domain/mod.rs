@@ -10,6 +10,7 @@ pub mod environment;
 pub mod event;
 pub mod fees;
 pub mod idempotency;
+pub mod ids;
 pub mod ledger;
 pub mod merchant;
 pub mod msisdn;

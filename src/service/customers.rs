@@ -11,7 +11,7 @@ impl Gateway {
         now: Timestamp,
     ) -> Result<Customer, ServiceError> {
         let customer = Customer {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: crate::domain::ids::new_record_id().to_string(),
             tenant: tenant.clone(),
             first_name: new.first_name.into_string(),
             last_name: new.last_name.into_string(),

@@ -129,7 +129,7 @@ impl Gateway {
         }
         let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
         let payer = Customer {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: crate::domain::ids::new_record_id().to_string(),
             tenant: tenant.clone(),
             first_name: request.party.first_name.clone(),
             last_name: request.party.last_name.clone(),
@@ -142,6 +142,8 @@ impl Gateway {
             .trim()
             .to_owned();
         let mut transaction = Transaction {
+            // Version 4, not a record id of version 7: the MoMo connector sends it as the
+            // `X-Reference-Id`, which MTN wants to be a UUID v4.
             id: uuid::Uuid::new_v4().to_string(),
             reference: new_reference(),
             tenant: tenant.clone(),
@@ -337,7 +339,7 @@ impl Gateway {
             outcome,
             at: now,
             updated_at,
-            event_id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
+            event_id: format!("msg_{}", crate::domain::ids::new_record_id().simple()),
             event_payload: crate::webhook::payload::body(&settled),
             audit,
         };

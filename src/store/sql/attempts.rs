@@ -87,7 +87,7 @@ where
         let mut query = sqlx::query(&sql);
         for (finished, a) in chunk {
             query = query
-                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(crate::domain::ids::new_record_id().to_string())
                 .bind(finished.event.id.as_str())
                 .bind(a.attempt as i64)
                 .bind(a.at.millis())

@@ -230,7 +230,7 @@ where
             "INSERT INTO webhook_test_deliveries (id, merchant_id, environment, at, url, status_code, latency_ms, \
              error, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
-        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(crate::domain::ids::new_record_id().to_string())
         .bind(tenant.merchant_id.0.as_str())
         .bind(tenant.environment.as_str())
         .bind(a.at.millis())

@@ -423,7 +423,7 @@ where
     .await?;
     if let Some(audit) = &s.audit {
         sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
-            .bind(uuid::Uuid::new_v4().to_string())
+            .bind(crate::domain::ids::new_record_id().to_string())
             .bind("transactions resolve")
             .bind(&t.id)
             .bind(audit)

@@ -53,7 +53,7 @@ where
         let mut query = sqlx::query(&sql);
         for row in chunk {
             query = query
-                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(crate::domain::ids::new_record_id().to_string())
                 .bind(row.transaction_id)
                 .bind(row.from.map(names::status))
                 .bind(names::status(row.to))
@@ -135,7 +135,7 @@ where
     let postings: Vec<(String, &EntryRow, &Posting)> = rows
         .iter()
         .flat_map(|row| {
-            let entry_id = uuid::Uuid::new_v4().to_string();
+            let entry_id = crate::domain::ids::new_record_id().to_string();
             row.entry.iter().map(move |p| (entry_id.clone(), row, p))
         })
         .collect();
@@ -153,7 +153,7 @@ where
                 .bind(row.tenant.environment.as_str())
                 .bind(row.transaction_id)
                 .bind(row.at.millis())
-                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(crate::domain::ids::new_record_id().to_string())
                 .bind(posting.account.as_str())
                 .bind(posting.amount);
         }

@@ -93,7 +93,7 @@ where
     insert_events(tx, &done).await?;
     for s in done.iter().filter(|s| s.audit.is_some()) {
         sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
-            .bind(uuid::Uuid::new_v4().to_string())
+            .bind(crate::domain::ids::new_record_id().to_string())
             .bind("transactions resolve")
             .bind(s.transaction.id.as_str())
             .bind(s.audit.as_deref())

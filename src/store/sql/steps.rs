@@ -102,7 +102,7 @@ where
         }
         // One statement for the whole entry: each statement is a round trip to the database
         // thread, and an entry has two or three postings.
-        let entry_id = uuid::Uuid::new_v4().to_string();
+        let entry_id = crate::domain::ids::new_record_id().to_string();
         let rows: Vec<String> = (0..entry.len())
             .map(|i| {
                 let n = 6 + i * 3;
@@ -122,7 +122,7 @@ where
             .bind(at.millis());
         for posting in entry {
             query = query
-                .bind(uuid::Uuid::new_v4().to_string())
+                .bind(crate::domain::ids::new_record_id().to_string())
                 .bind(posting.account.as_str())
                 .bind(posting.amount);
         }
@@ -143,7 +143,7 @@ where
             "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
-        .bind(uuid::Uuid::new_v4().to_string())
+        .bind(crate::domain::ids::new_record_id().to_string())
         .bind(transaction_id)
         .bind(from.map(names::status))
         .bind(names::status(to))
