@@ -6,6 +6,7 @@
 
 mod dashboard;
 mod idempotency;
+mod lookup_batch;
 mod migrations;
 mod names;
 mod postgres;
@@ -32,7 +33,8 @@ pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
 
 /// What can go wrong in storage, classified once from the database's own error kinds.
-#[derive(Debug, thiserror::Error)]
+// Clone: one failed batch query answers every request of the batch with its error.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     #[error("not found")]
     NotFound,

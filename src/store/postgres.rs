@@ -5,6 +5,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::Postgres;
 
+use super::lookup_batch::LookupBatcher;
 use super::sql::balance_locks::BalanceLocking;
 use super::sql::batch::{BatchSettings, Batcher};
 use super::sql::Backend;
@@ -13,6 +14,7 @@ use super::{migrations, StoreError};
 pub struct PostgresStore {
     pool: PgPool,
     batcher: Batcher,
+    lookups: LookupBatcher,
 }
 
 impl PostgresStore {
@@ -28,7 +30,8 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
         let batcher = Batcher::start(pool.clone(), batching, BalanceLocking::CreditSlots);
-        Ok(PostgresStore { pool, batcher })
+        let lookups = LookupBatcher::start(url)?;
+        Ok(PostgresStore { pool, batcher, lookups })
     }
 }
 
@@ -63,6 +66,10 @@ impl Backend for PostgresStore {
 
     fn batcher(&self) -> &Batcher {
         &self.batcher
+    }
+
+    fn lookups(&self) -> Option<&LookupBatcher> {
+        Some(&self.lookups)
     }
 
     fn pool_stats(&self) -> (u32, u32) {

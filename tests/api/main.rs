@@ -21,6 +21,7 @@ mod idempotency;
 mod idempotency_leases;
 mod lifecycle;
 mod lookups;
+mod lookups_batched;
 mod model;
 mod names;
 mod openapi;

@@ -12,6 +12,7 @@ use super::transactions::{self, Bind};
 use super::{placeholders, Backend, Column, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
+use crate::store::lookup_batch::Lookup;
 use crate::store::names;
 use crate::store::{
     rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter,
@@ -90,6 +91,14 @@ where
         credential_id: &str,
         id_or_ref: &str,
     ) -> Result<CheckedLookup, StoreError> {
+        if let Some(lookups) = self.lookups() {
+            let lookup = Lookup {
+                tenant: tenant.clone(),
+                credential_id: credential_id.to_owned(),
+                id_or_ref: id_or_ref.to_owned(),
+            };
+            return lookups.lookup(lookup).await;
+        }
         let row = sqlx::query(&transactions::CHECKED_LOOKUP)
             .bind(&tenant.merchant_id.0)
             .bind(tenant.environment.as_str())
