@@ -22,6 +22,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::Row;
 use tokio::sync::{mpsc, oneshot, Mutex};
 
+use super::queued::take_queued;
 use super::sql::transactions::TRANSACTION_SELECT;
 use super::{rows, CheckedLookup, StoreError};
 use crate::domain::Tenant;
@@ -122,16 +123,9 @@ async fn read_loop(pool: PgPool, receiver: Arc<Mutex<mpsc::Receiver<(Lookup, Rep
     loop {
         let batch = {
             let mut receiver = receiver.lock().await;
-            let Some(first) = receiver.recv().await else {
+            let Some(batch) = take_queued(&mut receiver, MAX).await else {
                 return;
             };
-            let mut batch = vec![first];
-            while batch.len() < MAX {
-                match receiver.try_recv() {
-                    Ok(item) => batch.push(item),
-                    Err(_) => break,
-                }
-            }
             batch
         };
         let (lookups, replies): (Vec<Lookup>, Vec<Reply>) = batch.into_iter().unzip();

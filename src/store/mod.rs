@@ -10,6 +10,7 @@ mod lookup_batch;
 mod migrations;
 mod names;
 mod postgres;
+mod queued;
 mod reports;
 mod rows;
 mod sql;

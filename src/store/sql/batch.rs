@@ -39,6 +39,7 @@ pub use crate::config::BatchSettings;
 use crate::domain::ledger::{self, Posting};
 use crate::domain::{Customer, IdempotencyKey, KeptAnswer, Tenant, Timestamp, Transaction as Payment};
 use crate::store::idempotency::{ClaimOutcome, KeyClaim};
+use crate::store::queued::take_queued;
 use crate::store::{Settlement, StoreError};
 
 /// A write the batch writer runs.
@@ -204,16 +205,9 @@ where
         loop {
             let batch = {
                 let mut receiver = receiver.lock().await;
-                let Some(first) = receiver.recv().await else {
+                let Some(mut batch) = take_queued(&mut receiver, max).await else {
                     return;
                 };
-                let mut batch = vec![first];
-                while batch.len() < max {
-                    match receiver.try_recv() {
-                        Ok(item) => batch.push(item),
-                        Err(_) => break,
-                    }
-                }
                 if !wait.is_zero() && batch.len() < max {
                     let deadline = tokio::time::Instant::now() + wait;
                     while batch.len() < max {
