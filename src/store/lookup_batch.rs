@@ -23,7 +23,7 @@ use sqlx::Row;
 use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::queued::take_queued;
-use super::sql::transactions::TRANSACTION_SELECT;
+use super::sql::transactions::{TRANSACTION_COLUMNS, TRANSACTION_FROM};
 use super::{rows, CheckedLookup, StoreError};
 use crate::domain::Tenant;
 
@@ -56,10 +56,7 @@ pub(super) struct LookupBatcher {
 /// its customer by key, all inside the `LATERAL` so each is an index probe whatever the planner
 /// thinks of the batch's size.
 static BATCH_LOOKUP: LazyLock<String> = LazyLock::new(|| {
-    let (columns, from) = TRANSACTION_SELECT
-        .strip_prefix("SELECT ")
-        .and_then(|rest| rest.split_once(" FROM "))
-        .unwrap_or(("t.*", "transactions t JOIN customers c ON c.id = t.customer_id"));
+    let (columns, from) = (TRANSACTION_COLUMNS, TRANSACTION_FROM);
     format!(
         "SELECT q.n, \
            (SELECT cr.revoked_at IS NULL FROM credentials cr WHERE cr.id = q.credential_id) AS credential_active, \

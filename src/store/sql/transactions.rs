@@ -4,25 +4,38 @@
 use crate::domain::PageRequest;
 use crate::store::{names, TransactionFilter};
 
+// Macros, not consts, so that `concat!` can build `TRANSACTION_SELECT` from the two parts the
+// lookups use on their own.
+macro_rules! transaction_columns {
+    () => {
+        "t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
+        t.kind, t.operator, t.operator_alias, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, t.status, \
+        t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.success_url, t.error_url, t.checkout_token, t.launch_url, t.created_at, \
+        t.updated_at, c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, c.phone AS c_phone, \
+        c.country_code AS c_country_code, c.city AS c_city, c.street_address AS c_street_address, \
+        c.created_at AS c_created_at"
+    };
+}
+macro_rules! transaction_from {
+    () => {
+        "transactions t JOIN customers c ON c.id = t.customer_id"
+    };
+}
+
 /// The columns of a transaction and its customer, as `rows::transaction_record` reads them.
+pub(in crate::store) const TRANSACTION_COLUMNS: &str = transaction_columns!();
+/// A transaction joined to its customer.
+pub(in crate::store) const TRANSACTION_FROM: &str = transaction_from!();
+/// A transaction with its customer: add the conditions.
 pub(in crate::store) const TRANSACTION_SELECT: &str =
-    "SELECT t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
-    t.kind, t.operator, t.operator_alias, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, t.status, \
-    t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.success_url, t.error_url, t.checkout_token, t.launch_url, t.created_at, \
-    t.updated_at, c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, c.phone AS c_phone, \
-    c.country_code AS c_country_code, c.city AS c_city, c.street_address AS c_street_address, \
-    c.created_at AS c_created_at \
-    FROM transactions t JOIN customers c ON c.id = t.customer_id";
+    concat!("SELECT ", transaction_columns!(), " FROM ", transaction_from!());
 
 /// One transaction of a tenant by its transaction id (`$3`) or reference, the transaction id
 /// first, with the revocation of credential `$4`: one row whenever the credential exists, whose
 /// transaction columns are `NULL` when there is no such transaction. Two indexed lookups in a
 /// union: an OR of the two columns would keep PostgreSQL from using either unique index.
 pub(in crate::store) static CHECKED_LOOKUP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    let columns = TRANSACTION_SELECT
-        .strip_prefix("SELECT ")
-        .and_then(|rest| rest.split(" FROM ").next())
-        .unwrap_or("t.*");
+    let columns = TRANSACTION_COLUMNS;
     format!(
         "SELECT cr.revoked_at AS credential_revoked_at, {columns}          FROM credentials cr          LEFT JOIN transactions t ON t.id = (           SELECT id FROM (             SELECT id, 0 AS preference FROM transactions WHERE merchant_id = $1 AND environment = $2 AND transaction_id = $3              UNION ALL              SELECT id, 1 AS preference FROM transactions WHERE merchant_id = $1 AND environment = $2 AND ref = $3           ) AS found ORDER BY preference LIMIT 1)          LEFT JOIN customers c ON c.id = t.customer_id          WHERE cr.id = $4"
     )
