@@ -14,10 +14,10 @@ use crate::service::{Gateway, Principal};
 /// The caller, established from `Authorization: Bearer <token>` (and `X-Environment` when sent).
 pub struct Authenticated(pub Principal);
 
-/// The caller of a transaction lookup: the same checks, but a credential found active in the
-/// last seconds is not asked about again, since the lookup's own query checks it
-/// (`Gateway::transaction_checked`).
-pub struct LookupCaller(pub Principal);
+/// The caller of a request whose own query checks the credential again (a transaction lookup,
+/// `Gateway::transaction_checked`; a payment's creation, whose `PENDING` insert does): the same
+/// checks, but a credential found active in the last seconds is not asked about again.
+pub struct RecheckedCaller(pub Principal);
 
 impl FromRequestParts<Gateway> for Authenticated {
     type Rejection = Rejection;
@@ -27,11 +27,11 @@ impl FromRequestParts<Gateway> for Authenticated {
     }
 }
 
-impl FromRequestParts<Gateway> for LookupCaller {
+impl FromRequestParts<Gateway> for RecheckedCaller {
     type Rejection = Rejection;
 
     async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
-        caller(parts, gateway, true).await.map(LookupCaller)
+        caller(parts, gateway, true).await.map(RecheckedCaller)
     }
 }
 
@@ -42,7 +42,7 @@ pub(super) struct Established(pub Principal);
 
 /// The caller of a request: its bearer token checked, and the request counted against the
 /// merchant environment's rate limit.
-pub(super) async fn caller(parts: &Parts, gateway: &Gateway, for_lookup: bool) -> Result<Principal, Rejection> {
+pub(super) async fn caller(parts: &Parts, gateway: &Gateway, rechecked: bool) -> Result<Principal, Rejection> {
     if let Some(Established(principal)) = parts.extensions.get::<Established>() {
         return Ok(principal.clone());
     }
@@ -61,8 +61,8 @@ pub(super) async fn caller(parts: &Parts, gateway: &Gateway, for_lookup: bool) -
         .headers
         .get("x-environment")
         .map(|v| v.to_str().unwrap_or("(not text)"));
-    let principal = if for_lookup {
-        gateway.authenticate_for_lookup(token, environment).await
+    let principal = if rechecked {
+        gateway.authenticate_rechecked(token, environment).await
     } else {
         gateway.authenticate(token, environment).await
     }

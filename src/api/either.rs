@@ -6,7 +6,7 @@ use axum::extract::{Request, State};
 use axum::response::Response;
 use serde_json::Value;
 
-use super::auth::{Authenticated, LookupCaller};
+use super::auth::RecheckedCaller;
 use super::error::{ApiError, Dialect, Rejection};
 use super::extract::{json_bytes, parse_json, PathId};
 use super::{v1, v2};
@@ -35,7 +35,7 @@ pub fn dialect_of(path: &str, body: &[u8]) -> Dialect {
 /// `POST /v1/transfers/mobile-money`: the v2 body gets the v2 answer, any other the v1 one.
 pub async fn transfer(
     State(gateway): State<Gateway>,
-    caller: Authenticated,
+    caller: RecheckedCaller,
     request: Request,
 ) -> Result<Response, Rejection> {
     let v1 = |e: ApiError| Rejection(Dialect::V1, e);
@@ -52,7 +52,7 @@ pub async fn transfer(
 /// service answers), errors in v1.
 pub async fn status(
     State(gateway): State<Gateway>,
-    caller: LookupCaller,
+    caller: RecheckedCaller,
     id: Result<PathId, Rejection>,
 ) -> Result<Response, Rejection> {
     v2::transactions::find_for_status(&gateway, &caller, id, Dialect::V1).await

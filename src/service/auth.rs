@@ -141,10 +141,11 @@ impl Gateway {
     }
 
     /// [`authenticate`](Self::authenticate) without asking the database about a credential it
-    /// found active in the last few seconds. Only for reads that check the credential again
-    /// in their own query ([`transaction_checked`](Self::transaction_checked)), so a rotation
-    /// or revocation still takes effect at once, in every process.
-    pub async fn authenticate_for_lookup(
+    /// found active in the last few seconds. Only for requests that check the credential again
+    /// in their own query ([`transaction_checked`](Self::transaction_checked), and the `PENDING`
+    /// insert of [`create_payment`](Self::create_payment)), so a rotation or revocation still
+    /// takes effect at once, in every process.
+    pub async fn authenticate_rechecked(
         &self,
         token: &str,
         environment_header: Option<&str>,
@@ -211,7 +212,7 @@ fn invalid(why: &str) -> ServiceError {
     ServiceError::Unauthorized(format!("invalid access token: {why}"))
 }
 
-fn revoked() -> ServiceError {
+pub(super) fn revoked() -> ServiceError {
     invalid("its credential was revoked")
 }
 
@@ -242,7 +243,7 @@ impl ActiveCredentials {
         seen.insert(credential_id.to_owned(), Instant::now());
     }
 
-    fn forget(&self, credential_id: &str) {
+    pub(super) fn forget(&self, credential_id: &str) {
         self.seen
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -132,6 +132,7 @@ impl From<StoreError> for ServiceError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Unavailable(cause) => ServiceError::Unavailable(cause),
+            StoreError::Revoked => auth::revoked(),
             StoreError::NotFound
             | StoreError::Conflict { .. }
             | StoreError::Corrupt(_)

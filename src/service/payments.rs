@@ -7,7 +7,7 @@
 
 use rand::Rng;
 
-use super::{Gateway, ServiceError};
+use super::{Gateway, Principal, ServiceError};
 use crate::domain::ledger;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{
@@ -117,10 +117,40 @@ impl Gateway {
         hosted.then(new_checkout_token)
     }
 
-    /// Creates a collection or a transfer and asks the operator for it.
+    /// Creates a collection or a transfer for `caller` and asks the operator for it. The caller's
+    /// credential is checked by the `PENDING` insert's own transaction, so the caller may come from [`authenticate_rechecked`](Self::authenticate_rechecked).
+    pub async fn create_payment_as(
+        &self,
+        caller: &Principal,
+        request: PaymentRequest,
+        now: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        let created = self
+            .create(&caller.tenant, Some(&caller.credential_id), request, now)
+            .await;
+        if let Err(PaymentError::Service(ServiceError::Unauthorized(_))) = &created {
+            self.active_credentials.forget(&caller.credential_id);
+        }
+        created
+    }
+
+    /// Creates a collection or a transfer for `tenant` on the word of an in-process caller,
+    /// with no credential to check.
     pub async fn create_payment(
         &self,
         tenant: &Tenant,
+        request: PaymentRequest,
+        now: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        self.create(tenant, None, request, now).await
+    }
+
+    /// Creates a collection or a transfer and asks the operator for it; `credential_id`, when
+    /// given, is checked with the `PENDING` insert.
+    async fn create(
+        &self,
+        tenant: &Tenant,
+        credential_id: Option<&str>,
         request: PaymentRequest,
         now: Timestamp,
     ) -> Result<TransactionRecord, PaymentError> {
@@ -178,7 +208,7 @@ impl Gateway {
             let first_check = now.plus(self.config.reconcile.after);
             match self
                 .store
-                .insert_pending(&payer, &transaction, &entry, first_check)
+                .insert_pending(&payer, &transaction, &entry, first_check, credential_id)
                 .await
             {
                 Ok(customer) => break customer,

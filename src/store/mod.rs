@@ -52,6 +52,10 @@ pub enum StoreError {
     /// A reservation would take the available balance below zero.
     #[error("insufficient available balance")]
     InsufficientFunds,
+    /// The credential a write was made with is revoked (or no longer the tenant's): nothing
+    /// was written.
+    #[error("the caller's credential is revoked")]
+    Revoked,
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -212,12 +216,16 @@ pub trait PaymentStore: Send + Sync + 'static {
     /// key settles concurrent payments. Returns that customer, whose id the transaction carries.
     /// `Conflict` when the merchant's transaction id is taken; `InsufficientFunds` when the
     /// reservation would overdraw. The reconciler's first status check is due at `first_check`.
+    /// `credential_id` is the caller's credential (none for an in-process caller), checked in the
+    /// same transaction: `Revoked` when it is revoked or not the transaction's tenant's, so a
+    /// rotation takes effect at once without a read of its own before every payment.
     async fn insert_pending(
         &self,
         payer: &Customer,
         transaction: &Transaction,
         entry: &[Posting],
         first_check: Timestamp,
+        credential_id: Option<&str>,
     ) -> Result<Customer, StoreError>;
 
     /// Moves a `PENDING` transaction to its final state, writing the transition, the ledger

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::both_backends;
 use crate::helpers::{answer, Creds, TestApp, TEST_JWT_SECRET};
+use crate::requests::{collect_v1, collect_v2, post, transfer_v1};
 
 both_backends!(
     TestApp::spawn =>
@@ -16,6 +17,7 @@ both_backends!(
     bearer_tokens_are_checked_on_every_route,
     a_rotated_credential_and_its_tokens_stop_working_at_once,
     a_lookup_that_trusts_a_recent_check_still_sees_a_rotation_at_once,
+    a_payment_that_trusts_a_recent_check_still_sees_a_rotation_at_once,
     expired_or_foreign_tokens_are_401,
 );
 
@@ -244,4 +246,64 @@ async fn a_lookup_that_trusts_a_recent_check_still_sees_a_rotation_at_once(app: 
             a.body
         );
     }
+}
+
+async fn a_payment_that_trusts_a_recent_check_still_sees_a_rotation_at_once(app: TestApp) {
+    let token = app.token(&app.merchant.sandbox).await;
+    // A payment's creation checks the token's credential once, then trusts it for a few
+    // seconds; its `PENDING` insert reads the credential again, in the same transaction.
+    let first = collect_v1("before-rotation", "0701020302", "ALPHA_MONEY_CI", "1500");
+    let a = post(&app, &token, "/v1/collecte/mobile-money", &first).await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    // Rotated by another process: this one's memory of the credential is now wrong.
+    let other = momo_gateway::store::connect(&app.database_url).await.unwrap();
+    let tenant = app.sandbox_tenant();
+    let replacement = momo_gateway::domain::Credential {
+        id: "rotated-elsewhere".into(),
+        merchant_id: tenant.merchant_id.clone(),
+        environment: tenant.environment,
+        api_key: "ak_rotated_elsewhere".into(),
+        secret_hash: vec![0; 32],
+        created_at: Timestamp::now(),
+        revoked_at: None,
+    };
+    other.rotate_credential(&tenant, &replacement).await.unwrap();
+    let attempts = [
+        (
+            "/v1/collecte/mobile-money",
+            collect_v1("after-v1", "0701020302", "ALPHA_MONEY_CI", "1500"),
+        ),
+        (
+            "/v2/collecte/mobile-money",
+            collect_v2("after-v2", json!("0701020302"), "ALPHA_MONEY_CI", json!(1500)),
+        ),
+        (
+            "/v1/transfers/mobile-money",
+            transfer_v1("after-transfer", "0701020302", "ALPHA_MONEY_CI", "100"),
+        ),
+    ];
+    for (path, body) in &attempts {
+        let a = post(&app, &token, path, body).await;
+        assert_eq!(
+            a.status,
+            StatusCode::UNAUTHORIZED,
+            "{path}: revoked at once: {}",
+            a.body
+        );
+        let constant = if path.starts_with("/v2") {
+            "TOKEN_EXPIRED"
+        } else {
+            "UnauthorizedError"
+        };
+        assert_eq!(
+            a.body["message"], constant,
+            "{path}: its generation's envelope: {}",
+            a.body
+        );
+    }
+    for id in ["after-v1", "after-v2", "after-transfer"] {
+        let stored = other.transaction(&tenant, id).await.unwrap();
+        assert!(stored.is_none(), "{id}: nothing is written for a revoked caller");
+    }
+    assert!(other.transaction(&tenant, "before-rotation").await.unwrap().is_some());
 }

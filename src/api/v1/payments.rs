@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::customers::AddressIn;
 use super::transactions::TransactionOut;
 use super::{envelope, Error};
-use crate::api::auth::Authenticated;
+use crate::api::auth::RecheckedCaller;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
@@ -189,39 +189,37 @@ fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) ->
 
 pub async fn collect(
     State(gateway): State<Gateway>,
-    Authenticated(caller): Authenticated,
+    RecheckedCaller(caller): RecheckedCaller,
     JsonBody(body): JsonBody<CollectionV1>,
 ) -> Result<Response, Error> {
     let request = body.parse(&gateway.config().operator_aliases)?;
     answer(
         &gateway,
-        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 pub async fn transfer(
     State(gateway): State<Gateway>,
-    Authenticated(caller): Authenticated,
+    RecheckedCaller(caller): RecheckedCaller,
     JsonBody(body): JsonBody<TransferV1>,
 ) -> Result<Response, Error> {
     let request = body.parse(&gateway.config().operator_aliases)?;
     answer(
         &gateway,
-        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 /// A v1 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
 pub async fn transfer_from_bytes(
     gateway: &Gateway,
-    caller: &Authenticated,
+    caller: &RecheckedCaller,
     bytes: &[u8],
 ) -> Result<Response, Rejection> {
     let v1 = |e: ApiError| Rejection(Dialect::V1, e);
     let body: TransferV1 = parse_json(bytes).map_err(v1)?;
     let request = body.parse(&gateway.config().operator_aliases).map_err(v1)?;
-    let result = gateway
-        .create_payment(&caller.0.tenant, request, Timestamp::now())
-        .await;
+    let result = gateway.create_payment_as(&caller.0, request, Timestamp::now()).await;
     Ok(answer(gateway, result).unwrap_or_else(axum::response::IntoResponse::into_response))
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::transactions::TransactionV2;
 use super::wire::{Spelling, StatusV2};
 use super::{envelope, Error};
-use crate::api::auth::Authenticated;
+use crate::api::auth::RecheckedCaller;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
@@ -253,40 +253,38 @@ fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) ->
 
 pub async fn collect(
     State(gateway): State<Gateway>,
-    Authenticated(caller): Authenticated,
+    RecheckedCaller(caller): RecheckedCaller,
     request: axum::extract::Request,
 ) -> Result<Response, Error> {
     let bytes = crate::api::extract::json_bytes(request, &()).await?;
     let request = collection_request(&bytes, &gateway.config().operator_aliases)?;
     answer(
         &gateway,
-        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 pub async fn transfer(
     State(gateway): State<Gateway>,
-    Authenticated(caller): Authenticated,
+    RecheckedCaller(caller): RecheckedCaller,
     JsonBody(body): JsonBody<TransferV2>,
 ) -> Result<Response, Error> {
     let request = body.parse(&gateway.config().operator_aliases)?;
     answer(
         &gateway,
-        gateway.create_payment(&caller.tenant, request, Timestamp::now()).await,
+        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 /// A v2 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
 pub async fn transfer_from_bytes(
     gateway: &Gateway,
-    caller: &Authenticated,
+    caller: &RecheckedCaller,
     bytes: &[u8],
 ) -> Result<Response, Rejection> {
     let v2 = |e: ApiError| Rejection(Dialect::V2, e);
     let body: TransferV2 = parse_json(bytes).map_err(v2)?;
     let request = body.parse(&gateway.config().operator_aliases).map_err(v2)?;
-    let result = gateway
-        .create_payment(&caller.0.tenant, request, Timestamp::now())
-        .await;
+    let result = gateway.create_payment_as(&caller.0, request, Timestamp::now()).await;
     Ok(answer(gateway, result).unwrap_or_else(IntoResponse::into_response))
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::envelope;
 use super::wire::{KindV2, StatusV2};
-use crate::api::auth::LookupCaller;
+use crate::api::auth::RecheckedCaller;
 use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
@@ -88,7 +88,7 @@ pub fn status_answer(gateway: &Gateway, record: &TransactionRecord) -> Response 
 /// Looks a transaction up for a status path; errors in the path's own generation.
 pub async fn find_for_status(
     gateway: &Gateway,
-    caller: &LookupCaller,
+    caller: &RecheckedCaller,
     id: Result<PathId, Rejection>,
     dialect: Dialect,
 ) -> Result<Response, Rejection> {
@@ -109,7 +109,7 @@ pub async fn find_for_status(
 /// `GET /v2/get-status-payment/{id}`.
 pub async fn status(
     State(gateway): State<Gateway>,
-    caller: LookupCaller,
+    caller: RecheckedCaller,
     id: Result<PathId, Rejection>,
 ) -> Result<Response, Rejection> {
     find_for_status(&gateway, &caller, id, Dialect::V2).await

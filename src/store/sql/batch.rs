@@ -30,6 +30,7 @@ use sqlx::{Acquire, Encode, Executor, Pool, Transaction, Type};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::balance_locks::{lock_balances, lock_payers, BalanceLocking, BalancePlan, BalanceUse};
+use super::caller_check::{active_callers, check_caller};
 use super::idempotency::{claim_in, write_key_in};
 use super::insert_set::{fits_a_set, insert_all, Creation};
 use super::payments::{insert_pending_in, settle_in};
@@ -50,6 +51,9 @@ pub(in crate::store) enum Write {
         transaction: Box<Payment>,
         entry: Vec<Posting>,
         first_check: Timestamp,
+        /// The caller's credential, checked in the batch's transaction (`caller_check`); none
+        /// for an in-process caller.
+        credential_id: Option<String>,
     },
     Settle(Box<Settlement>),
     /// Keeps a key's answer, or lets the key go.
@@ -269,8 +273,8 @@ where
         }
     }
 
-    /// The first pass: the creations in one set (`insert_set`; one after the other when a payer
-    /// comes twice), then the settlements in one set (`settle_set`; one after the other when a
+    /// The first pass: the creations' callers checked (`caller_check`), the creations in one set
+    /// (`insert_set`; one after the other when a payer comes twice), then the settlements in one set (`settle_set`; one after the other when a
     /// transaction is settled twice in the batch, a callback and a check crossing, as the set
     /// would not say which of the two moved it).
     async fn run_together(
@@ -278,6 +282,24 @@ where
         plan: &BalancePlan,
         writes: &[Write],
     ) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+        let callers: Vec<(&str, &Tenant)> = writes
+            .iter()
+            .filter_map(|write| match write {
+                Write::InsertPending {
+                    transaction,
+                    credential_id: Some(credential_id),
+                    ..
+                } => Some((credential_id.as_str(), &transaction.tenant)),
+                Write::InsertPending {
+                    credential_id: None, ..
+                } => None,
+                Write::Settle(_) | Write::Key(_) | Write::Claim(_) => None,
+            })
+            .collect();
+        // A revoked caller is rare: the second pass refuses it alone (`run_write`).
+        if !callers.is_empty() && active_callers(tx, &callers).await?.contains(&false) {
+            return Err(StoreError::Revoked);
+        }
         let creations: Vec<Creation> = writes
             .iter()
             .filter_map(|write| match write {
@@ -286,6 +308,7 @@ where
                     transaction,
                     entry,
                     first_check,
+                    ..
                 } => Some(Creation {
                     payer,
                     transaction,
@@ -427,9 +450,15 @@ where
                 transaction,
                 entry,
                 first_check,
-            } => insert_pending_in(tx, payer, transaction, entry, *first_check, credit_slot)
-                .await
-                .map(|customer| Written::Inserted(Box::new(customer))),
+                credential_id,
+            } => {
+                if let Some(credential_id) = credential_id {
+                    check_caller(tx, credential_id, &transaction.tenant).await?;
+                }
+                insert_pending_in(tx, payer, transaction, entry, *first_check, credit_slot)
+                    .await
+                    .map(|customer| Written::Inserted(Box::new(customer)))
+            }
             Write::Settle(settlement) => settle_in(tx, settlement, credit_slot).await.map(Written::Settled),
             Write::Key(k) => write_key_in(tx, k).await.map(Written::Key),
             Write::Claim(c) => claim_in(tx, c).await.map(Written::Claim),

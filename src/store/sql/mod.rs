@@ -12,6 +12,7 @@
 pub(super) mod attempts;
 pub(super) mod balance_locks;
 pub(super) mod batch;
+pub(super) mod caller_check;
 pub(super) mod customers;
 pub(super) mod dashboard;
 pub(super) mod idempotency;

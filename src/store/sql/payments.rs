@@ -38,12 +38,14 @@ where
         t: &Transaction,
         entry: &[Posting],
         first_check: Timestamp,
+        credential_id: Option<&str>,
     ) -> Result<Customer, StoreError> {
         let write = Write::InsertPending {
             payer: Box::new(payer.clone()),
             transaction: Box::new(t.clone()),
             entry: entry.to_vec(),
             first_check,
+            credential_id: credential_id.map(str::to_owned),
         };
         match self.batcher().write(write).await? {
             Written::Inserted(customer) => Ok(*customer),

@@ -1,0 +1,71 @@
+//! The caller's credential, checked inside a batch's transaction: a creation made with a
+//! revoked credential (or one that is no longer its tenant's) is refused with `Revoked`, by the
+//! same commit that would have written it. So the request need not read its credential before
+//! every payment, and a rotation still takes effect at once, in every process.
+
+use std::collections::HashMap;
+
+use sqlx::{ColumnIndex, Executor, Row, Transaction};
+
+use super::{placeholders, Column, SqlDb};
+use crate::domain::Tenant;
+use crate::store::StoreError;
+
+/// Each of `callers` (a credential id and the tenant it was used for) whose credential is
+/// active and is that tenant's: one statement for a whole batch.
+pub(super) async fn active_callers<DB>(
+    tx: &mut Transaction<'_, DB>,
+    callers: &[(&str, &Tenant)],
+) -> Result<Vec<bool>, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let mut ids: Vec<&str> = callers.iter().map(|(id, _)| *id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut active: HashMap<String, (String, String)> = HashMap::with_capacity(ids.len());
+    // A batch holds at most a few hundred writes, well under either database's parameter limit.
+    let sql = format!(
+        "SELECT id, merchant_id, environment FROM credentials WHERE revoked_at IS NULL AND id IN {}",
+        placeholders::<DB>(1, ids.len())
+    );
+    let mut query = sqlx::query(&sql);
+    for id in &ids {
+        query = query.bind(id.to_string());
+    }
+    for row in query.fetch_all(&mut **tx).await? {
+        active.insert(
+            row.try_get("id")?,
+            (row.try_get("merchant_id")?, row.try_get("environment")?),
+        );
+    }
+    Ok(callers
+        .iter()
+        .map(|(id, tenant)| {
+            active.get(*id).is_some_and(|(merchant, environment)| {
+                *merchant == tenant.merchant_id.0 && environment == tenant.environment.as_str()
+            })
+        })
+        .collect())
+}
+
+/// `Revoked` unless `credential_id` is active and `tenant`'s.
+pub(super) async fn check_caller<DB>(
+    tx: &mut Transaction<'_, DB>,
+    credential_id: &str,
+    tenant: &Tenant,
+) -> Result<(), StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    String: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    match active_callers(tx, &[(credential_id, tenant)]).await?.as_slice() {
+        [true] => Ok(()),
+        _ => Err(StoreError::Revoked),
+    }
+}
