@@ -21,8 +21,9 @@ use crate::domain::{FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transact
 pub struct OperatorRequest<'a> {
     /// Our reference for this payment (`ref`), which the operator echoes in callbacks.
     pub reference: &'a str,
-    /// The operator-side idempotency key: the transaction's internal id (a UUID v4), stored
-    /// with the `PENDING` row before any call, so a resend after a crash is the same payment.
+    /// The operator-side idempotency key: the transaction's internal id (a UUID in v4 form,
+    /// `domain::ids::new_transaction_id`), stored with the `PENDING` row before any call, so a
+    /// resend after a crash is the same payment.
     pub operator_reference: &'a str,
     pub kind: Kind,
     pub operator: OperatorCode,

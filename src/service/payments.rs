@@ -172,9 +172,7 @@ impl Gateway {
             .trim()
             .to_owned();
         let mut transaction = Transaction {
-            // Version 4, not a record id of version 7: the MoMo connector sends it as the
-            // `X-Reference-Id`, which MTN wants to be a UUID v4.
-            id: uuid::Uuid::new_v4().to_string(),
+            id: crate::domain::ids::new_transaction_id().to_string(),
             reference: new_reference(),
             tenant: tenant.clone(),
             transaction_id: request.transaction_id.clone(),
