@@ -30,7 +30,7 @@ impl PostgresStore {
             .await
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
         let batcher = Batcher::start(pool.clone(), batching, BalanceLocking::CreditSlots);
-        let lookups = LookupBatcher::start(url)?;
+        let lookups = LookupBatcher::postgres(url)?;
         Ok(PostgresStore { pool, batcher, lookups })
     }
 }
@@ -68,8 +68,8 @@ impl Backend for PostgresStore {
         &self.batcher
     }
 
-    fn lookups(&self) -> Option<&LookupBatcher> {
-        Some(&self.lookups)
+    fn lookups(&self) -> &LookupBatcher {
+        &self.lookups
     }
 
     fn pool_stats(&self) -> (u32, u32) {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::Sqlite;
 
+use super::lookup_batch::LookupBatcher;
 use super::sql::balance_locks::BalanceLocking;
 use super::sql::batch::{BatchSettings, Batcher};
 use super::sql::Backend;
@@ -18,6 +19,7 @@ pub struct SqliteStore {
     reader: SqlitePool,
     writer: SqlitePool,
     batcher: Batcher,
+    lookups: LookupBatcher,
     checkpoints: tokio::task::JoinHandle<()>,
 }
 
@@ -92,10 +94,12 @@ impl SqliteStore {
             BatchSettings { writers: 1, ..batching },
             BalanceLocking::Serial,
         );
+        let lookups = LookupBatcher::sqlite(reader.clone());
         Ok(SqliteStore {
             reader,
             writer,
             batcher,
+            lookups,
             checkpoints,
         })
     }
@@ -198,6 +202,10 @@ impl Backend for SqliteStore {
 
     fn batcher(&self) -> &Batcher {
         &self.batcher
+    }
+
+    fn lookups(&self) -> &LookupBatcher {
+        &self.lookups
     }
 
     /// Open and idle connections of both pools.

@@ -1,6 +1,6 @@
-//! Status lookups of many tenants at once: on PostgreSQL concurrent lookups are read in one
-//! query (`store::lookup_batch`), and each must still get its own answer, scoped to its own
-//! tenant and refused when its own credential was revoked.
+//! Status lookups of many tenants at once: concurrent lookups are read in one query
+//! (`store::lookup_batch`, on both databases), and each must still get its own answer, scoped
+//! to its own tenant and refused when its own credential was revoked.
 
 use std::future::Future;
 use std::pin::Pin;

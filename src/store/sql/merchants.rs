@@ -32,9 +32,7 @@ where
     async fn close(&self) {
         self.reader().close().await;
         self.writer().close().await;
-        if let Some(lookups) = self.lookups() {
-            lookups.close().await;
-        }
+        self.lookups().close().await;
     }
 
     async fn setting_or_insert(&self, key: &str, candidate: &str) -> Result<String, StoreError> {

@@ -60,11 +60,8 @@ pub(super) trait Backend: Send + Sync + 'static {
     /// The batch writers of the hot writes (creations and settlements).
     fn batcher(&self) -> &batch::Batcher;
 
-    /// The batch readers of status lookups, where the database has them (PostgreSQL); without
-    /// them each lookup is one query of its own.
-    fn lookups(&self) -> Option<&super::lookup_batch::LookupBatcher> {
-        None
-    }
+    /// The batch readers of status lookups.
+    fn lookups(&self) -> &super::lookup_batch::LookupBatcher;
 
     /// Open and idle connections of the pools.
     fn pool_stats(&self) -> (u32, u32);

@@ -93,33 +93,12 @@ where
         credential_id: &str,
         id_or_ref: &str,
     ) -> Result<CheckedLookup, StoreError> {
-        if let Some(lookups) = self.lookups() {
-            let lookup = Lookup {
-                tenant: tenant.clone(),
-                credential_id: credential_id.to_owned(),
-                id_or_ref: id_or_ref.to_owned(),
-            };
-            return lookups.lookup(lookup).await;
-        }
-        let row = sqlx::query(&transactions::CHECKED_LOOKUP)
-            .bind(&tenant.merchant_id.0)
-            .bind(tenant.environment.as_str())
-            .bind(id_or_ref)
-            .bind(credential_id)
-            .fetch_optional(self.reader())
-            .await?;
-        let Some(row) = row else {
-            return Ok(CheckedLookup {
-                credential_active: false,
-                record: None,
-            });
+        let lookup = Lookup {
+            tenant: tenant.clone(),
+            credential_id: credential_id.to_owned(),
+            id_or_ref: id_or_ref.to_owned(),
         };
-        let revoked_at: Option<i64> = row.try_get("credential_revoked_at")?;
-        let found: Option<String> = row.try_get("id")?;
-        Ok(CheckedLookup {
-            credential_active: revoked_at.is_none(),
-            record: found.map(|_| rows::transaction_record(&row)).transpose()?,
-        })
+        self.lookups().lookup(lookup).await
     }
 
     async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError> {

@@ -30,17 +30,6 @@ pub(in crate::store) const TRANSACTION_FROM: &str = transaction_from!();
 pub(in crate::store) const TRANSACTION_SELECT: &str =
     concat!("SELECT ", transaction_columns!(), " FROM ", transaction_from!());
 
-/// One transaction of a tenant by its transaction id (`$3`) or reference, the transaction id
-/// first, with the revocation of credential `$4`: one row whenever the credential exists, whose
-/// transaction columns are `NULL` when there is no such transaction. Two indexed lookups in a
-/// union: an OR of the two columns would keep PostgreSQL from using either unique index.
-pub(in crate::store) static CHECKED_LOOKUP: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    let columns = TRANSACTION_COLUMNS;
-    format!(
-        "SELECT cr.revoked_at AS credential_revoked_at, {columns}          FROM credentials cr          LEFT JOIN transactions t ON t.id = (           SELECT id FROM (             SELECT id, 0 AS preference FROM transactions WHERE merchant_id = $1 AND environment = $2 AND transaction_id = $3              UNION ALL              SELECT id, 1 AS preference FROM transactions WHERE merchant_id = $1 AND environment = $2 AND ref = $3           ) AS found ORDER BY preference LIMIT 1)          LEFT JOIN customers c ON c.id = t.customer_id          WHERE cr.id = $4"
-    )
-});
-
 /// A value bound to a dynamically built query.
 pub(in crate::store) enum Bind {
     Text(String),
