@@ -5,7 +5,7 @@
 use reqwest::StatusCode;
 
 use crate::both_backends;
-use crate::dashboard_browser::Browser;
+use crate::dashboard_client::Browser;
 use crate::helpers::TestApp;
 use crate::requests::{collect_v1, post, transfer_v1};
 

@@ -10,7 +10,7 @@ use momo_gateway::webhook::signing;
 use reqwest::StatusCode;
 
 use crate::both_backends;
-use crate::dashboard_browser::Browser;
+use crate::dashboard_client::Browser;
 use crate::helpers::{later, TestApp};
 use crate::requests::{collect_v1, post};
 use crate::webhook_fixtures::{dispatcher, listen, private_targets_allowed};

@@ -34,7 +34,13 @@ use crate::domain::Tenant;
 const MAX: usize = 128;
 
 /// Reader tasks, each running one query at a time: lookups batch once all of them are busy.
-const READERS: usize = 4;
+/// One per core (two to eight): a query in flight per core keeps the database busy, and more
+/// only split the same lookups into smaller batches. Measured on 2 cores, scenario e, in turns:
+/// PostgreSQL 15,850 and 15,719 req/s with two readers (p99 8.6 and 8.7 ms) against 13,566 and
+/// 15,414 with four (p99 10.7 and 9.3 ms); SQLite 15,785 (p99 8.5 ms) against 16,221 (9.3 ms).
+fn readers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
+}
 
 /// One status lookup, as its request asked it.
 #[derive(Debug)]
@@ -78,9 +84,9 @@ impl LookupBatcher {
     }
 
     fn start(reader: Arc<dyn BatchRead>) -> LookupBatcher {
-        let (queue, receiver) = mpsc::channel(MAX * READERS * 4);
+        let (queue, receiver) = mpsc::channel(MAX * readers() * 4);
         let receiver = Arc::new(Mutex::new(receiver));
-        for _ in 0..READERS {
+        for _ in 0..readers() {
             tokio::spawn(read_loop(reader.clone(), receiver.clone()));
         }
         LookupBatcher { queue, reader }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
-use super::{answers, BatchRead, BatchResult, Lookup, READERS};
+use super::{answers, readers, BatchRead, BatchResult, Lookup};
 use crate::store::sql::transactions::{TRANSACTION_COLUMNS, TRANSACTION_FROM};
 use crate::store::StoreError;
 
@@ -51,7 +51,7 @@ impl PgBatchRead {
             .map_err(|e| StoreError::Unavailable(format!("invalid PostgreSQL URL: {e}")))?
             .options([("plan_cache_mode", "force_generic_plan")]);
         let pool = PgPoolOptions::new()
-            .max_connections(READERS as u32)
+            .max_connections(readers() as u32)
             .acquire_timeout(Duration::from_secs(10))
             .connect_lazy_with(options);
         Ok(PgBatchRead { pool })

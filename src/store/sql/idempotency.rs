@@ -115,6 +115,22 @@ fn key_written(written: Written) -> Result<bool, StoreError> {
     }
 }
 
+/// `sql` with the key's own columns bound: `$1` to `$3` of every statement on a key.
+fn key_query<'q, DB>(
+    sql: &'q str,
+    tenant: &'q Tenant,
+    key: &'q IdempotencyKey,
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>
+where
+    DB: SqlDb,
+    &'q str: Encode<'q, DB> + Type<DB>,
+{
+    sqlx::query::<DB>(sql)
+        .bind(tenant.merchant_id.0.as_str())
+        .bind(tenant.environment.as_str())
+        .bind(key.as_str())
+}
+
 /// Keeps a key's answer (`answer`) or lets the key go (`None`) in the batch's transaction,
 /// provided the claim token still holds it and no answer is kept: `false` when it wrote nothing.
 pub(super) async fn write_key_in<DB>(tx: &mut sqlx::Transaction<'_, DB>, write: &KeyWrite) -> Result<bool, StoreError>
@@ -125,18 +141,11 @@ where
     i64: Column<DB>,
 {
     let query = match &write.answer {
-        Some(answer) => sqlx::query::<DB>(KEEP)
-            .bind(write.tenant.merchant_id.0.as_str())
-            .bind(write.tenant.environment.as_str())
-            .bind(write.key.as_str())
+        Some(answer) => key_query::<DB>(KEEP, &write.tenant, &write.key)
             .bind(write.token.as_str())
             .bind(i64::from(answer.status))
             .bind(answer.body.as_str()),
-        None => sqlx::query::<DB>(RELEASE)
-            .bind(write.tenant.merchant_id.0.as_str())
-            .bind(write.tenant.environment.as_str())
-            .bind(write.key.as_str())
-            .bind(write.token.as_str()),
+        None => key_query::<DB>(RELEASE, &write.tenant, &write.key).bind(write.token.as_str()),
     };
     Ok(query.execute(&mut **tx).await?.rows_affected() == 1)
 }
@@ -158,10 +167,7 @@ where
     &'static str: ColumnIndex<DB::Row>,
 {
     let bind = |sql: &'static str| {
-        sqlx::query::<DB>(sql)
-            .bind(claim.tenant.merchant_id.0.as_str())
-            .bind(claim.tenant.environment.as_str())
-            .bind(claim.key.as_str())
+        key_query::<DB>(sql, &claim.tenant, &claim.key)
             .bind(claim.fingerprint.as_str())
             .bind(claim.token.as_str())
             .bind(claim.locked_until.millis())
@@ -175,10 +181,7 @@ where
         if bind(TAKE_OVER).execute(&mut **tx).await?.rows_affected() == 1 {
             return Ok(ClaimOutcome::Claimed);
         }
-        let row = sqlx::query::<DB>(HOLDER)
-            .bind(claim.tenant.merchant_id.0.as_str())
-            .bind(claim.tenant.environment.as_str())
-            .bind(claim.key.as_str())
+        let row = key_query::<DB>(HOLDER, &claim.tenant, &claim.key)
             .fetch_optional(&mut **tx)
             .await?;
         if let Some(row) = row {
