@@ -146,6 +146,15 @@ where
     for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
     for<'r> bool: Decode<'r, R::Database> + Type<R::Database>,
 {
+    // A row that does not decode fails its own lookup, not the batch's.
+    let checked = |row: &R| -> Result<CheckedLookup, StoreError> {
+        let active: Option<bool> = row.try_get("credential_active")?;
+        let id: Option<String> = row.try_get("id")?;
+        Ok(CheckedLookup {
+            credential_active: active == Some(true),
+            record: id.map(|_| rows::transaction_record(row)).transpose()?,
+        })
+    };
     let mut results: Vec<Option<Result<CheckedLookup, StoreError>>> = (0..lookups).map(|_| None).collect();
     for row in found {
         let n: i64 = row.try_get("n")?;
@@ -159,21 +168,4 @@ where
         .into_iter()
         .map(|r| r.ok_or_else(|| StoreError::Corrupt("a lookup batch left a lookup unanswered".into())))
         .collect()
-}
-
-/// One row of a batch as its lookup's result.
-fn checked<R>(row: &R) -> Result<CheckedLookup, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> bool: Decode<'r, R::Database> + Type<R::Database>,
-{
-    let active: Option<bool> = row.try_get("credential_active")?;
-    let id: Option<String> = row.try_get("id")?;
-    Ok(CheckedLookup {
-        credential_active: active == Some(true),
-        record: id.map(|_| rows::transaction_record(row)).transpose()?,
-    })
 }
