@@ -118,7 +118,8 @@ impl Gateway {
     }
 
     /// Creates a collection or a transfer for `caller` and asks the operator for it. The caller's
-    /// credential is checked by the `PENDING` insert's own transaction, so the caller may come from [`authenticate_rechecked`](Self::authenticate_rechecked).
+    /// credential is checked by the `PENDING` insert's own transaction, so the caller may come
+    /// from [`authenticate_rechecked`](Self::authenticate_rechecked).
     pub async fn create_payment_as(
         &self,
         caller: &Principal,

@@ -274,9 +274,9 @@ where
     }
 
     /// The first pass: the creations' callers checked (`caller_check`), the creations in one set
-    /// (`insert_set`; one after the other when a payer comes twice), then the settlements in one set (`settle_set`; one after the other when a
-    /// transaction is settled twice in the batch, a callback and a check crossing, as the set
-    /// would not say which of the two moved it).
+    /// (`insert_set`; one after the other when a payer comes twice), then the settlements in one
+    /// set (`settle_set`; one after the other when a transaction is settled twice in the batch, a
+    /// callback and a check crossing, as the set would not say which of the two moved it).
     async fn run_together(
         tx: &mut Transaction<'_, DB>,
         plan: &BalancePlan,

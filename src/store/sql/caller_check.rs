@@ -27,7 +27,8 @@ where
     ids.sort_unstable();
     ids.dedup();
     let mut active: HashMap<String, (String, String)> = HashMap::with_capacity(ids.len());
-    // A batch holds at most a few hundred writes, well under either database's parameter limit.
+    // A batch holds at most MOMO_WRITE_BATCH_MAX (10,000) writes, under either database's limit
+    // of parameters per statement (SQLite 32,766, PostgreSQL 65,535).
     let sql = format!(
         "SELECT id, merchant_id, environment FROM credentials WHERE revoked_at IS NULL AND id IN {}",
         placeholders::<DB>(1, ids.len())
