@@ -9,18 +9,26 @@ use serde_json::value::RawValue;
 use super::request_id;
 use crate::service::ServiceError;
 
-/// The API generation whose envelope an answer uses.
+/// The form an error answer takes: the envelope of an API generation, or the dashboard's HTML.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     V1,
     V2,
+    /// The dashboard's pages, whose errors are pages too.
+    Dashboard,
 }
 
 impl Dialect {
-    /// The generation named by the path prefix; paths outside both answer in v1.
+    /// The dialect named by the path prefix; paths outside the three answer in v1.
     pub fn of_path(path: &str) -> Dialect {
-        if path == "/v2" || path.starts_with("/v2/") {
+        let under = |prefix: &str| {
+            path.strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
+        if under("/v2") {
             Dialect::V2
+        } else if under("/dashboard") {
+            Dialect::Dashboard
         } else {
             Dialect::V1
         }
@@ -190,5 +198,26 @@ pub struct Rejection(pub Dialect, pub ApiError);
 impl IntoResponse for Rejection {
     fn into_response(self) -> Response {
         self.1.render(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dialect;
+
+    #[test]
+    fn a_path_s_prefix_names_its_dialect_only_as_a_whole_segment() {
+        for (path, dialect) in [
+            ("/v2", Dialect::V2),
+            ("/v2/collecte/mobile-money", Dialect::V2),
+            ("/v2x", Dialect::V1),
+            ("/dashboard", Dialect::Dashboard),
+            ("/dashboard/transactions", Dialect::Dashboard),
+            ("/dashboards", Dialect::V1),
+            ("/v1/customers", Dialect::V1),
+            ("/health", Dialect::V1),
+        ] {
+            assert_eq!(Dialect::of_path(path), dialect, "{path}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! What every request goes through inside tower-http's request-id and trace layers
 //! (`request_id.rs`): the request timeout, the guarantee that every error answer is a JSON
 //! envelope, even one produced outside our handlers (a panic, a framework rejection), with the
-//! request id in a 500's reason (under `/dashboard`, an HTML page instead), and the request metrics. The id is the one the layers set.
+//! request id in a 500's reason (under `/dashboard`, an HTML page instead: `Dialect::Dashboard`),
+//! and the request metrics. The id is the one the layers set.
 
 use std::time::{Duration, Instant};
 
@@ -19,7 +20,6 @@ use crate::service::Gateway;
 pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next) -> Response {
     let id = request_id::of(&req);
     let dialect = Dialect::of_path(req.uri().path());
-    let is_dashboard = req.uri().path() == "/dashboard" || req.uri().path().starts_with("/dashboard/");
     let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
     let method = req.method().as_str().to_owned();
     let started = Instant::now();
@@ -27,9 +27,9 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
     let handler = REQUEST_ID.scope(id.clone(), next.run(req)).in_current_span();
     let limit = gateway.config().http.request_timeout;
     let mut response = within(limit, handler, dialect, &id).await;
-    if is_dashboard && response.status().as_u16() >= 400 && !is_html(&response) {
-        // The dashboard answers HTML pages, its errors too: a panic's bare 500, a timeout's or
-        // a refused method's envelope become its error page.
+    if dialect == Dialect::Dashboard && response.status().as_u16() >= 400 && !is_html(&response) {
+        // The dashboard answers HTML pages, its errors too: a panic's bare 500, or a JSON
+        // answer some layer wrote, becomes its error page.
         let connection = response.headers().get(axum::http::header::CONNECTION).cloned();
         response = super::dashboard::bare_error(response.status());
         if let Some(value) = connection {

@@ -22,7 +22,7 @@ pub async fn refuse_control_characters(req: Request, next: Next) -> Response {
     if holds_control_character(uri.path()) {
         // DECISIONS: an unknown id, malformed or not, is 404; the reason says why nothing can match.
         let kind = match dialect {
-            Dialect::V1 => ErrorKind::NotFound,
+            Dialect::V1 | Dialect::Dashboard => ErrorKind::NotFound,
             Dialect::V2 => ErrorKind::TransactionNotFound,
         };
         return ApiError::new(
