@@ -216,24 +216,6 @@ async fn expired_or_foreign_tokens_are_401(app: TestApp) {
     );
 }
 
-/// Rotates the sandbox credential through a store of its own, as another process would; that
-/// store, and the tenant.
-async fn rotate_elsewhere(app: &TestApp) -> (std::sync::Arc<dyn momo_gateway::store::Store>, Tenant) {
-    let other = momo_gateway::store::connect(&app.database_url).await.unwrap();
-    let tenant = app.sandbox_tenant();
-    let replacement = momo_gateway::domain::Credential {
-        id: "rotated-elsewhere".into(),
-        merchant_id: tenant.merchant_id.clone(),
-        environment: tenant.environment,
-        api_key: "ak_rotated_elsewhere".into(),
-        secret_hash: vec![0; 32],
-        created_at: Timestamp::now(),
-        revoked_at: None,
-    };
-    other.rotate_credential(&tenant, &replacement).await.unwrap();
-    (other, tenant)
-}
-
 async fn a_lookup_that_trusts_a_recent_check_still_sees_a_rotation_at_once(app: TestApp) {
     let token = app.token(&app.merchant.sandbox).await;
     // A status lookup checks the token's credential once, then trusts it for a few seconds;
@@ -243,7 +225,7 @@ async fn a_lookup_that_trusts_a_recent_check_still_sees_a_rotation_at_once(app: 
         assert_eq!(a.status, StatusCode::NOT_FOUND, "{path}: {}", a.body);
     }
     // Rotated by another process: this one's memory of the credential is now wrong.
-    rotate_elsewhere(&app).await;
+    app.rotate_elsewhere(&app.sandbox_tenant()).await;
     for path in ["/v2/get-status-payment/nothing-here", "/v1/transaction/nothing-here"] {
         let a = answer(app.get(path).bearer_auth(&token)).await;
         assert_eq!(
@@ -263,7 +245,8 @@ async fn a_payment_that_trusts_a_recent_check_still_sees_a_rotation_at_once(app:
     let a = post(&app, &token, "/v1/collecte/mobile-money", &first).await;
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     // Rotated by another process: this one's memory of the credential is now wrong.
-    let (other, tenant) = rotate_elsewhere(&app).await;
+    let tenant = app.sandbox_tenant();
+    let other = app.rotate_elsewhere(&tenant).await;
     let attempts = [
         (
             "/v1/collecte/mobile-money",

@@ -242,6 +242,26 @@ impl TestApp {
         }
     }
 
+    /// Replaces `tenant`'s credential through a store of its own, as another process would, so
+    /// this process's memory of the old one is wrong; that store, to read what was written.
+    pub async fn rotate_elsewhere(
+        &self,
+        tenant: &momo_gateway::domain::Tenant,
+    ) -> std::sync::Arc<dyn momo_gateway::store::Store> {
+        let other = momo_gateway::store::connect(&self.database_url).await.unwrap();
+        let replacement = momo_gateway::domain::Credential {
+            id: format!("rotated-elsewhere-{}", tenant.merchant_id.0),
+            merchant_id: tenant.merchant_id.clone(),
+            environment: tenant.environment,
+            api_key: format!("ak_rotated_elsewhere_{}", tenant.merchant_id.0),
+            secret_hash: vec![0; 32],
+            created_at: Timestamp::now(),
+            revoked_at: None,
+        };
+        other.rotate_credential(tenant, &replacement).await.unwrap();
+        other
+    }
+
     pub async fn stop(mut self) {
         if let Some(server) = self.server.take() {
             server.stop().await.expect("graceful stop");

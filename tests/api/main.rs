@@ -62,4 +62,5 @@ mod webhooks_retries;
 mod webhooks_rotation;
 mod workers;
 mod write_batches;
+mod write_batches_callers;
 mod write_batches_crash;

@@ -126,9 +126,6 @@ async fn an_item_that_fails_in_a_batch_fails_alone(app: TestApp) {
     app.assert_ledger().await;
 }
 
-/// A batch whose commit fails (a deferred check refuses one of its rows at commit time, the
-/// way a lost connection or a full disk would fail it) answers each of its requests 503 and
-/// writes none of them. PostgreSQL only: SQLite has no check that runs at commit.
 /// Creations from distinct payers go to the database as one set (`insert_set`); each still
 /// gets its own payer, and a taken id or a transfer beyond the balance among them fails alone.
 async fn creations_of_many_payers_share_statements_yet_each_fails_alone(app: TestApp) {
@@ -233,6 +230,9 @@ async fn settlements_of_one_transaction_in_one_batch_move_it_once(app: TestApp) 
     app.assert_ledger().await;
 }
 
+/// A batch whose commit fails (a deferred check refuses one of its rows at commit time, the
+/// way a lost connection or a full disk would fail it) answers each of its requests 503 and
+/// writes none of them. PostgreSQL only: SQLite has no check that runs at commit.
 #[tokio::test]
 async fn a_batch_that_fails_at_its_commit_answers_503_to_each_and_writes_nothing() {
     let Some(app) = TestApp::spawn_with(Backend::Postgres, |c| {
