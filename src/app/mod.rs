@@ -97,6 +97,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     // Two loops per process: one sends while the other records and claims. Leases keep them
     // (and other processes) from sending the same attempt twice.
     let dispatcher = gateway.webhook_dispatcher(&config.webhook)?;
+    if let Some(handed) = dispatcher.take_handoff() {
+        workers.extend(crate::webhook::dispatcher::spawn_handoff_loops(
+            dispatcher.clone(),
+            handed,
+            workers_stopped.clone(),
+        ));
+    }
     for _ in 0..DISPATCHER_LOOPS {
         workers.push(crate::webhook::dispatcher::spawn_loop(
             dispatcher.clone(),

@@ -5,6 +5,7 @@
 //! conditional updates), never by a read-then-write in Rust.
 
 mod dashboard;
+mod handoff;
 mod idempotency;
 mod lookup_batch;
 mod migrations;
@@ -27,8 +28,10 @@ use crate::domain::{
 // Re-exported: the domain owns these types, and the backends name them through `super::`.
 pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, TransactionFilter, TransactionRecord};
 pub use dashboard::DashboardStore;
+pub use handoff::LeasedEvent;
 pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 pub use postgres::PostgresStore;
+pub(crate) use queued::take_queued;
 pub use reports::ReportStore;
 pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
@@ -416,6 +419,15 @@ pub trait WebhookStore: Send + Sync + 'static {
             .copied()
             .unwrap_or(false))
     }
+
+    /// Has the writers hand this process's settled events to the returned queue, written
+    /// leased for `lease` (`handoff`); `None` after the first call. Events that find the queue
+    /// full are claimed as ever.
+    fn hand_off_events(&self, lease: std::time::Duration) -> Option<tokio::sync::mpsc::Receiver<LeasedEvent>>;
+
+    /// Handed events with where to send them (read, not written); events whose tenant has no
+    /// row are left out, and stay leased until their lease ends, as the claim leaves them.
+    async fn address_events(&self, events: Vec<LeasedEvent>) -> Result<Vec<DueEvent>, StoreError>;
 
     /// Records a whole batch of attempts in one transaction (one commit for a dispatcher step):
     /// for each, whether its lease was still ours and its result recorded.

@@ -1,12 +1,12 @@
-//! Taking a batch off a queue, shared by the batch writers (`sql::batch`) and the lookup
-//! readers (`lookup_batch`).
+//! Taking a batch off a queue, shared by the batch writers (`sql::batch`), the lookup readers
+//! (`lookup_batch`) and the dispatcher's handoff loops.
 
 use tokio::sync::mpsc;
 
 /// Waits for one item, then takes whatever else is already queued, up to `max` in all. It never
 /// waits for more than is there, so under light load a batch of one goes at once. `None` once
 /// the queue is closed and empty.
-pub(super) async fn take_queued<T>(receiver: &mut mpsc::Receiver<T>, max: usize) -> Option<Vec<T>> {
+pub(crate) async fn take_queued<T>(receiver: &mut mpsc::Receiver<T>, max: usize) -> Option<Vec<T>> {
     let first = receiver.recv().await?;
     let mut batch = vec![first];
     while batch.len() < max {

@@ -3,7 +3,7 @@
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
 use super::{names, StoreError};
-use super::{Attempt, DueEvent, EventSummary, PreviousSecret, TransactionRecord};
+use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
     Address, Amounts, Credential, Customer, Environment, EventState, MerchantId, Msisdn, OperatorCode, Tenant,
     Timestamp, Transaction,
@@ -138,7 +138,8 @@ where
 
 /// A claimed event (`event`: the claim's `RETURNING` columns) and where it goes (`endpoint`:
 /// its tenant's row of `merchant_environments`).
-pub(super) fn due_event<R>(event: &R, endpoint: &R) -> Result<DueEvent, StoreError>
+/// An event with where to send it: `endpoint` is its tenant's `merchant_environments` row.
+pub(super) fn due_event<R>(event: LeasedEvent, attempts: u32, endpoint: &R) -> Result<DueEvent, StoreError>
 where
     R: Row,
     &'static str: ColumnIndex<R>,
@@ -146,13 +147,10 @@ where
     for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
 {
     Ok(DueEvent {
-        id: get(event, "id")?,
-        tenant: Tenant {
-            merchant_id: MerchantId(get(event, "merchant_id")?),
-            environment: environment(&get::<R, String>(event, "environment")?)?,
-        },
-        payload: get(event, "payload")?,
-        attempts: get::<R, i64>(event, "attempts")?.max(0) as u32,
+        id: event.id,
+        tenant: event.tenant,
+        payload: event.payload,
+        attempts,
         webhook_url: get(endpoint, "webhook_url")?,
         webhook_secret: get(endpoint, "webhook_secret")?,
         previous_webhook_secret: match (
@@ -166,8 +164,29 @@ where
             _ => None,
         },
         endpoint_disabled: get::<R, Option<i64>>(endpoint, "webhook_disabled_at")?.is_some(),
-        lease_token: get(event, "lease_token")?,
+        lease_token: event.lease_token,
     })
+}
+
+/// A claimed event as the claim returned it, with its attempts so far.
+pub(super) fn claimed_event<R>(row: &R, lease_until: Timestamp) -> Result<(LeasedEvent, u32), StoreError>
+where
+    R: Row,
+    &'static str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let event = LeasedEvent {
+        id: get(row, "id")?,
+        tenant: Tenant {
+            merchant_id: MerchantId(get(row, "merchant_id")?),
+            environment: environment(&get::<R, String>(row, "environment")?)?,
+        },
+        payload: get(row, "payload")?,
+        lease_token: get(row, "lease_token")?,
+        lease_until,
+    };
+    Ok((event, get::<R, i64>(row, "attempts")?.max(0) as u32))
 }
 
 pub(super) fn event_summary<R>(row: &R) -> Result<EventSummary, StoreError>

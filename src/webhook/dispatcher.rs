@@ -1,12 +1,14 @@
 //! The dispatcher: claims due outbox events with a lease, sends each signed, records every
 //! attempt and decides what follows (delivered, retry later, failed, endpoint disabled).
 //! `run_once(now)` is one step, which tests drive; [`spawn_loop`] repeats it in the server.
+//! In the server, new events do not wait for a claim: the writers hand them over leased as
+//! their batch commits ([`crate::store::LeasedEvent`]), and [`spawn_handoff_loops`] sends them.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rand::Rng;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch, Mutex};
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::client::{Delivery, WebhookClient};
@@ -14,7 +16,7 @@ use super::retry::RetrySchedule;
 use super::signing;
 use crate::config::WebhookSettings;
 use crate::domain::Timestamp;
-use crate::store::{Attempt, DueEvent, EventUpdate, Finished, Store, StoreError};
+use crate::store::{take_queued, Attempt, DueEvent, EventUpdate, Finished, LeasedEvent, Store, StoreError};
 use crate::telemetry::metrics::Metrics;
 
 /// How many events one step claims.
@@ -38,6 +40,9 @@ pub struct Dispatcher {
     client: WebhookClient,
     schedule: RetrySchedule,
     lease: Duration,
+    /// How long one attempt may take: a handed event with less of its lease left is left to the
+    /// claims, so that it is never sent while a claim may take it.
+    timeout: Duration,
 }
 
 impl Dispatcher {
@@ -51,6 +56,7 @@ impl Dispatcher {
         Ok(Dispatcher {
             schedule: RetrySchedule::new(settings.retry_schedule.clone()),
             lease: settings.lease,
+            timeout: settings.timeout,
             client,
             store,
             metrics,
@@ -62,6 +68,32 @@ impl Dispatcher {
     pub async fn run_once(&self, now: Timestamp) -> Result<Report, StoreError> {
         let lease_until = now.plus(self.lease);
         let due = self.store.claim_due_events(now, lease_until, BATCH).await?;
+        self.deliver(due, now).await
+    }
+
+    /// Has the writers of this process hand their settled events to the returned queue, for
+    /// [`spawn_handoff_loops`]; `None` when this process's queue is already taken.
+    pub fn take_handoff(&self) -> Option<mpsc::Receiver<LeasedEvent>> {
+        self.store.hand_off_events(self.lease)
+    }
+
+    /// Attempts events the writers handed over, as `run_once` attempts claimed ones.
+    pub async fn run_handed(&self, handed: Vec<LeasedEvent>, now: Timestamp) -> Result<Report, StoreError> {
+        let last_start = now.plus(self.timeout);
+        let (fresh, late): (Vec<_>, Vec<_>) = handed.into_iter().partition(|e| e.lease_until > last_start);
+        if !late.is_empty() {
+            tracing::warn!(
+                events = late.len(),
+                "handed webhook events waited out their lease; the claims send them"
+            );
+        }
+        let due = self.store.address_events(fresh).await?;
+        self.deliver(due, now).await
+    }
+
+    /// Attempts each of `due` once (concurrently), and records every result in one database
+    /// transaction.
+    async fn deliver(&self, due: Vec<DueEvent>, now: Timestamp) -> Result<Report, StoreError> {
         let mut report = Report {
             claimed: due.len(),
             ..Report::default()
@@ -232,4 +264,56 @@ pub fn spawn_loop(dispatcher: Dispatcher, mut stop: watch::Receiver<bool>) -> Jo
         }
         tracing::debug!("webhook dispatcher stopped");
     })
+}
+
+/// How long a handoff loop gathers events after the first: each step's results are one write
+/// transaction, on SQLite's one writer connection, so a step of a few events at a time under
+/// load would cost the payments more than the claims it saves.
+const GATHER: Duration = Duration::from_millis(100);
+
+/// The next events handed over: the first, then what comes within [`GATHER`], up to a batch.
+async fn gather(handed: &mut mpsc::Receiver<LeasedEvent>) -> Option<Vec<LeasedEvent>> {
+    let mut batch = take_queued(handed, BATCH as usize).await?;
+    let deadline = tokio::time::Instant::now() + GATHER;
+    while batch.len() < BATCH as usize {
+        match tokio::time::timeout_at(deadline, handed.recv()).await {
+            Ok(Some(event)) => batch.push(event),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    Some(batch)
+}
+
+/// Sends the events the writers hand over, until `stop` turns true: two loops on one queue, so
+/// one sends while the other records. Events still queued at the stop keep their lease, and the
+/// claims of the next start (or of another process) send them once it ends.
+pub fn spawn_handoff_loops(
+    dispatcher: Dispatcher,
+    handed: mpsc::Receiver<LeasedEvent>,
+    stop: watch::Receiver<bool>,
+) -> Vec<JoinHandle<()>> {
+    let handed = Arc::new(Mutex::new(handed));
+    (0..2)
+        .map(|_| {
+            let (dispatcher, handed, mut stop) = (dispatcher.clone(), handed.clone(), stop.clone());
+            tokio::spawn(async move {
+                loop {
+                    let batch = {
+                        let mut handed = handed.lock().await;
+                        tokio::select! {
+                            batch = gather(&mut handed) => batch,
+                            _ = stop.changed() => None,
+                        }
+                    };
+                    let Some(batch) = batch else { break };
+                    if let Err(e) = dispatcher.run_handed(batch, Timestamp::now()).await {
+                        tracing::warn!(error = %e, "sending handed webhook events failed; the claims send them once their lease ends");
+                    }
+                    if *stop.borrow() {
+                        break;
+                    }
+                }
+            })
+        })
+        .collect()
 }

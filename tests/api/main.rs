@@ -57,6 +57,7 @@ mod webhook_fixtures;
 mod webhooks_api;
 mod webhooks_concurrency;
 mod webhooks_delivery;
+mod webhooks_handoff;
 mod webhooks_hostile;
 mod webhooks_retries;
 mod webhooks_rotation;

@@ -11,7 +11,9 @@
 //! of the batch gets `Unavailable` and nothing of the batch was written. Idempotency keys ride
 //! in the batches too (`Write::Claim`, `Write::Key`: the claim, and the answer or release
 //! conditional on the claim's token), run after the payments' writes, so concurrent keyed
-//! requests share commits.
+//! requests share commits. A batch that settles payments writes their webhook events leased
+//! to this process's dispatcher and hands them over once it has committed (`handoff`), so no
+//! claim has to rewrite their rows to lease them.
 //!
 //! Several writers (of one process or of several on one PostgreSQL database) could deadlock:
 //! one batch's items lock a payer's row then a balance row, another's the other way round. So
@@ -35,109 +37,20 @@ use super::idempotency::{claim_in, write_key_in};
 use super::insert_set::{fits_a_set, insert_all, Creation};
 use super::payments::{insert_pending_in, settle_in};
 use super::settle_set::settle_all;
+use super::writes::{Write, Written};
 use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
-use crate::domain::ledger::{self, Posting};
-use crate::domain::{Customer, IdempotencyKey, KeptAnswer, Tenant, Timestamp, Transaction as Payment};
-use crate::store::idempotency::{ClaimOutcome, KeyClaim};
+use crate::domain::Tenant;
+use crate::store::handoff::{EventLease, Handoff, Reserved};
 use crate::store::queued::take_queued;
 use crate::store::{Settlement, StoreError};
-
-/// A write the batch writer runs.
-#[derive(Debug)]
-pub(in crate::store) enum Write {
-    InsertPending {
-        payer: Box<Customer>,
-        transaction: Box<Payment>,
-        entry: Vec<Posting>,
-        first_check: Timestamp,
-        /// The caller's credential, checked in the batch's transaction (`caller_check`); none
-        /// for an in-process caller.
-        credential_id: Option<String>,
-    },
-    Settle(Box<Settlement>),
-    /// Keeps a key's answer, or lets the key go.
-    Key(Box<KeyWrite>),
-    /// Claims a key.
-    Claim(Box<KeyClaim>),
-}
-
-/// An idempotency key's write: its answer kept (`answer`) or the key let go (`None`), provided
-/// the claim `token` still holds it and no answer is kept.
-#[derive(Debug)]
-pub(in crate::store) struct KeyWrite {
-    pub tenant: Tenant,
-    pub key: IdempotencyKey,
-    pub token: String,
-    pub answer: Option<KeptAnswer>,
-}
-
-impl Write {
-    fn tenant(&self) -> &Tenant {
-        match self {
-            Write::InsertPending { transaction, .. } => &transaction.tenant,
-            Write::Settle(s) => &s.transaction.tenant,
-            Write::Key(k) => &k.tenant,
-            Write::Claim(c) => &c.tenant,
-        }
-    }
-
-    /// The tenant's key: a batch locks the balance rows of its tenants in this order.
-    fn tenant_key(&self) -> (&str, &str) {
-        let t = self.tenant();
-        (t.merchant_id.0.as_str(), t.environment.as_str())
-    }
-
-    /// The order of the items in a batch: by tenant, then payer, so that two batches lock
-    /// payers' rows in one order too (a key's write, which locks only its key's row, by key).
-    fn order_key(&self) -> (&str, &str, &str, &str) {
-        let (merchant, environment) = self.tenant_key();
-        match self {
-            Write::InsertPending { transaction: t, .. } => (merchant, environment, t.phone.as_str(), t.id.as_str()),
-            Write::Settle(s) => (
-                merchant,
-                environment,
-                s.transaction.phone.as_str(),
-                s.transaction.id.as_str(),
-            ),
-            Write::Key(k) => (merchant, environment, "", k.key.as_str()),
-            Write::Claim(c) => (merchant, environment, "", c.key.as_str()),
-        }
-    }
-
-    /// What it does to the tenant's balance: nothing, or a credit, or a possible debit.
-    fn balance_use(&self) -> Option<BalanceUse> {
-        let entry = match self {
-            Write::InsertPending { entry, .. } => entry,
-            Write::Settle(s) => &s.entry,
-            Write::Key(_) | Write::Claim(_) => return None,
-        };
-        if ledger::may_debit(entry) {
-            Some(BalanceUse::Debits)
-        } else if ledger::only_credits(entry) {
-            Some(BalanceUse::Credits)
-        } else {
-            None
-        }
-    }
-}
-
-/// What a write gave back.
-#[derive(Debug)]
-pub(in crate::store) enum Written {
-    Inserted(Box<Customer>),
-    Settled(bool),
-    /// A key's write: `false` when the token no longer held the key, and nothing was written.
-    Key(bool),
-    /// A claim's outcome.
-    Claim(ClaimOutcome),
-}
 
 type Reply = oneshot::Sender<Result<Written, StoreError>>;
 
 /// The sending side of the writers.
 pub(in crate::store) struct Batcher {
     queue: mpsc::Sender<(Write, Reply)>,
+    handoff: Handoff,
 }
 
 /// How many more times a write that hit a passing error (a deadlock) is tried on its own.
@@ -160,15 +73,22 @@ impl Batcher {
         let max = settings.max.max(1);
         let (queue, receiver) = mpsc::channel(max * settings.writers.max(1) * 4);
         let receiver = Arc::new(Mutex::new(receiver));
+        let handoff = Handoff::default();
         for slot in 0..settings.writers.max(1) {
             let writer = Writer {
                 pool: pool.clone(),
                 locking,
                 slot: slot as i64,
+                handoff: handoff.clone(),
             };
             tokio::spawn(writer.write_loop(receiver.clone(), max, settings.wait));
         }
-        Batcher { queue }
+        Batcher { queue, handoff }
+    }
+
+    /// Where the writers hand settled events to this process's dispatcher (`handoff`).
+    pub fn handoff(&self) -> &Handoff {
+        &self.handoff
     }
 
     /// Runs `write` in the next batch; answers once that batch has committed.
@@ -191,6 +111,7 @@ struct Writer<DB: sqlx::Database> {
     locking: BalanceLocking,
     /// Its credit slot (`balance_locks`): its index among the process's writers.
     slot: i64,
+    handoff: Handoff,
 }
 
 impl<DB> Writer<DB>
@@ -231,8 +152,13 @@ where
     async fn run_batch(&self, mut batch: Vec<(Write, Reply)>) {
         batch.sort_by(|(a, _), (b, _)| a.order_key().cmp(&b.order_key()));
         let (writes, replies): (Vec<Write>, Vec<Reply>) = batch.into_iter().unzip();
-        match self.run_items(writes).await {
+        let settling = writes.iter().filter(|w| matches!(w, Write::Settle(_))).count();
+        let mut handed = self.handoff.reserve(settling);
+        match self.run_items(&writes, handed.as_ref().map(|h| &h.lease)).await {
             Ok(results) => {
+                if let Some(handed) = handed.as_mut() {
+                    hand_over(handed, writes, &results);
+                }
                 for (reply, result) in replies.into_iter().zip(results) {
                     let _ = reply.send(result);
                 }
@@ -255,9 +181,13 @@ where
     /// run with no savepoint, the settlements set-based (`settle_set`); when one fails, that
     /// transaction is rolled back and the batch runs again with a savepoint per write, so the
     /// failure stays its own. A lone write needs no second pass: its transaction is its own.
-    async fn run_items(&self, writes: Vec<Write>) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
-        let (mut tx, plan) = self.begin(&writes).await?;
-        match Self::run_together(&mut tx, &plan, &writes).await {
+    async fn run_items(
+        &self,
+        writes: &[Write],
+        lease: Option<&EventLease>,
+    ) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+        let (mut tx, plan) = self.begin(writes).await?;
+        match Self::run_together(&mut tx, &plan, writes, lease).await {
             Ok(results) => {
                 tx.commit().await?;
                 Ok(results)
@@ -268,7 +198,7 @@ where
                 if writes.len() == 1 && !matches!(e, StoreError::Unavailable(_)) {
                     return Ok(vec![Err(e)]);
                 }
-                self.run_each_alone(&writes).await
+                self.run_each_alone(writes, lease).await
             }
         }
     }
@@ -281,6 +211,7 @@ where
         tx: &mut Transaction<'_, DB>,
         plan: &BalancePlan,
         writes: &[Write],
+        lease: Option<&EventLease>,
     ) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
         let callers: Vec<(&str, &Tenant)> = writes
             .iter()
@@ -339,11 +270,11 @@ where
         ids.sort_unstable();
         ids.dedup();
         let moved = if ids.len() == settlements.len() {
-            settle_all(tx, &settlements, plan).await?
+            settle_all(tx, &settlements, plan, lease).await?
         } else {
             let mut moved = Vec::with_capacity(settlements.len());
             for s in &settlements {
-                moved.push(settle_in(tx, s, plan.slot_for(&s.transaction.tenant)).await?);
+                moved.push(settle_in(tx, s, plan.slot_for(&s.transaction.tenant), lease).await?);
             }
             moved
         };
@@ -374,7 +305,11 @@ where
     }
 
     /// The second pass: each write in a savepoint, rolled back alone when it fails.
-    async fn run_each_alone(&self, writes: &[Write]) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
+    async fn run_each_alone(
+        &self,
+        writes: &[Write],
+        lease: Option<&EventLease>,
+    ) -> Result<Vec<Result<Written, StoreError>>, StoreError> {
         let (mut tx, plan) = self.begin(writes).await?;
         let mut payers: Vec<(&str, &str, &str)> = writes
             .iter()
@@ -392,7 +327,7 @@ where
         let mut results = Vec::with_capacity(writes.len());
         for write in writes {
             let mut item = tx.begin().await?;
-            let result = Self::run_write(&mut item, &plan, write).await;
+            let result = Self::run_write(&mut item, &plan, write, lease).await;
             match &result {
                 Ok(_) => item.commit().await?,
                 Err(_) => item.rollback().await?,
@@ -411,7 +346,7 @@ where
                 }
                 tokio::time::sleep(Duration::from_millis(10 * attempt)).await;
                 let (mut alone, plan) = self.begin(std::slice::from_ref(write)).await?;
-                *result = Self::run_write(&mut alone, &plan, write).await;
+                *result = Self::run_write(&mut alone, &plan, write, lease).await;
                 match result {
                     Ok(_) => alone.commit().await?,
                     Err(_) => alone.rollback().await?,
@@ -442,7 +377,12 @@ where
         Ok((tx, plan))
     }
 
-    async fn run_write(tx: &mut Transaction<'_, DB>, plan: &BalancePlan, write: &Write) -> Result<Written, StoreError> {
+    async fn run_write(
+        tx: &mut Transaction<'_, DB>,
+        plan: &BalancePlan,
+        write: &Write,
+        lease: Option<&EventLease>,
+    ) -> Result<Written, StoreError> {
         let credit_slot = plan.slot_for(write.tenant());
         match write {
             Write::InsertPending {
@@ -459,9 +399,22 @@ where
                     .await
                     .map(|customer| Written::Inserted(Box::new(customer)))
             }
-            Write::Settle(settlement) => settle_in(tx, settlement, credit_slot).await.map(Written::Settled),
+            Write::Settle(settlement) => settle_in(tx, settlement, credit_slot, lease)
+                .await
+                .map(Written::Settled),
             Write::Key(k) => write_key_in(tx, k).await.map(Written::Key),
             Write::Claim(c) => claim_in(tx, c).await.map(Written::Claim),
+        }
+    }
+}
+
+/// Hands the events of a committed batch's settlements to the dispatcher: those that moved
+/// their payment wrote their event with the batch's lease.
+fn hand_over(handed: &mut Reserved<'_>, writes: Vec<Write>, results: &[Result<Written, StoreError>]) {
+    for (write, result) in writes.into_iter().zip(results) {
+        if let (Write::Settle(s), Ok(Written::Settled(true))) = (write, result) {
+            let s = *s;
+            handed.send(s.event_id, s.transaction.tenant, s.event_payload);
         }
     }
 }

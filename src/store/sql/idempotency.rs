@@ -7,7 +7,7 @@
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::batch::{KeyWrite, Write, Written};
+use super::writes::{KeyWrite, Write, Written};
 use super::{Backend, Column, RowsAffected, SqlDb};
 use crate::domain::{IdempotencyKey, KeptAnswer, KeyHolder, Tenant, Timestamp};
 use crate::store::idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};

@@ -25,6 +25,7 @@ pub(super) mod settle_set;
 pub(super) mod steps;
 pub(super) mod transactions;
 pub(super) mod webhooks;
+pub(super) mod writes;
 
 use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
 

@@ -5,13 +5,14 @@
 use sqlx::query::Query;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::batch::{Write, Written};
 use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
+use super::writes::{Write, Written};
 use super::{placeholders, Backend, Column, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
+use crate::store::handoff::EventLease;
 use crate::store::lookup_batch::Lookup;
 use crate::store::names;
 use crate::store::{
@@ -356,10 +357,13 @@ where
 
 /// Moves a `PENDING` transaction to its final state with its transition, postings, outbox
 /// event and audit, inside the caller's transaction; `false` when it was no longer pending.
+/// The event is written with `lease` when the dispatcher takes it straight from the batch
+/// (`handoff`).
 pub(super) async fn settle_in<DB>(
     tx: &mut sqlx::Transaction<'_, DB>,
     s: &Settlement,
     credit_slot: Option<i64>,
+    lease: Option<&EventLease>,
 ) -> Result<bool, StoreError>
 where
     DB: SqlDb,
@@ -400,7 +404,7 @@ where
         .await?;
     sqlx::query(
         "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
-             next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+             next_attempt_at, created_at, lease_until, lease_token) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(&s.event_id)
     .bind(&t.tenant.merchant_id.0)
@@ -408,7 +412,10 @@ where
     .bind(&t.id)
     .bind(names::status(s.outcome.status))
     .bind(&s.event_payload)
+    .bind(lease.map_or(s.at, |l| l.until).millis())
     .bind(s.at.millis())
+    .bind(lease.map(|l| l.until.millis()))
+    .bind(lease.map(|l| l.token.as_str()))
     .execute(&mut **tx)
     .await?;
     if let Some(audit) = &s.audit {

@@ -17,14 +17,17 @@ use super::balance_locks::BalancePlan;
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
 use super::{placeholders, Column, SqlDb};
 use crate::domain::Status;
+use crate::store::handoff::EventLease;
 use crate::store::{names, Settlement, StoreError};
 
 /// Settles each of `settlements` (no transaction twice) that is still `PENDING`: `true` for
-/// those it moved.
+/// those it moved. Their events are written with `lease` when the dispatcher takes them
+/// straight from the batch (`handoff`).
 pub(super) async fn settle_all<DB>(
     tx: &mut Transaction<'_, DB>,
     settlements: &[&Settlement],
     plan: &BalancePlan,
+    lease: Option<&EventLease>,
 ) -> Result<Vec<bool>, StoreError>
 where
     DB: SqlDb,
@@ -90,7 +93,7 @@ where
         .collect();
     move_balances(tx, &entries, plan).await?;
     insert_postings(tx, &entries).await?;
-    insert_events(tx, &done).await?;
+    insert_events(tx, &done, lease).await?;
     for s in done.iter().filter(|s| s.audit.is_some()) {
         sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
             .bind(crate::domain::ids::new_record_id().to_string())
@@ -107,19 +110,26 @@ where
         .collect())
 }
 
-async fn insert_events<DB>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError>
+async fn insert_events<DB>(
+    tx: &mut Transaction<'_, DB>,
+    done: &[&Settlement],
+    lease: Option<&EventLease>,
+) -> Result<(), StoreError>
 where
     DB: SqlDb,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
     String: Column<DB>,
     i64: Column<DB>,
+    Option<i64>: Column<DB>,
 {
+    let token = lease.map(|l| l.token.as_str());
     for chunk in done.chunks(CHUNK) {
         let sql = format!(
             "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
-             next_attempt_at, created_at) VALUES {}",
-            placeholders::<DB>(chunk.len(), 8)
+             next_attempt_at, created_at, lease_until, lease_token) VALUES {}",
+            placeholders::<DB>(chunk.len(), 10)
         );
         let mut query = sqlx::query(&sql);
         for s in chunk {
@@ -131,8 +141,10 @@ where
                 .bind(s.transaction.id.as_str())
                 .bind(names::status(s.outcome.status))
                 .bind(s.event_payload.as_str())
+                .bind(lease.map_or(s.at, |l| l.until).millis())
                 .bind(s.at.millis())
-                .bind(s.at.millis());
+                .bind(lease.map(|l| l.until.millis()))
+                .bind(token);
         }
         query.execute(&mut **tx).await?;
     }

@@ -7,7 +7,9 @@ use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 use super::{Backend, Column, RowsAffected, SqlDb};
 use crate::domain::{PageRequest, Tenant, Timestamp};
 use crate::store::names;
-use crate::store::{rows, Attempt, DueEvent, EventFilter, EventSummary, Finished, StoreError, WebhookStore};
+use crate::store::{
+    rows, Attempt, DueEvent, EventFilter, EventSummary, Finished, LeasedEvent, StoreError, WebhookStore,
+};
 
 /// The columns of an event summary, as `rows::event_summary` reads them.
 const EVENT_SELECT: &str = "SELECT e.id, e.merchant_id, e.environment, e.to_status, e.state, e.attempts, \
@@ -64,42 +66,20 @@ where
         }
         let mut order: Vec<usize> = (0..claimed.len()).collect();
         order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-        // Where each tenant's events go: one statement for the claim's tenants (usually one).
-        let mut tenants: Vec<(String, String)> = Vec::new();
-        for row in &claimed {
-            let tenant = (row.try_get("merchant_id")?, row.try_get("environment")?);
-            if !tenants.contains(&tenant) {
-                tenants.push(tenant);
-            }
-        }
-        let sql = format!(
-            "WITH v(merchant_id, environment) AS (VALUES {}) \
-             SELECT m.merchant_id, m.environment, m.webhook_url, m.webhook_secret, m.previous_webhook_secret, \
-             m.previous_webhook_secret_until, m.webhook_disabled_at \
-             FROM merchant_environments m JOIN v ON m.merchant_id = v.merchant_id AND m.environment = v.environment",
-            super::placeholders::<DB>(tenants.len(), 2)
-        );
-        let mut query = sqlx::query(&sql);
-        for (merchant, environment) in &tenants {
-            query = query.bind(merchant.as_str()).bind(environment.as_str());
-        }
-        let endpoints = query.fetch_all(self.writer()).await?;
-        let mut due = Vec::with_capacity(claimed.len());
-        for i in order {
-            let event = &claimed[i];
-            let (merchant, environment): (String, String) =
-                (event.try_get("merchant_id")?, event.try_get("environment")?);
-            // An event whose tenant has no row is not sent and stays leased until its lease
-            // ends, as the join this replaces left it.
-            let endpoint = endpoints.iter().find(|m| {
-                m.try_get::<String, _>("merchant_id").ok().as_deref() == Some(merchant.as_str())
-                    && m.try_get::<String, _>("environment").ok().as_deref() == Some(environment.as_str())
-            });
-            if let Some(endpoint) = endpoint {
-                due.push(rows::due_event(event, endpoint)?);
-            }
-        }
-        Ok(due)
+        let events = order
+            .into_iter()
+            .map(|i| rows::claimed_event(&claimed[i], lease_until))
+            .collect::<Result<Vec<_>, _>>()?;
+        address(self.writer(), events).await
+    }
+
+    fn hand_off_events(&self, lease: std::time::Duration) -> Option<tokio::sync::mpsc::Receiver<LeasedEvent>> {
+        self.batcher().handoff().take(lease)
+    }
+
+    async fn address_events(&self, events: Vec<LeasedEvent>) -> Result<Vec<DueEvent>, StoreError> {
+        // New events: no attempt yet. Read on a reader: the writer has committed them.
+        address(self.reader(), events.into_iter().map(|e| (e, 0)).collect()).await
     }
 
     async fn finish_attempts(&self, batch: &[Finished], now: Timestamp) -> Result<Vec<bool>, StoreError> {
@@ -206,4 +186,52 @@ where
         .await?;
         Ok(changed.rows_affected())
     }
+}
+
+/// The events with where each goes: one statement for their tenants (usually one). An event
+/// whose tenant has no row is left out, and stays leased until its lease ends.
+async fn address<DB>(pool: &sqlx::Pool<DB>, events: Vec<(LeasedEvent, u32)>) -> Result<Vec<DueEvent>, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    if events.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tenants: Vec<&Tenant> = Vec::new();
+    for (event, _) in &events {
+        if !tenants.contains(&&event.tenant) {
+            tenants.push(&event.tenant);
+        }
+    }
+    let sql = format!(
+        "WITH v(merchant_id, environment) AS (VALUES {}) \
+         SELECT m.merchant_id, m.environment, m.webhook_url, m.webhook_secret, m.previous_webhook_secret, \
+         m.previous_webhook_secret_until, m.webhook_disabled_at \
+         FROM merchant_environments m JOIN v ON m.merchant_id = v.merchant_id AND m.environment = v.environment",
+        super::placeholders::<DB>(tenants.len(), 2)
+    );
+    let mut query = sqlx::query(&sql);
+    for tenant in &tenants {
+        query = query
+            .bind(tenant.merchant_id.0.as_str())
+            .bind(tenant.environment.as_str());
+    }
+    let endpoints = query.fetch_all(pool).await?;
+    let mut due = Vec::with_capacity(events.len());
+    for (event, attempts) in events {
+        let endpoint = endpoints.iter().find(|m| {
+            m.try_get::<String, _>("merchant_id").ok().as_deref() == Some(event.tenant.merchant_id.0.as_str())
+                && m.try_get::<String, _>("environment").ok().as_deref() == Some(event.tenant.environment.as_str())
+        });
+        if let Some(endpoint) = endpoint {
+            due.push(rows::due_event(event, attempts, endpoint)?);
+        }
+    }
+    Ok(due)
 }
