@@ -26,3 +26,4 @@ mod database_loss;
 mod disk_full;
 mod kill_loop;
 mod webhooks_down;
+mod webhooks_killed;
