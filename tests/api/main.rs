@@ -8,7 +8,6 @@ mod auth;
 mod client_script;
 mod control_characters;
 mod customers;
-mod customers_payers;
 mod dashboard;
 mod dashboard_actions;
 mod dashboard_browser_access;

@@ -9,16 +9,18 @@
 //! batch runs again one savepoint per write, where the duplicate gets its own 409 and leaves
 //! its payer as it was.
 
-use sqlx::{ColumnIndex, Encode, Executor, Transaction, Type};
+use std::collections::HashMap;
+
+use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
-use super::customers::upsert_payers;
+use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
 use super::payments::{bind_transaction, INSERTED_COLUMNS};
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
 use super::{placeholders, Column, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Customer, Status, Timestamp, Transaction as Payment};
-use crate::store::StoreError;
+use crate::store::{rows, StoreError};
 
 /// A `PENDING` transaction to create.
 pub(super) struct Creation<'a> {
@@ -61,8 +63,15 @@ where
     Option<i64>: Column<DB>,
     &'static str: ColumnIndex<DB::Row>,
 {
-    let payers: Vec<&Customer> = creations.iter().map(|c| c.payer).collect();
-    let customers = upsert_payers(tx, &payers).await?;
+    let payers = upsert_payers(tx, creations).await?;
+    let mut customers = Vec::with_capacity(creations.len());
+    for c in creations {
+        let (merchant, environment, phone) = payer_key(c.payer);
+        let stored = payers
+            .get(&(merchant.to_owned(), environment.to_owned(), phone.to_owned()))
+            .ok_or_else(|| StoreError::Corrupt("a payer's upsert returned no row".into()))?;
+        customers.push(stored.clone());
+    }
     for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
         let sql = format!(
             "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {} ON CONFLICT DO NOTHING RETURNING id",
@@ -104,4 +113,39 @@ where
     move_balances(tx, &entries, plan).await?;
     insert_postings(tx, &entries).await?;
     Ok(customers)
+}
+
+/// The payers, upserted as a lone creation upserts its own, by (merchant, environment, phone).
+async fn upsert_payers<DB>(
+    tx: &mut Transaction<'_, DB>,
+    creations: &[Creation<'_>],
+) -> Result<HashMap<(String, String, String), Customer>, StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+    Option<i64>: Column<DB>,
+    &'static str: ColumnIndex<DB::Row>,
+{
+    let mut payers = HashMap::with_capacity(creations.len());
+    for chunk in creations.chunks(CHUNK) {
+        let sql = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values::<DB>(chunk.len()));
+        let mut query = sqlx::query(&sql);
+        for c in chunk {
+            query = bind_payer(query, c.payer);
+        }
+        for row in query.fetch_all(&mut **tx).await? {
+            let customer = rows::customer(&row)?;
+            let key = (
+                customer.tenant.merchant_id.0.clone(),
+                customer.tenant.environment.as_str().to_owned(),
+                row.try_get::<String, _>("phone")?,
+            );
+            payers.insert(key, customer);
+        }
+    }
+    Ok(payers)
 }

@@ -5,7 +5,7 @@
 use sqlx::query::Query;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::customers::upsert_payers;
+use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
 use super::writes::{Write, Written};
@@ -338,10 +338,9 @@ where
     Option<i64>: Column<DB>,
     &'static str: ColumnIndex<DB::Row>,
 {
-    let customer = upsert_payers(tx, &[payer])
-        .await?
-        .pop()
-        .ok_or_else(|| StoreError::Corrupt("a payer's upsert left no row".into()))?;
+    let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values::<DB>(1));
+    let row = bind_payer(sqlx::query(&upsert), payer).fetch_one(&mut **tx).await?;
+    let customer = rows::customer(&row)?;
     let sql = format!(
         "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {}",
         placeholders::<DB>(1, 23)
