@@ -8,6 +8,7 @@ mod auth;
 mod client_script;
 mod control_characters;
 mod customers;
+mod customers_payers;
 mod dashboard;
 mod dashboard_actions;
 mod dashboard_browser_access;
