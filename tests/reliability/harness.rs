@@ -9,7 +9,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use momo_gateway::config::Config;
-use momo_gateway::domain::{Cursor, Environment, MerchantId, PageRequest, Tenant, Timestamp, TransactionRecord};
+use momo_gateway::domain::{
+    Cursor, Environment, EventFilter, EventSummary, MerchantId, PageRequest, Tenant, Timestamp, TransactionRecord,
+};
 use momo_gateway::reconcile::reconciler;
 use momo_gateway::service::Gateway;
 use momo_gateway::store::TransactionFilter;
@@ -205,4 +207,16 @@ pub async fn assert_ledger(admin: &Gateway, what: &str) {
 /// Lines of a process's logs (its [`process::Running::logs`], kept past its end) that report a panic.
 pub fn panics(logs: &Mutex<Vec<String>>) -> usize {
     logs.lock().unwrap().iter().filter(|l| l.contains("panicked")).count()
+}
+
+/// The merchant's webhook events (up to 1,000), newest first.
+pub async fn webhook_events(admin: &Gateway, merchant: &Merchant) -> Vec<EventSummary> {
+    let page = PageRequest {
+        limit: 1000,
+        after: None,
+    };
+    admin
+        .webhook_events(Some(&merchant.tenant), &EventFilter::default(), &page)
+        .await
+        .expect("the events")
 }

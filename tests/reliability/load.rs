@@ -294,3 +294,25 @@ pub fn simulated(tag: &'static str) -> impl Fn(usize, u64) -> Payment + Send + S
         }
     }
 }
+
+/// `count` GAMMA payments settled at once, one webhook event each (01 succeeds, 04 fails, every
+/// fourth): collections and transfers in turn, every third through v2. Ids `{tag}{i}`.
+pub fn final_at_once(tag: &str, count: usize) -> Vec<Payment> {
+    (0..count)
+        .map(|i| Payment {
+            id: format!("{tag}{i}"),
+            kind: if i.is_multiple_of(2) {
+                Kind::Collection
+            } else {
+                Kind::Transfer
+            },
+            generation: if i.is_multiple_of(3) {
+                Generation::V2
+            } else {
+                Generation::V1
+            },
+            operator: "GAMMA",
+            ending: if i % 4 == 3 { "04" } else { "01" },
+        })
+        .collect()
+}

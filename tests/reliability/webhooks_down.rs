@@ -11,14 +11,13 @@ use std::time::{Duration, Instant};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use hmac::{Hmac, Mac};
-use momo_gateway::domain::{EventFilter, EventState, EventSummary, Kind, PageRequest};
-use momo_gateway::service::Gateway;
+use momo_gateway::domain::{EventState, EventSummary};
 use sha2::Sha256;
 
 use crate::both_backends;
 use crate::common::TestDatabase;
-use crate::harness::{self, env_count, Merchant};
-use crate::load::{self, Generation, Payment};
+use crate::harness::{self, env_count};
+use crate::load;
 use crate::process;
 use crate::receiver::{Receiver, Reply};
 
@@ -26,17 +25,6 @@ both_backends!(TestDatabase::create => events_piled_up_while_the_receiver_is_dow
 
 /// Waits between attempts: about a minute in all, where the default is three days.
 const SCHEDULE: &str = "1,1,2,2,3,3,5,5,8,8,13,13";
-
-async fn events(admin: &Gateway, merchant: &Merchant) -> Vec<EventSummary> {
-    let page = PageRequest {
-        limit: 1000,
-        after: None,
-    };
-    admin
-        .webhook_events(Some(&merchant.tenant), &EventFilter::default(), &page)
-        .await
-        .expect("the events")
-}
 
 /// Whether `signature` (`v1,<base64>`, maybe several, space-separated) signs `id.timestamp.body`
 /// with the merchant's `whsec_` secret.
@@ -71,29 +59,17 @@ async fn events_piled_up_while_the_receiver_is_down_are_all_delivered_signed_und
     let token = harness::token(&client, &gateway.base, &merchant).await;
 
     // Payments final at once (01 succeeds, 04 fails): one event each, all while nothing listens.
-    let payments = (0..count)
-        .map(|i| Payment {
-            id: format!("wh{i}"),
-            kind: if i.is_multiple_of(2) {
-                Kind::Collection
-            } else {
-                Kind::Transfer
-            },
-            generation: if i.is_multiple_of(3) {
-                Generation::V2
-            } else {
-                Generation::V1
-            },
-            operator: "GAMMA",
-            ending: if i % 4 == 3 { "04" } else { "01" },
-        })
-        .collect();
+    let payments = load::final_at_once("wh", count);
     for s in load::send_all(&client, &gateway.base, &token, payments).await {
         let status = s.answer.as_ref().expect("an answer").status;
         assert!(status == 200 || status == 504, "{}: {status}", s.payment.id);
     }
     let deadline = Instant::now() + Duration::from_secs(30);
-    while events(&admin, &merchant).await.iter().any(|e| e.attempts == 0) {
+    while harness::webhook_events(&admin, &merchant)
+        .await
+        .iter()
+        .any(|e| e.attempts == 0)
+    {
         assert!(
             Instant::now() < deadline,
             "every event is tried while the receiver is down"
@@ -107,7 +83,7 @@ async fn events_piled_up_while_the_receiver_is_down_are_all_delivered_signed_und
     let receiver = Receiver::start_on(port, vec![Reply::status(503); refusals], None).await;
     let back = Instant::now();
     let deadline = back + Duration::from_secs(90);
-    while events(&admin, &merchant)
+    while harness::webhook_events(&admin, &merchant)
         .await
         .iter()
         .any(|e| e.state != EventState::Delivered)
@@ -120,7 +96,7 @@ async fn events_piled_up_while_the_receiver_is_down_are_all_delivered_signed_und
     }
     let all_delivered = back.elapsed();
 
-    let events = events(&admin, &merchant).await;
+    let events = harness::webhook_events(&admin, &merchant).await;
     let by_id: HashMap<&str, &EventSummary> = events.iter().map(|e| (e.id.as_str(), e)).collect();
     let received = receiver.received();
     let mut bodies: HashMap<&str, HashSet<&str>> = HashMap::new();

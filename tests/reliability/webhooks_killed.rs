@@ -1,7 +1,7 @@
 //! SIGKILL with webhook events handed to the dying process's dispatcher. Payments settle at once,
-//! and each batch hands its events, leased, to the process's own dispatcher; the receiver takes
-//! most of a second over each delivery, so at the kill some events are being sent and the rest
-//! wait in the dispatcher's queue. Nothing of that queue survives the process. A second process
+//! and each batch hands its events, leased, to the process's own dispatcher; the receiver holds
+//! each delivery for 3 s, so at the kill some events are being sent and the last wave of payments
+//! waits in the dispatcher's queue. Nothing of that queue survives the process. A second process
 //! then starts, with the merchant's webhook URL pointed at a fresh receiver. Checked: every event
 //! is delivered, the ones the first process never sent too (once their lease has ended, by the
 //! second process's claims); no event unknown; an event sent by both processes carries one body;
@@ -10,45 +10,36 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use momo_gateway::domain::{EventFilter, EventState, EventSummary, Kind, PageRequest};
-use momo_gateway::service::Gateway;
+use momo_gateway::domain::EventState;
 
 use crate::both_backends;
 use crate::common::TestDatabase;
-use crate::harness::{self, env_count, Merchant};
-use crate::load::{self, Generation, Payment};
+use crate::harness::{self, env_count};
+use crate::load;
 use crate::process;
 use crate::receiver::{Receiver, Reply};
 
 both_backends!(TestDatabase::create => events_queued_in_a_killed_process_are_delivered_once_their_lease_ends);
 
-/// The lease of a handed event (`MOMO_WEBHOOK_LEASE_S`): the least the timeout below allows.
-const LEASE_S: u64 = 6;
-
-async fn events(admin: &Gateway, merchant: &Merchant) -> Vec<EventSummary> {
-    let page = PageRequest {
-        limit: 1000,
-        after: None,
-    };
-    admin
-        .webhook_events(Some(&merchant.tenant), &EventFilter::default(), &page)
-        .await
-        .expect("the events")
-}
+/// How long the first receiver holds each delivery: each of the dispatcher's two handoff loops
+/// is busy that long with the step it sends.
+const HOLD_MS: u64 = 3_000;
+/// The lease of a handed event (`MOMO_WEBHOOK_LEASE_S`): the least a 4 s timeout allows.
+const LEASE_S: u64 = 9;
 
 async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(db: TestDatabase) {
     let started = Instant::now();
     let count = env_count("MOMO_RELIABILITY_EVENTS", 100) as usize;
     let settings = vec![
         ("MOMO_WEBHOOK_ALLOW_PRIVATE", "true".to_owned()),
-        ("MOMO_WEBHOOK_TIMEOUT_MS", "1000".to_owned()),
+        ("MOMO_WEBHOOK_TIMEOUT_MS", "4000".to_owned()),
         ("MOMO_WEBHOOK_LEASE_S", LEASE_S.to_string()),
     ];
     let admin = harness::admin(&db.url, &settings).await;
     let slow = Receiver::start(
         vec![],
         Some(Reply {
-            delay_ms: 800,
+            delay_ms: HOLD_MS,
             ..Reply::status(200)
         }),
     )
@@ -58,33 +49,29 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
     let client = reqwest::Client::new();
     let token = harness::token(&client, &first.base, &merchant).await;
 
-    // Payments final at once (01 succeeds, 04 fails): one event each, handed as they settle.
-    let payments = (0..count)
-        .map(|i| Payment {
-            id: format!("wk{i}"),
-            kind: if i.is_multiple_of(2) {
-                Kind::Collection
-            } else {
-                Kind::Transfer
-            },
-            generation: Generation::V1,
-            operator: "GAMMA",
-            ending: if i % 4 == 3 { "04" } else { "01" },
-        })
-        .collect();
-    for s in load::send_all(&client, &first.base, &token, payments).await {
-        let status = s.answer.as_ref().expect("an answer").status;
-        assert!(status == 200 || status == 504, "{}: {status}", s.payment.id);
-    }
-    // Once the first deliveries are under way: some events are being sent, the rest queued.
+    // Payments final at once (01 succeeds, 04 fails): one event each, handed as they settle, in
+    // three waves. The first keeps one loop sending; the second, the other loop; the third
+    // finds both busy for seconds, so its events are still queued at the kill.
+    let mut payments = load::final_at_once("wk", count);
+    let third = payments.split_off(2 * count / 3);
+    let second_wave = payments.split_off(count / 3);
+    let pay = |wave| load::send_all(&client, &first.base, &token, wave);
+    let mut answered = pay(payments).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while slow.received().is_empty() {
         assert!(Instant::now() < deadline, "the first process sends its handed events");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    answered.extend(pay(second_wave).await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    answered.extend(pay(third).await);
     first.kill();
+    for s in answered {
+        let status = s.answer.as_ref().expect("an answer").status;
+        assert!(status == 200 || status == 504, "{}: {status}", s.payment.id);
+    }
     let killed = Instant::now();
-    let recorded_before: usize = events(&admin, &merchant)
+    let recorded_before: usize = harness::webhook_events(&admin, &merchant)
         .await
         .iter()
         .filter(|e| e.state == EventState::Delivered)
@@ -99,7 +86,7 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
     let second = process::serve(harness::command(&db.url, &settings));
     let logs = second.logs.clone();
     let deadline = killed + Duration::from_secs(LEASE_S + 30);
-    while events(&admin, &merchant)
+    while harness::webhook_events(&admin, &merchant)
         .await
         .iter()
         .any(|e| e.state != EventState::Delivered)
@@ -109,7 +96,7 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
     }
     let all_delivered = killed.elapsed();
 
-    let events = events(&admin, &merchant).await;
+    let events = harness::webhook_events(&admin, &merchant).await;
     let known: HashSet<&str> = events.iter().map(|e| e.id.as_str()).collect();
     let mut bodies: HashMap<String, HashSet<String>> = HashMap::new();
     let (before, after) = (slow.received(), fast.received());
