@@ -287,7 +287,7 @@ pub static CORE: &[Setting] = &[
         var: "MOMO_WEBHOOK_LEASE_S",
         default: Initial::Value("30"),
         accepts: "a whole number of seconds from 1 to 86400",
-        doc: "how long a dispatcher holds a delivery before another may take it; must exceed the webhook timeout by 5 s",
+        doc: "how long a dispatcher holds a delivery before another may take it (a settled payment's event is handed to its own process's dispatcher with this lease, so one left unsent by a process that died is sent this long after); must exceed the webhook timeout by 5 s",
         secret: false,
         write: |c, v| put(&mut c.webhook.lease, parse::seconds(v, 1, 86_400)),
     },
