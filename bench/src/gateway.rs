@@ -20,7 +20,8 @@ pub struct Gateway {
     pub database_url: String,
     pub tenant: Tenant,
     pub customer_id: String,
-    child: Child,
+    /// `None` once stopped.
+    child: Option<Child>,
     _dir: tempfile::TempDir,
     postgres: Option<(String, String)>,
 }
@@ -167,7 +168,7 @@ impl Gateway {
             database_url,
             tenant,
             customer_id,
-            child,
+            child: Some(child),
             _dir: dir,
             postgres,
         })
@@ -175,7 +176,8 @@ impl Gateway {
 
     /// A line of `/proc/<pid>/status` in KiB (`VmRSS` now, `VmHWM` the peak).
     pub fn memory_kib(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let pid = self.child.as_ref().map_or(0, Child::id);
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         status
             .lines()
             .find_map(|l| l.strip_prefix(&format!("{field}:")))
@@ -229,22 +231,29 @@ impl Gateway {
         Ok(())
     }
 
-    pub async fn stop(self) {
-        let Gateway {
-            mut child,
-            postgres,
-            _dir,
-            ..
-        } = self;
-        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
-        let _ = tokio::task::spawn_blocking(move || child.wait()).await;
-        if let Some((admin, name)) = postgres {
+    pub async fn stop(mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+            let _ = tokio::task::spawn_blocking(move || child.wait()).await;
+        }
+        if let Some((admin, name)) = self.postgres.take() {
             if let Ok(mut conn) = sqlx::PgConnection::connect(&admin).await {
                 let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
                     .execute(&mut conn)
                     .await;
             }
         }
-        drop(_dir);
+    }
+}
+
+/// A bench that stops on an error (`?` before `stop`) must not leave its gateway running: it
+/// would keep its port, its database and every file descriptor it inherited, a build lock's
+/// among them.
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
