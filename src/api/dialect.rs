@@ -1,6 +1,6 @@
 //! Rendering an error where the dialect is known only at run time (extractors, fallbacks, the
-//! request guard): the path's generation picks its envelope, or the dashboard its page. Handlers of one generation
-//! use their own `Error` type instead.
+//! request guard): the path's generation picks its envelope, or the dashboard its page.
+//! Handlers of one generation use their own `Error` type instead.
 
 use axum::response::Response;
 

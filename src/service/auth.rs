@@ -143,7 +143,7 @@ impl Gateway {
     /// [`authenticate`](Self::authenticate) without asking the database about a credential it
     /// found active in the last few seconds. Only for requests that check the credential again
     /// in their own query ([`transaction_checked`](Self::transaction_checked), and the `PENDING`
-    /// insert of [`create_payment`](Self::create_payment)), so a rotation or revocation still
+    /// insert of [`create_payment_as`](Self::create_payment_as)), so a rotation or revocation still
     /// takes effect at once, in every process.
     pub async fn authenticate_rechecked(
         &self,
