@@ -68,11 +68,6 @@ pub fn print(rev: &str, before: &Summary, after: &Summary) {
     println!();
     println!("| scenario | before req/s | after req/s | after/before | before p99 ms | after p99 ms | before ratio | after ratio |");
     println!("|---|---:|---:|---:|---:|---:|---|---|");
-    let ratio = |r: &Row| {
-        r.ratio
-            .map(|(label, x)| format!("{x:.2} × {label}"))
-            .unwrap_or_else(|| "(ceiling)".to_owned())
-    };
     for (b, a) in before.rows.iter().zip(&after.rows) {
         println!(
             "| {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {} | {} |",
@@ -82,8 +77,8 @@ pub fn print(rev: &str, before: &Summary, after: &Summary) {
             a.throughput / b.throughput.max(1e-9),
             b.p99,
             a.p99,
-            ratio(b),
-            ratio(a)
+            b.ratio_text(),
+            a.ratio_text()
         );
     }
     println!(

@@ -46,12 +46,15 @@ fn binary(args: &Args) -> PathBuf {
     })
 }
 
-fn command(bin: &PathBuf, database_url: &str) -> Command {
+/// The gateway's command: none of the bench's own `MOMO_` variables (a setting left in the
+/// shell must not skew a run unseen), the run's `--set`, then what every scenario needs.
+fn command(bin: &PathBuf, database_url: &str, set: &[(String, String)]) -> Command {
     let mut command = Command::new(bin);
     for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("MOMO_")) {
         command.env_remove(key);
     }
     command
+        .envs(set.iter().map(|(k, v)| (k, v)))
         .env("MOMO_DATABASE_URL", database_url)
         .env("MOMO_WEBHOOK_ALLOW_PRIVATE", "true")
         .env("MOMO_LISTEN", "127.0.0.1:0")
@@ -89,7 +92,7 @@ impl Gateway {
             }
         };
         let bin = binary(args);
-        let created = command(&bin, &database_url)
+        let created = command(&bin, &database_url, &args.set)
             .args([
                 "merchant",
                 "create",
@@ -112,7 +115,7 @@ impl Gateway {
             sandbox["apiSecret"].as_str().unwrap_or_default(),
         );
 
-        let mut serve = command(&bin, &database_url);
+        let mut serve = command(&bin, &database_url, &args.set);
         for (name, value) in settings {
             serve.env(name, value);
         }

@@ -70,6 +70,20 @@ pub struct Args {
     /// session, and print both side by side.
     #[arg(long, value_name = "REV")]
     pub compare: Option<String>,
+    /// A setting for every gateway the run starts (both sides of --compare), for example
+    /// `--set MOMO_WRITE_BATCH_MAX=32`; repeatable. The bench clears the `MOMO_` variables of its
+    /// own environment before it starts a gateway, so this is how one reaches it. What a
+    /// scenario sets itself (its database, its listener, its simulator delay) wins.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = gateway_setting)]
+    pub set: Vec<(String, String)>,
+}
+
+/// `KEY=VALUE` of `--set`.
+fn gateway_setting(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("{s:?} is not KEY=VALUE (for example MOMO_WRITE_BATCH_MAX=32)")),
+    }
 }
 
 fn main() -> anyhow::Result<()> {

@@ -12,8 +12,9 @@ pub struct Row {
     pub p99: f64,
     pub max: f64,
     pub errors: u64,
-    /// The ceiling it is compared with, and the ratio.
-    pub ratio: Option<(&'static str, f64)>,
+    /// The ceiling it is compared with, and the ratio (none when that ceiling was not run:
+    /// `--scenarios c` alone measures no `b`).
+    pub ratio: Option<(&'static str, Option<f64>)>,
 }
 
 impl Row {
@@ -25,7 +26,16 @@ impl Row {
             p99: o.percentile_ms(0.99),
             max: o.percentile_ms(1.0),
             errors: o.errors,
-            ratio: ceiling.map(|(label, c)| (label, o.throughput() / c.throughput().max(1e-9))),
+            ratio: ceiling.map(|(label, c)| (label, (c.completed > 0).then(|| o.throughput() / c.throughput()))),
+        }
+    }
+
+    /// The last column: `1.05 × b`, or why there is no ratio.
+    pub fn ratio_text(&self) -> String {
+        match self.ratio {
+            None => "(ceiling)".to_owned(),
+            Some((label, Some(x))) => format!("{x:.2} × {label}"),
+            Some((label, None)) => format!("({label} not run)"),
         }
     }
 }
@@ -44,13 +54,15 @@ pub fn print(args: &Args, rows: &[Row], drained: &Drained, idle_kib: u64, peak_k
     println!("| scenario | req/s | p50 ms | p99 ms | max ms | errors | ratio to ceiling |");
     println!("|---|---:|---:|---:|---:|---:|---|");
     for r in rows {
-        let ratio = r
-            .ratio
-            .map(|(label, x)| format!("{x:.2} × {label}"))
-            .unwrap_or_else(|| "(ceiling)".to_owned());
         println!(
             "| {} | {:.0} | {:.2} | {:.2} | {:.2} | {} | {} |",
-            r.name, r.throughput, r.p50, r.p99, r.max, r.errors, ratio
+            r.name,
+            r.throughput,
+            r.p50,
+            r.p99,
+            r.max,
+            r.errors,
+            r.ratio_text()
         );
     }
     println!(
@@ -73,4 +85,28 @@ pub fn print(args: &Args, rows: &[Row], drained: &Drained, idle_kib: u64, peak_k
         check.ledger.inconsistent_balances,
         if check.ok() { "OK" } else { "FAILED" }
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::Row;
+    use crate::load::Outcome;
+
+    fn outcome(completed: u64) -> Outcome {
+        Outcome {
+            completed,
+            elapsed: Duration::from_secs(1),
+            ..Outcome::default()
+        }
+    }
+
+    #[test]
+    fn a_ratio_needs_its_ceiling_measured() {
+        let (c, b) = (outcome(2_100), outcome(2_000));
+        assert_eq!(Row::new("c", &c, Some(("b", &b))).ratio_text(), "1.05 × b");
+        assert_eq!(Row::new("c", &c, Some(("b", &outcome(0)))).ratio_text(), "(b not run)");
+        assert_eq!(Row::new("b", &b, None).ratio_text(), "(ceiling)");
+    }
 }
