@@ -436,6 +436,14 @@ impl Gateway {
             oldest_outbox_age_s: age(s.oldest_outbox),
             db_pool_size: s.pool_size,
             db_pool_idle: s.pool_idle,
+            write_batches: crate::telemetry::WriteBatchTotals {
+                committed: s.writes.committed,
+                failed: s.writes.failed,
+                writes: s.writes.writes,
+                second_passes: s.writes.second_passes,
+                busy_seconds: s.writes.busy.as_secs_f64(),
+                commit_seconds: s.writes.committing.as_secs_f64(),
+            },
         })
     }
 

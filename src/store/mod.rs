@@ -16,6 +16,7 @@ mod reports;
 mod rows;
 mod sql;
 mod sqlite;
+mod write_counters;
 
 use async_trait::async_trait;
 
@@ -35,6 +36,7 @@ pub(crate) use queued::take_queued;
 pub use reports::ReportStore;
 pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
+pub use write_counters::WriteBatchStats;
 
 /// What can go wrong in storage, classified once from the database's own error kinds.
 // Clone: one failed batch query answers every request of the batch with its error.
@@ -318,6 +320,8 @@ pub struct StoreStats {
     pub oldest_outbox: Option<Timestamp>,
     pub pool_size: u32,
     pub pool_idle: u32,
+    /// This process's batch writers since it started (not the database's: sum over processes).
+    pub writes: WriteBatchStats,
 }
 
 /// An outbox event claimed for delivery, with where and how to send it.

@@ -14,6 +14,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use super::process::ProcessCollector;
+use super::write_batches::{WriteBatchCollector, WriteBatchTotals};
 
 /// The content type of the OpenMetrics exposition, for scrapers that ask for it (Prometheus does).
 pub const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -59,7 +60,7 @@ impl BreakerState {
     }
 }
 
-/// Database-wide gauges, read at scrape time.
+/// Database-wide gauges, and this process's write batches, read at scrape time.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Gauges {
     pub pending_transactions: i64,
@@ -69,6 +70,7 @@ pub struct Gauges {
     pub oldest_outbox_age_s: f64,
     pub db_pool_size: u32,
     pub db_pool_idle: u32,
+    pub write_batches: WriteBatchTotals,
 }
 
 /// The scrape-time gauges, set from [`Gauges`] before each exposition.
@@ -101,6 +103,7 @@ pub struct Metrics {
     auth_failures: Family<Labels, Counter>,
     rate_limited: Family<Labels, Counter>,
     database: DatabaseGauges,
+    write_batches: WriteBatchCollector,
 }
 
 impl Default for Metrics {
@@ -232,6 +235,8 @@ impl Default for Metrics {
             "Idle database connections in this process",
             d.pool_idle_connections.clone(),
         );
+        let write_batches = WriteBatchCollector::default();
+        r.register_collector(Box::new(write_batches.clone()));
         r.register_collector(Box::new(ProcessCollector));
         Metrics {
             registry,
@@ -250,6 +255,7 @@ impl Default for Metrics {
             auth_failures,
             rate_limited,
             database,
+            write_batches,
         }
     }
 }
@@ -350,6 +356,7 @@ impl Metrics {
         d.oldest_outbox_age_s.set(gauges.oldest_outbox_age_s);
         d.pool_connections.set(i64::from(gauges.db_pool_size));
         d.pool_idle_connections.set(i64::from(gauges.db_pool_idle));
+        self.write_batches.set(gauges.write_batches);
         let mut out = String::new();
         // Writing to a String cannot fail; an encoder error would be a bug in a metric's labels.
         if let Err(e) = encode(&mut out, &self.registry) {
@@ -398,6 +405,12 @@ mod tests {
         let text = m.render(&Gauges {
             pending_transactions: 2,
             oldest_pending_age_s: 1.5,
+            write_batches: WriteBatchTotals {
+                committed: 7,
+                writes: 40,
+                commit_seconds: 0.25,
+                ..WriteBatchTotals::default()
+            },
             ..Gauges::default()
         });
         for line in [
@@ -410,6 +423,11 @@ mod tests {
             "momo_pending_transactions 2",
             "momo_oldest_pending_transaction_age_seconds 1.5",
             "momo_webhook_events_unsent_total 0",
+            "momo_write_batches_total{outcome=\"committed\"} 7",
+            "momo_write_batches_total{outcome=\"failed\"} 0",
+            "momo_write_batch_writes_total 40",
+            "momo_write_batch_commit_seconds_total 0.25",
+            "# TYPE momo_write_batches counter",
             "# TYPE momo_http_requests counter",
             "# EOF",
         ] {

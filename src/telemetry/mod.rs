@@ -4,6 +4,9 @@
 
 pub mod metrics;
 mod process;
+mod write_batches;
+
+pub use write_batches::WriteBatchTotals;
 
 use std::io::IsTerminal;
 

@@ -66,3 +66,4 @@ mod workers;
 mod write_batches;
 mod write_batches_callers;
 mod write_batches_crash;
+mod write_batches_metrics;

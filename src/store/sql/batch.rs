@@ -26,7 +26,7 @@
 //! does not foresee is broken by the database, and the batch's second pass (below) runs again.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sqlx::{Acquire, Encode, Executor, Pool, Transaction, Type};
 use tokio::sync::{mpsc, oneshot, Mutex};
@@ -43,6 +43,7 @@ pub use crate::config::BatchSettings;
 use crate::domain::Tenant;
 use crate::store::handoff::{EventLease, Handoff, Reserved};
 use crate::store::queued::take_queued;
+use crate::store::write_counters::{WriteBatchStats, WriteCounters};
 use crate::store::{Settlement, StoreError};
 
 type Reply = oneshot::Sender<Result<Written, StoreError>>;
@@ -51,6 +52,7 @@ type Reply = oneshot::Sender<Result<Written, StoreError>>;
 pub(in crate::store) struct Batcher {
     queue: mpsc::Sender<(Write, Reply)>,
     handoff: Handoff,
+    counters: Arc<WriteCounters>,
 }
 
 /// How many more times a write that hit a passing error (a deadlock) is tried on its own.
@@ -74,16 +76,27 @@ impl Batcher {
         let (queue, receiver) = mpsc::channel(max * settings.writers.max(1) * 4);
         let receiver = Arc::new(Mutex::new(receiver));
         let handoff = Handoff::default();
+        let counters = Arc::new(WriteCounters::default());
         for slot in 0..settings.writers.max(1) {
             let writer = Writer {
                 pool: pool.clone(),
                 locking,
                 slot: slot as i64,
                 handoff: handoff.clone(),
+                counters: counters.clone(),
             };
             tokio::spawn(writer.write_loop(receiver.clone(), max, settings.wait));
         }
-        Batcher { queue, handoff }
+        Batcher {
+            queue,
+            handoff,
+            counters,
+        }
+    }
+
+    /// What the writers have done since they started (`/metrics`).
+    pub fn stats(&self) -> WriteBatchStats {
+        self.counters.read()
     }
 
     /// Where the writers hand settled events to this process's dispatcher (`handoff`).
@@ -112,6 +125,7 @@ struct Writer<DB: sqlx::Database> {
     /// Its credit slot (`balance_locks`): its index among the process's writers.
     slot: i64,
     handoff: Handoff,
+    counters: Arc<WriteCounters>,
 }
 
 impl<DB> Writer<DB>
@@ -154,7 +168,10 @@ where
         let (writes, replies): (Vec<Write>, Vec<Reply>) = batch.into_iter().unzip();
         let settling = writes.iter().filter(|w| matches!(w, Write::Settle(_))).count();
         let mut handed = self.handoff.reserve(settling);
-        match self.run_items(&writes, handed.as_ref().map(|h| &h.lease)).await {
+        let began = Instant::now();
+        let outcome = self.run_items(&writes, handed.as_ref().map(|h| &h.lease)).await;
+        self.counters.batch(writes.len(), outcome.is_ok(), began.elapsed());
+        match outcome {
             Ok(results) => {
                 if let Some(handed) = handed.as_mut() {
                     hand_over(handed, writes, &results);
@@ -189,7 +206,7 @@ where
         let (mut tx, plan) = self.begin(writes).await?;
         match Self::run_together(&mut tx, &plan, writes, lease).await {
             Ok(results) => {
-                tx.commit().await?;
+                self.commit(tx).await?;
                 Ok(results)
             }
             Err(e) => {
@@ -198,6 +215,7 @@ where
                 if writes.len() == 1 && !matches!(e, StoreError::Unavailable(_)) {
                     return Ok(vec![Err(e)]);
                 }
+                self.counters.second_pass();
                 self.run_each_alone(writes, lease).await
             }
         }
@@ -334,7 +352,7 @@ where
             }
             results.push(result);
         }
-        tx.commit().await?;
+        self.commit(tx).await?;
         // A write the database chose as a deadlock's victim (or that hit another passing error)
         // was waiting on a batch that waits on this one: once this one has committed, it gets a
         // few more tries on its own. (Another process creating the same transaction id with another
@@ -348,12 +366,20 @@ where
                 let (mut alone, plan) = self.begin(std::slice::from_ref(write)).await?;
                 *result = Self::run_write(&mut alone, &plan, write, lease).await;
                 match result {
-                    Ok(_) => alone.commit().await?,
+                    Ok(_) => self.commit(alone).await?,
                     Err(_) => alone.rollback().await?,
                 }
             }
         }
         Ok(results)
+    }
+
+    /// Commits `tx`, counting the time it takes.
+    async fn commit(&self, tx: Transaction<'static, DB>) -> Result<(), StoreError> {
+        let began = Instant::now();
+        tx.commit().await?;
+        self.counters.commit(began.elapsed());
+        Ok(())
     }
 
     /// Opens the batch's transaction, with what it needs of its tenants' balances locked

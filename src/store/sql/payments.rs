@@ -286,6 +286,7 @@ where
             oldest_outbox,
             pool_size,
             pool_idle,
+            writes: self.batcher().stats(),
         })
     }
 

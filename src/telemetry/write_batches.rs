@@ -1,0 +1,89 @@
+//! The batch writers' counters (group commit) in `/metrics`. The store keeps them; each scrape
+//! reads them with the database gauges and sets them here, and this collector writes them as
+//! counters, as `process.rs` writes the process's figures: values counted elsewhere, shown as
+//! they are.
+
+use std::sync::{Arc, Mutex};
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeCounterValue, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::MetricType;
+
+/// This process's batch writers since it started.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WriteBatchTotals {
+    pub committed: u64,
+    pub failed: u64,
+    pub writes: u64,
+    pub second_passes: u64,
+    pub busy_seconds: f64,
+    pub commit_seconds: f64,
+}
+
+/// The latest [`WriteBatchTotals`] read, written at each scrape.
+#[derive(Debug, Clone, Default)]
+pub(super) struct WriteBatchCollector(Arc<Mutex<WriteBatchTotals>>);
+
+impl WriteBatchCollector {
+    pub fn set(&self, totals: WriteBatchTotals) {
+        // A poisoned lock only means a scrape panicked mid-way; the totals are plain numbers.
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = totals;
+    }
+
+    fn get(&self) -> WriteBatchTotals {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Collector for WriteBatchCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let t = self.get();
+        let mut batches = encoder.encode_descriptor(
+            "momo_write_batches",
+            "Write batches (group commit) run by this process, by outcome",
+            None,
+            MetricType::Counter,
+        )?;
+        for (outcome, n) in [("committed", t.committed), ("failed", t.failed)] {
+            let labels = vec![("outcome", outcome)];
+            ConstCounter::new(n).encode(batches.encode_family(&labels)?)?;
+        }
+        counter(
+            &mut encoder,
+            "momo_write_batch_writes",
+            "Writes (creations, settlements, idempotency keys) carried by committed write batches",
+            t.writes,
+        )?;
+        counter(
+            &mut encoder,
+            "momo_write_batch_second_passes",
+            "Write batches run again with a savepoint per write, after one of their writes failed",
+            t.second_passes,
+        )?;
+        counter(
+            &mut encoder,
+            "momo_write_batch_seconds",
+            "Time the batch writers spent running batches, from BEGIN to the end of COMMIT",
+            t.busy_seconds,
+        )?;
+        counter(
+            &mut encoder,
+            "momo_write_batch_commit_seconds",
+            "Of the batch writers' time, the part spent in COMMIT",
+            t.commit_seconds,
+        )?;
+        Ok(())
+    }
+}
+
+/// One unlabelled counter: whole writes and batches, or seconds.
+fn counter<N: EncodeCounterValue + std::fmt::Debug>(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    value: N,
+) -> Result<(), std::fmt::Error> {
+    let counter = ConstCounter::new(value);
+    counter.encode(encoder.encode_descriptor(name, help, None, counter.metric_type())?)
+}
