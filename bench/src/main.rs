@@ -16,6 +16,7 @@ mod load;
 mod paths;
 mod report;
 mod settlement;
+mod writers;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -145,8 +146,12 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     let collect =
         |scenario: &'static str, ending: &'static str| paths::collection(&client, &base, &token, scenario, ending);
     eprintln!("c. POST /v1/collecte/mobile-money answered SUCCESSFUL");
+    let mut batches = Vec::new();
     let successful = if wants('c') || wants('e') {
-        load.run(collect("c", "01")).await
+        let before = writers::read(&client, &base).await;
+        let outcome = load.run(collect("c", "01")).await;
+        batches.push(("c", before, writers::read(&client, &base).await));
+        outcome
     } else {
         load::Outcome::default()
     };
@@ -157,7 +162,10 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     ));
     eprintln!("d. POST /v1/collecte/mobile-money answered PENDING");
     let pending = if wants('d') {
-        load.run(collect("d", "06")).await
+        let before = writers::read(&client, &base).await;
+        let outcome = load.run(collect("d", "06")).await;
+        batches.push(("d", before, writers::read(&client, &base).await));
+        outcome
     } else {
         load::Outcome::default()
     };
@@ -199,6 +207,11 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     gw.stop().await;
 
     report::print(&args, &rows, &drained, idle_kib, peak_kib, &check);
+    for (scenario, before, after) in &batches {
+        if let Some(line) = before.zip(*after).and_then(|(b, a)| writers::describe(&b, &a)) {
+            println!("write batches during {scenario} (warm-up included): {line}");
+        }
+    }
     if let Some(s) = &settled {
         println!(
             "g. settlement under load: {} collections the operator settles SUCCESSFUL; {} SUCCESSFUL, {} expired, {} other failures, {} still pending; nothing pending {:.1} s after the load",
