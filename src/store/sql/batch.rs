@@ -13,7 +13,8 @@
 //! conditional on the claim's token), run after the payments' writes, so concurrent keyed
 //! requests share commits. A batch that settles payments writes their webhook events leased
 //! to this process's dispatcher and hands them over once it has committed (`handoff`), so no
-//! claim has to rewrite their rows to lease them.
+//! claim has to rewrite their rows to lease them. The writers count their batches, writes,
+//! second passes and busy and commit time (`write_counters`) for `/metrics`.
 //!
 //! Several writers (of one process or of several on one PostgreSQL database) could deadlock:
 //! one batch's items lock a payer's row then a balance row, another's the other way round. So
