@@ -38,7 +38,7 @@ fn parse(text: &str, at: Instant) -> Option<Totals> {
     Some(Totals {
         batches: sample("momo_write_batches_total{outcome=\"committed\"}")?,
         writes: sample("momo_write_batch_writes_total")?,
-        busy_s: sample("momo_write_batch_seconds_total")?,
+        busy_s: sample("momo_write_batch_busy_seconds_total")?,
         commit_s: sample("momo_write_batch_commit_seconds_total")?,
         at,
     })
@@ -74,7 +74,7 @@ mod tests {
                 "momo_write_batches_total{{outcome=\"committed\"}} {batches}\n\
                  momo_write_batches_total{{outcome=\"failed\"}} 0\n\
                  momo_write_batch_writes_total {writes}\n\
-                 momo_write_batch_seconds_total {busy}\n\
+                 momo_write_batch_busy_seconds_total {busy}\n\
                  momo_write_batch_commit_seconds_total {commit}\n"
             )
         };

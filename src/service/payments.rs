@@ -438,6 +438,7 @@ impl Gateway {
             db_pool_idle: s.pool_idle,
             write_batches: crate::telemetry::WriteBatchTotals {
                 committed: s.writes.committed,
+                refused: s.writes.refused,
                 failed: s.writes.failed,
                 writes: s.writes.writes,
                 second_passes: s.writes.second_passes,

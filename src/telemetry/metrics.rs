@@ -425,6 +425,7 @@ mod tests {
             "momo_webhook_events_unsent_total 0",
             "momo_write_batches_total{outcome=\"committed\"} 7",
             "momo_write_batches_total{outcome=\"failed\"} 0",
+            "momo_write_batches_total{outcome=\"refused\"} 0",
             "momo_write_batch_writes_total 40",
             "momo_write_batch_commit_seconds_total 0.25",
             "# TYPE momo_write_batches counter",

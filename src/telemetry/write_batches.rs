@@ -14,6 +14,7 @@ use prometheus_client::metrics::MetricType;
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct WriteBatchTotals {
     pub committed: u64,
+    pub refused: u64,
     pub failed: u64,
     pub writes: u64,
     pub second_passes: u64,
@@ -41,18 +42,18 @@ impl Collector for WriteBatchCollector {
         let t = self.get();
         let mut batches = encoder.encode_descriptor(
             "momo_write_batches",
-            "Write batches (group commit) run by this process, by outcome",
+            "Write batches (group commit) run by this process, by how they ended: committed, refused (a lone write refused, nothing to commit), failed (nothing written, each request answered 503)",
             None,
             MetricType::Counter,
         )?;
-        for (outcome, n) in [("committed", t.committed), ("failed", t.failed)] {
+        for (outcome, n) in [("committed", t.committed), ("refused", t.refused), ("failed", t.failed)] {
             let labels = vec![("outcome", outcome)];
             ConstCounter::new(n).encode(batches.encode_family(&labels)?)?;
         }
         counter(
             &mut encoder,
             "momo_write_batch_writes",
-            "Writes (creations, settlements, idempotency keys) carried by committed write batches",
+            "Writes (creations, settlements, idempotency keys) in committed write batches, those refused in a second pass included",
             t.writes,
         )?;
         counter(
@@ -63,14 +64,14 @@ impl Collector for WriteBatchCollector {
         )?;
         counter(
             &mut encoder,
-            "momo_write_batch_seconds",
-            "Time the batch writers spent running batches, from BEGIN to the end of COMMIT",
+            "momo_write_batch_busy_seconds",
+            "Time the batch writers spent on batches, from taking one to answering it (connection wait, statements, commits, retries)",
             t.busy_seconds,
         )?;
         counter(
             &mut encoder,
             "momo_write_batch_commit_seconds",
-            "Of the batch writers' time, the part spent in COMMIT",
+            "Of the batch writers' busy time, the part spent in COMMIT",
             t.commit_seconds,
         )?;
         Ok(())

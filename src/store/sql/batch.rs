@@ -44,7 +44,7 @@ pub use crate::config::BatchSettings;
 use crate::domain::Tenant;
 use crate::store::handoff::{EventLease, Handoff, Reserved};
 use crate::store::queued::take_queued;
-use crate::store::write_counters::{WriteBatchStats, WriteCounters};
+use crate::store::write_counters::{BatchEnd, WriteBatchStats, WriteCounters};
 use crate::store::{Settlement, StoreError};
 
 type Reply = oneshot::Sender<Result<Written, StoreError>>;
@@ -171,7 +171,13 @@ where
         let mut handed = self.handoff.reserve(settling);
         let began = Instant::now();
         let outcome = self.run_items(&writes, handed.as_ref().map(|h| &h.lease)).await;
-        self.counters.batch(writes.len(), outcome.is_ok(), began.elapsed());
+        let ended = match &outcome {
+            // A lone write refused (a duplicate, insufficient funds) leaves nothing to commit.
+            Ok(results) if results.len() == 1 && results[0].is_err() => BatchEnd::Refused,
+            Ok(_) => BatchEnd::Committed,
+            Err(_) => BatchEnd::Failed,
+        };
+        self.counters.batch(writes.len(), ended, began.elapsed());
         match outcome {
             Ok(results) => {
                 if let Some(handed) = handed.as_mut() {
@@ -358,29 +364,45 @@ where
         // was waiting on a batch that waits on this one: once this one has committed, it gets a
         // few more tries on its own. (Another process creating the same transaction id with another
         // payer locks a payer row and the id's key in the other order: no item order avoids that.)
+        // The batch has committed by now, so whatever happens to a try is that write's own
+        // answer: an error here must not fail the batch, whose other writes are written.
         for (write, result) in writes.iter().zip(results.iter_mut()) {
             for attempt in 1..=RETRIES {
                 if !matches!(result, Err(StoreError::Unavailable(_))) {
                     break;
                 }
                 tokio::time::sleep(Duration::from_millis(10 * attempt)).await;
-                let (mut alone, plan) = self.begin(std::slice::from_ref(write)).await?;
-                *result = Self::run_write(&mut alone, &plan, write, lease).await;
-                match result {
-                    Ok(_) => self.commit(alone).await?,
-                    Err(_) => alone.rollback().await?,
-                }
+                *result = self.run_alone(write, lease).await;
             }
         }
         Ok(results)
     }
 
-    /// Commits `tx`, counting the time it takes.
+    /// One write in a transaction of its own.
+    async fn run_alone(&self, write: &Write, lease: Option<&EventLease>) -> Result<Written, StoreError> {
+        let (mut alone, plan) = self.begin(std::slice::from_ref(write)).await?;
+        match Self::run_write(&mut alone, &plan, write, lease).await {
+            Ok(written) => {
+                self.commit(alone).await?;
+                Ok(written)
+            }
+            Err(e) => {
+                // The write's own error is its answer; a transaction whose rollback fails is
+                // rolled back when its connection goes (SQLite's writer pool closes such a one).
+                if let Err(rollback) = alone.rollback().await {
+                    tracing::warn!(error = %rollback, "rolling back a write tried on its own failed");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Commits `tx`, counting the time it takes, failed commits included.
     async fn commit(&self, tx: Transaction<'static, DB>) -> Result<(), StoreError> {
         let began = Instant::now();
-        tx.commit().await?;
+        let committed = tx.commit().await;
         self.counters.commit(began.elapsed());
-        Ok(())
+        committed.map_err(StoreError::from)
     }
 
     /// Opens the batch's transaction, with what it needs of its tenants' balances locked
