@@ -276,6 +276,9 @@ async fn a_batch_that_fails_at_its_commit_answers_503_to_each_and_writes_nothing
         listed(&app, &token).await.is_empty(),
         "nothing of the batch was written"
     );
+    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let failed = "momo_write_batches_total{outcome=\"failed\"} 1";
+    assert!(metrics.contains(failed), "{failed} in {metrics}");
     let after = answer(
         app.post("/v1/collecte/mobile-money")
             .bearer_auth(&token)
