@@ -32,7 +32,7 @@ pub use dashboard::DashboardStore;
 pub use handoff::LeasedEvent;
 pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 pub use postgres::PostgresStore;
-pub(crate) use queued::take_queued;
+pub(crate) use queued::take_queued_within;
 pub use reports::ReportStore;
 pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;

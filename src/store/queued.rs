@@ -18,6 +18,27 @@ pub(crate) async fn take_queued<T>(receiver: &mut mpsc::Receiver<T>, max: usize)
     Some(batch)
 }
 
+/// [`take_queued`], then what else comes within `wait` of the first item, up to `max` in all:
+/// for a consumer whose every batch costs a commit, so that a few more items per batch are
+/// worth a short wait. With `wait` zero it is `take_queued`.
+pub(crate) async fn take_queued_within<T>(
+    receiver: &mut mpsc::Receiver<T>,
+    max: usize,
+    wait: std::time::Duration,
+) -> Option<Vec<T>> {
+    let mut batch = take_queued(receiver, max).await?;
+    if !wait.is_zero() {
+        let deadline = tokio::time::Instant::now() + wait;
+        while batch.len() < max {
+            match tokio::time::timeout_at(deadline, receiver.recv()).await {
+                Ok(Some(item)) => batch.push(item),
+                Ok(None) | Err(_) => break,
+            }
+        }
+    }
+    Some(batch)
+}
+
 #[cfg(test)]
 mod tests {
     #[tokio::test]
@@ -30,5 +51,25 @@ mod tests {
         assert_eq!(super::take_queued(&mut receiver, 3).await, Some(vec![3, 4]));
         drop(sender);
         assert_eq!(super::take_queued(&mut receiver, 3).await, None);
+    }
+
+    #[tokio::test]
+    async fn within_a_wait_takes_what_comes_until_it_ends() {
+        use std::time::Duration;
+        let (sender, mut receiver) = tokio::sync::mpsc::channel(8);
+        sender.send(0).await.unwrap();
+        let late = sender.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            late.send(1).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            late.send(2).await.unwrap();
+        });
+        let wait = Duration::from_millis(300);
+        assert_eq!(
+            super::take_queued_within(&mut receiver, 8, wait).await,
+            Some(vec![0, 1])
+        );
+        assert_eq!(super::take_queued_within(&mut receiver, 8, wait).await, Some(vec![2]));
     }
 }

@@ -136,8 +136,6 @@ where
     Ok(TransactionRecord { transaction, customer })
 }
 
-/// A claimed event (`event`: the claim's `RETURNING` columns) and where it goes (`endpoint`:
-/// its tenant's row of `merchant_environments`).
 /// An event with where to send it: `endpoint` is its tenant's `merchant_environments` row.
 pub(super) fn due_event<R>(event: LeasedEvent, attempts: u32, endpoint: &R) -> Result<DueEvent, StoreError>
 where

@@ -16,7 +16,7 @@ use super::retry::RetrySchedule;
 use super::signing;
 use crate::config::WebhookSettings;
 use crate::domain::Timestamp;
-use crate::store::{take_queued, Attempt, DueEvent, EventUpdate, Finished, LeasedEvent, Store, StoreError};
+use crate::store::{take_queued_within, Attempt, DueEvent, EventUpdate, Finished, LeasedEvent, Store, StoreError};
 use crate::telemetry::metrics::Metrics;
 
 /// How many events one step claims.
@@ -271,19 +271,6 @@ pub fn spawn_loop(dispatcher: Dispatcher, mut stop: watch::Receiver<bool>) -> Jo
 /// load would cost the payments more than the claims it saves.
 const GATHER: Duration = Duration::from_millis(100);
 
-/// The next events handed over: the first, then what comes within [`GATHER`], up to a batch.
-async fn gather(handed: &mut mpsc::Receiver<LeasedEvent>) -> Option<Vec<LeasedEvent>> {
-    let mut batch = take_queued(handed, BATCH as usize).await?;
-    let deadline = tokio::time::Instant::now() + GATHER;
-    while batch.len() < BATCH as usize {
-        match tokio::time::timeout_at(deadline, handed.recv()).await {
-            Ok(Some(event)) => batch.push(event),
-            Ok(None) | Err(_) => break,
-        }
-    }
-    Some(batch)
-}
-
 /// Sends the events the writers hand over, until `stop` turns true: two loops on one queue, so
 /// one sends while the other records. Events still queued at the stop keep their lease, and the
 /// claims of the next start (or of another process) send them once it ends.
@@ -301,7 +288,7 @@ pub fn spawn_handoff_loops(
                     let batch = {
                         let mut handed = handed.lock().await;
                         tokio::select! {
-                            batch = gather(&mut handed) => batch,
+                            batch = take_queued_within(&mut handed, BATCH as usize, GATHER) => batch,
                             _ = stop.changed() => None,
                         }
                     };

@@ -43,7 +43,7 @@ use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
 use crate::domain::Tenant;
 use crate::store::handoff::{EventLease, Handoff, Reserved};
-use crate::store::queued::take_queued;
+use crate::store::queued::take_queued_within;
 use crate::store::write_counters::{BatchEnd, WriteBatchStats, WriteCounters};
 use crate::store::{Settlement, StoreError};
 
@@ -145,18 +145,9 @@ where
         loop {
             let batch = {
                 let mut receiver = receiver.lock().await;
-                let Some(mut batch) = take_queued(&mut receiver, max).await else {
+                let Some(batch) = take_queued_within(&mut receiver, max, wait).await else {
                     return;
                 };
-                if !wait.is_zero() && batch.len() < max {
-                    let deadline = tokio::time::Instant::now() + wait;
-                    while batch.len() < max {
-                        match tokio::time::timeout_at(deadline, receiver.recv()).await {
-                            Ok(Some(item)) => batch.push(item),
-                            Ok(None) | Err(_) => break,
-                        }
-                    }
-                }
                 batch
             };
             self.run_batch(batch).await;

@@ -6,6 +6,7 @@ use sqlx::query::Query;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
 use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
+use super::settle_set::insert_events;
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
 use super::writes::{Write, Written};
@@ -403,22 +404,7 @@ where
     .await?;
     tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at, credit_slot)
         .await?;
-    sqlx::query(
-        "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
-             next_attempt_at, created_at, lease_until, lease_token) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-    )
-    .bind(&s.event_id)
-    .bind(&t.tenant.merchant_id.0)
-    .bind(t.tenant.environment.as_str())
-    .bind(&t.id)
-    .bind(names::status(s.outcome.status))
-    .bind(&s.event_payload)
-    .bind(lease.map_or(s.at, |l| l.until).millis())
-    .bind(s.at.millis())
-    .bind(lease.map(|l| l.until.millis()))
-    .bind(lease.map(|l| l.token.as_str()))
-    .execute(&mut **tx)
-    .await?;
+    insert_events(tx, &[s], lease).await?;
     if let Some(audit) = &s.audit {
         sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
             .bind(crate::domain::ids::new_record_id().to_string())

@@ -110,7 +110,9 @@ where
         .collect())
 }
 
-async fn insert_events<DB>(
+/// The outbox events of `done`'s settlements, leased with `lease` when it is given (the
+/// dispatcher takes them straight from the batch), else due at once for the claims.
+pub(super) async fn insert_events<DB>(
     tx: &mut Transaction<'_, DB>,
     done: &[&Settlement],
     lease: Option<&EventLease>,
