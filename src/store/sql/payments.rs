@@ -6,7 +6,7 @@ use sqlx::query::Query;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
 use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
-use super::settle_set::insert_events;
+use super::settle_set::{insert_audits, insert_events};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
 use super::writes::{Write, Written};
@@ -405,16 +405,7 @@ where
     tx.apply_entry(&t.tenant, Some(&t.id), &s.entry, s.at, credit_slot)
         .await?;
     insert_events(tx, &[s], lease).await?;
-    if let Some(audit) = &s.audit {
-        sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
-            .bind(crate::domain::ids::new_record_id().to_string())
-            .bind("transactions resolve")
-            .bind(&t.id)
-            .bind(audit)
-            .bind(s.at.millis())
-            .execute(&mut **tx)
-            .await?;
-    }
+    insert_audits(tx, &[s]).await?;
     Ok(true)
 }
 

@@ -94,16 +94,7 @@ where
     move_balances(tx, &entries, plan).await?;
     insert_postings(tx, &entries).await?;
     insert_events(tx, &done, lease).await?;
-    for s in done.iter().filter(|s| s.audit.is_some()) {
-        sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
-            .bind(crate::domain::ids::new_record_id().to_string())
-            .bind("transactions resolve")
-            .bind(s.transaction.id.as_str())
-            .bind(s.audit.as_deref())
-            .bind(s.at.millis())
-            .execute(&mut **tx)
-            .await?;
-    }
+    insert_audits(tx, &done).await?;
     Ok(settlements
         .iter()
         .map(|s| moved.contains(s.transaction.id.as_str()))
@@ -149,6 +140,30 @@ where
                 .bind(token);
         }
         query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// The audit rows of `done`'s settlements that a person made (`transactions resolve`). They
+/// are rare, so one statement each.
+pub(super) async fn insert_audits<DB>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError>
+where
+    DB: SqlDb,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    String: Column<DB>,
+    i64: Column<DB>,
+{
+    for s in done {
+        let Some(audit) = s.audit.as_deref() else { continue };
+        sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
+            .bind(crate::domain::ids::new_record_id().to_string())
+            .bind("transactions resolve")
+            .bind(s.transaction.id.as_str())
+            .bind(audit)
+            .bind(s.at.millis())
+            .execute(&mut **tx)
+            .await?;
     }
     Ok(())
 }
