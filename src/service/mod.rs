@@ -10,6 +10,7 @@ pub mod checkout;
 pub mod credentials;
 pub mod customers;
 pub mod dashboard;
+pub mod gauges;
 pub mod idempotency;
 pub mod merchants;
 pub mod payments;

@@ -420,34 +420,6 @@ impl Gateway {
         }
     }
 
-    /// The database-wide gauges of `/metrics`.
-    pub async fn gauges(&self, now: Timestamp) -> Result<crate::telemetry::metrics::Gauges, ServiceError> {
-        let review_before = now.minus(self.config.reconcile.collection_ttl);
-        let s = self.store.stats(review_before).await?;
-        let age = |t: Option<Timestamp>| {
-            t.map(|t| (now.millis() - t.millis()).max(0) as f64 / 1000.0)
-                .unwrap_or(0.0)
-        };
-        Ok(crate::telemetry::metrics::Gauges {
-            pending_transactions: s.pending_transactions,
-            oldest_pending_age_s: age(s.oldest_pending),
-            pending_transfers_needing_review: s.transfers_needing_review,
-            outbox_backlog: s.outbox_backlog,
-            oldest_outbox_age_s: age(s.oldest_outbox),
-            db_pool_size: s.pool_size,
-            db_pool_idle: s.pool_idle,
-            write_batches: crate::telemetry::WriteBatchTotals {
-                committed: s.writes.committed,
-                refused: s.writes.refused,
-                failed: s.writes.failed,
-                writes: s.writes.writes,
-                second_passes: s.writes.second_passes,
-                busy_seconds: s.writes.busy.as_secs_f64(),
-                commit_seconds: s.writes.committing.as_secs_f64(),
-            },
-        })
-    }
-
     /// Credits Production money from an operator top-up (admin command line).
     pub async fn top_up(&self, tenant: &Tenant, amount: i64, now: Timestamp) -> Result<Balance, ServiceError> {
         if amount <= 0 {

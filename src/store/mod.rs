@@ -304,12 +304,16 @@ pub trait PaymentStore: Send + Sync + 'static {
 
     async fn check_ledger(&self) -> Result<LedgerCheck, StoreError>;
 
-    /// What operators watch: pending transactions, transfers needing review (pending since
-    /// before `review_before`), the outbox backlog, and this process's connections.
+    /// What operators watch in the database: pending transactions, transfers needing review
+    /// (pending since before `review_before`) and the outbox backlog.
     async fn stats(&self, review_before: Timestamp) -> Result<StoreStats, StoreError>;
+
+    /// This process's connections and batch writers. Read from memory, so it answers while
+    /// the database does not.
+    fn process_stats(&self) -> ProcessStoreStats;
 }
 
-/// Operational figures read from the database.
+/// Operational figures read from the database: the same whichever process reads them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StoreStats {
     pub pending_transactions: i64,
@@ -318,6 +322,11 @@ pub struct StoreStats {
     pub transfers_needing_review: i64,
     pub outbox_backlog: i64,
     pub oldest_outbox: Option<Timestamp>,
+}
+
+/// This process's side of the store: its connection pools and its batch writers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProcessStoreStats {
     pub pool_size: u32,
     pub pool_idle: u32,
     /// This process's batch writers since it started (not the database's: sum over processes).

@@ -3,7 +3,6 @@
 //! (pending transactions, outbox backlog) are read from it at scrape time, so they are right
 //! whichever process answers; the process's own figures come from `process.rs`.
 
-use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use prometheus_client::encoding::text::encode;
@@ -13,6 +12,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
+use super::database::{DatabaseCollector, DatabaseFigures};
 use super::process::ProcessCollector;
 use super::write_batches::{WriteBatchCollector, WriteBatchTotals};
 
@@ -60,29 +60,14 @@ impl BreakerState {
     }
 }
 
-/// Database-wide gauges, and this process's write batches, read at scrape time.
+/// What each scrape reads: the database's figures (`None` when it did not answer), and this
+/// process's connections and write batches, which it always has.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Gauges {
-    pub pending_transactions: i64,
-    pub oldest_pending_age_s: f64,
-    pub pending_transfers_needing_review: i64,
-    pub outbox_backlog: i64,
-    pub oldest_outbox_age_s: f64,
+    pub database: Option<DatabaseFigures>,
     pub db_pool_size: u32,
     pub db_pool_idle: u32,
     pub write_batches: WriteBatchTotals,
-}
-
-/// The scrape-time gauges, set from [`Gauges`] before each exposition.
-#[derive(Default)]
-struct DatabaseGauges {
-    pending_transactions: Gauge,
-    oldest_pending_age_s: Gauge<f64, AtomicU64>,
-    transfers_needing_review: Gauge,
-    outbox_backlog: Gauge,
-    oldest_outbox_age_s: Gauge<f64, AtomicU64>,
-    pool_connections: Gauge,
-    pool_idle_connections: Gauge,
 }
 
 /// This process's series.
@@ -102,7 +87,9 @@ pub struct Metrics {
     worker_settled: Family<Labels, Counter>,
     auth_failures: Family<Labels, Counter>,
     rate_limited: Family<Labels, Counter>,
-    database: DatabaseGauges,
+    pool_connections: Gauge,
+    pool_idle_connections: Gauge,
+    database: DatabaseCollector,
     write_batches: WriteBatchCollector,
 }
 
@@ -123,7 +110,8 @@ impl Default for Metrics {
         let worker_settled = Family::default();
         let auth_failures = Family::default();
         let rate_limited = Family::default();
-        let database = DatabaseGauges::default();
+        let pool_connections = Gauge::default();
+        let pool_idle_connections = Gauge::default();
         // Counters are registered without `_total`: the encoder adds it.
         let r = &mut registry;
         // A gauge at 1 rather than an OpenMetrics `info`, which the Prometheus text parsers
@@ -199,42 +187,18 @@ impl Default for Metrics {
             "Requests refused with 429, by limit",
             rate_limited.clone(),
         );
-        let d = &database;
-        r.register(
-            "momo_pending_transactions",
-            "Transactions PENDING now",
-            d.pending_transactions.clone(),
-        );
-        r.register(
-            "momo_oldest_pending_transaction_age_seconds",
-            "Age of the oldest PENDING transaction",
-            d.oldest_pending_age_s.clone(),
-        );
-        r.register(
-            "momo_transfers_needing_review",
-            "Transfers pending past the collection TTL",
-            d.transfers_needing_review.clone(),
-        );
-        r.register(
-            "momo_outbox_backlog",
-            "Webhook events waiting for delivery",
-            d.outbox_backlog.clone(),
-        );
-        r.register(
-            "momo_outbox_oldest_age_seconds",
-            "Age of the oldest undelivered webhook event",
-            d.oldest_outbox_age_s.clone(),
-        );
         r.register(
             "momo_db_pool_connections",
             "Database connections open in this process",
-            d.pool_connections.clone(),
+            pool_connections.clone(),
         );
         r.register(
             "momo_db_pool_idle_connections",
             "Idle database connections in this process",
-            d.pool_idle_connections.clone(),
+            pool_idle_connections.clone(),
         );
+        let database = DatabaseCollector::default();
+        r.register_collector(Box::new(database.clone()));
         let write_batches = WriteBatchCollector::default();
         r.register_collector(Box::new(write_batches.clone()));
         r.register_collector(Box::new(ProcessCollector));
@@ -254,6 +218,8 @@ impl Default for Metrics {
             worker_settled,
             auth_failures,
             rate_limited,
+            pool_connections,
+            pool_idle_connections,
             database,
             write_batches,
         }
@@ -348,14 +314,9 @@ impl Metrics {
 
     /// The OpenMetrics text exposition of every series, with the database's `gauges`.
     pub fn render(&self, gauges: &Gauges) -> String {
-        let d = &self.database;
-        d.pending_transactions.set(gauges.pending_transactions);
-        d.oldest_pending_age_s.set(gauges.oldest_pending_age_s);
-        d.transfers_needing_review.set(gauges.pending_transfers_needing_review);
-        d.outbox_backlog.set(gauges.outbox_backlog);
-        d.oldest_outbox_age_s.set(gauges.oldest_outbox_age_s);
-        d.pool_connections.set(i64::from(gauges.db_pool_size));
-        d.pool_idle_connections.set(i64::from(gauges.db_pool_idle));
+        self.database.set(gauges.database);
+        self.pool_connections.set(i64::from(gauges.db_pool_size));
+        self.pool_idle_connections.set(i64::from(gauges.db_pool_idle));
         self.write_batches.set(gauges.write_batches);
         let mut out = String::new();
         // Writing to a String cannot fail; an encoder error would be a bug in a metric's labels.
@@ -403,8 +364,11 @@ mod tests {
         m.transaction("ALPHA", "collecte", "SUCCESSFUL");
         m.worker_run("reconciler", 3);
         let text = m.render(&Gauges {
-            pending_transactions: 2,
-            oldest_pending_age_s: 1.5,
+            database: Some(DatabaseFigures {
+                pending_transactions: 2,
+                oldest_pending_age_s: 1.5,
+                ..DatabaseFigures::default()
+            }),
             write_batches: WriteBatchTotals {
                 committed: 7,
                 writes: 40,
@@ -422,6 +386,7 @@ mod tests {
             "momo_worker_settled_total{worker=\"reconciler\"} 3",
             "momo_pending_transactions 2",
             "momo_oldest_pending_transaction_age_seconds 1.5",
+            "momo_database_up 1",
             "momo_webhook_events_unsent_total 0",
             "momo_write_batches_total{outcome=\"committed\"} 7",
             "momo_write_batches_total{outcome=\"failed\"} 0",
@@ -452,10 +417,44 @@ mod tests {
             "# HELP momo_auth_failures_total Refused credentials and tokens.",
             "# TYPE momo_auth_failures_total counter",
             "momo_auth_failures_total{kind=\"bearer\"} 1",
-            "# TYPE momo_pending_transactions gauge",
+            "# TYPE momo_database_up gauge",
         ] {
             assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
         }
         assert!(!text.contains("# EOF"));
+    }
+
+    #[test]
+    fn without_the_database_the_process_series_stay_and_its_gauges_go() {
+        let m = Metrics::default();
+        m.transaction("ALPHA", "collecte", "PENDING");
+        let up = Gauges {
+            database: Some(DatabaseFigures::default()),
+            ..Gauges::default()
+        };
+        assert!(m.render(&up).contains("momo_pending_transactions 0"));
+        let text = m.render(&Gauges {
+            db_pool_size: 3,
+            write_batches: WriteBatchTotals {
+                failed: 2,
+                ..WriteBatchTotals::default()
+            },
+            ..Gauges::default()
+        });
+        for line in [
+            "momo_database_up 0",
+            "momo_db_pool_connections 3",
+            "momo_write_batches_total{outcome=\"failed\"} 2",
+            "momo_transactions_total{operator=\"ALPHA\",type=\"collecte\",outcome=\"PENDING\"} 1",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line:?} in:\n{text}");
+        }
+        for gone in [
+            "momo_pending_transactions",
+            "momo_outbox_backlog",
+            "momo_transfers_needing_review",
+        ] {
+            assert!(!text.contains(gone), "no stale {gone} in:\n{text}");
+        }
     }
 }

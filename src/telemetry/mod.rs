@@ -2,10 +2,12 @@
 //! default, JSON with `MOMO_LOG_FORMAT=json`, to
 //! stderr so that stdout stays for command output. `RUST_LOG` filters as usual.
 
+mod database;
 pub mod metrics;
 mod process;
 mod write_batches;
 
+pub use database::DatabaseFigures;
 pub use write_batches::WriteBatchTotals;
 
 use std::io::IsTerminal;

@@ -23,6 +23,7 @@ mod idempotency_leases;
 mod lifecycle;
 mod lookups;
 mod lookups_batched;
+mod metrics_without_database;
 mod model;
 mod names;
 mod openapi;

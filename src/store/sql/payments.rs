@@ -17,8 +17,8 @@ use crate::store::handoff::EventLease;
 use crate::store::lookup_batch::Lookup;
 use crate::store::names;
 use crate::store::{
-    rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, Settlement, StoreError, StoreStats, TransactionFilter,
-    TransactionRecord,
+    rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, ProcessStoreStats, Settlement, StoreError, StoreStats,
+    TransactionFilter, TransactionRecord,
 };
 
 #[async_trait::async_trait]
@@ -271,7 +271,6 @@ where
         )
         .fetch_one(self.reader())
         .await?;
-        let (pool_size, pool_idle) = self.pool_stats();
         let count = |row: &DB::Row| -> Result<(i64, Option<Timestamp>), StoreError> {
             let n: i64 = row.try_get("n")?;
             let oldest: i64 = row.try_get("oldest")?;
@@ -285,10 +284,16 @@ where
             transfers_needing_review: review.try_get("n")?,
             outbox_backlog,
             oldest_outbox,
+        })
+    }
+
+    fn process_stats(&self) -> ProcessStoreStats {
+        let (pool_size, pool_idle) = self.pool_stats();
+        ProcessStoreStats {
             pool_size,
             pool_idle,
             writes: self.batcher().stats(),
-        })
+        }
     }
 
     async fn check_ledger(&self) -> Result<LedgerCheck, StoreError> {
