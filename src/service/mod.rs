@@ -46,7 +46,8 @@ pub struct Gateway {
     store: Arc<dyn Store>,
     config: Arc<Config>,
     keys: Arc<Keys>,
-    operators: Operators,
+    /// Shared, not copied: the gateway is cloned for every request.
+    operators: Arc<Operators>,
     fees: Arc<FeeSchedule>,
     metrics: Arc<Metrics>,
     limits: Arc<RateLimits>,
@@ -62,7 +63,7 @@ impl Gateway {
         Ok(Gateway {
             store,
             keys: Arc::new(keys),
-            operators: operators.guarded(config.breaker, metrics.clone()),
+            operators: Arc::new(operators.guarded(config.breaker, metrics.clone())),
             fees: Arc::new(config.fee_schedule()),
             metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
@@ -74,7 +75,7 @@ impl Gateway {
     /// The same gateway (store, keys, metrics) with other operator connectors.
     pub fn with_operators(&self, operators: Operators) -> Gateway {
         Gateway {
-            operators: operators.guarded(self.config.breaker, self.metrics.clone()),
+            operators: Arc::new(operators.guarded(self.config.breaker, self.metrics.clone())),
             ..self.clone()
         }
     }
