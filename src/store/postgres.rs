@@ -8,11 +8,14 @@ use sqlx::Postgres;
 use super::lookup_batch::LookupBatcher;
 use super::sql::balance_locks::BalanceLocking;
 use super::sql::batch::{BatchSettings, Batcher};
+use super::sql::writer_home::WriterHome;
 use super::sql::Backend;
 use super::{migrations, StoreError};
 
 pub struct PostgresStore {
     pool: PgPool,
+    /// The batch writers' own connections, one each, opened on their thread when first used.
+    batch_pool: PgPool,
     batcher: Batcher,
     lookups: LookupBatcher,
 }
@@ -29,9 +32,23 @@ impl PostgresStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
-        let batcher = Batcher::start(pool.clone(), batching, BalanceLocking::CreditSlots);
+        let batch_pool = PgPoolOptions::new()
+            .max_connections(batching.writers.max(1) as u32)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_lazy_with(url.parse()?);
+        let batcher = Batcher::start(
+            batch_pool.clone(),
+            WriterHome::OwnThread,
+            batching,
+            BalanceLocking::CreditSlots,
+        )?;
         let lookups = LookupBatcher::postgres(url)?;
-        Ok(PostgresStore { pool, batcher, lookups })
+        Ok(PostgresStore {
+            pool,
+            batch_pool,
+            batcher,
+            lookups,
+        })
     }
 }
 
@@ -64,6 +81,10 @@ impl Backend for PostgresStore {
         &self.pool
     }
 
+    fn batch_writer(&self) -> &PgPool {
+        &self.batch_pool
+    }
+
     fn batcher(&self) -> &Batcher {
         &self.batcher
     }
@@ -73,6 +94,10 @@ impl Backend for PostgresStore {
     }
 
     fn pool_stats(&self) -> (u32, u32) {
-        (self.pool.size(), self.pool.num_idle() as u32)
+        let pools = [&self.pool, &self.batch_pool];
+        (
+            pools.iter().map(|p| p.size()).sum(),
+            pools.iter().map(|p| p.num_idle() as u32).sum(),
+        )
     }
 }

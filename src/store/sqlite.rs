@@ -12,6 +12,7 @@ use sqlx::Sqlite;
 use super::lookup_batch::LookupBatcher;
 use super::sql::balance_locks::BalanceLocking;
 use super::sql::batch::{BatchSettings, Batcher};
+use super::sql::writer_home::WriterHome;
 use super::sql::Backend;
 use super::{migrations, StoreError};
 
@@ -91,9 +92,10 @@ impl SqliteStore {
         // One writer connection: one batch writer.
         let batcher = Batcher::start(
             writer.clone(),
+            WriterHome::Shared,
             BatchSettings { writers: 1, ..batching },
             BalanceLocking::Serial,
-        );
+        )?;
         let lookups = LookupBatcher::sqlite(reader.clone());
         Ok(SqliteStore {
             reader,
@@ -197,6 +199,10 @@ impl Backend for SqliteStore {
     }
 
     fn writer(&self) -> &SqlitePool {
+        &self.writer
+    }
+
+    fn batch_writer(&self) -> &SqlitePool {
         &self.writer
     }
 

@@ -38,6 +38,7 @@ use super::idempotency::{claim_in, write_key_in};
 use super::insert_set::{fits_a_set, insert_all, Creation};
 use super::payments::{insert_pending_in, settle_in};
 use super::settle_set::settle_all;
+use super::writer_home::WriterHome;
 use super::writes::{Write, Written};
 use super::{Column, SqlDb};
 pub use crate::config::BatchSettings;
@@ -60,8 +61,14 @@ pub(in crate::store) struct Batcher {
 const RETRIES: u64 = 5;
 
 impl Batcher {
-    /// Starts `settings.writers` writer tasks on `pool`; they stop when the batcher is dropped.
-    pub fn start<DB>(pool: Pool<DB>, settings: BatchSettings, locking: BalanceLocking) -> Batcher
+    /// Starts `settings.writers` writer tasks on `pool`, run where `home` says; they stop when
+    /// the batcher is dropped.
+    pub fn start<DB>(
+        pool: Pool<DB>,
+        home: WriterHome,
+        settings: BatchSettings,
+        locking: BalanceLocking,
+    ) -> Result<Batcher, StoreError>
     where
         DB: SqlDb,
         for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
@@ -78,21 +85,24 @@ impl Batcher {
         let receiver = Arc::new(Mutex::new(receiver));
         let handoff = Handoff::default();
         let counters = Arc::new(WriteCounters::default());
-        for slot in 0..settings.writers.max(1) {
-            let writer = Writer {
-                pool: pool.clone(),
-                locking,
-                slot: slot as i64,
-                handoff: handoff.clone(),
-                counters: counters.clone(),
-            };
-            tokio::spawn(writer.write_loop(receiver.clone(), max, settings.wait));
-        }
-        Batcher {
+        let writers = (0..settings.writers.max(1))
+            .map(|slot| {
+                let writer = Writer {
+                    pool: pool.clone(),
+                    locking,
+                    slot: slot as i64,
+                    handoff: handoff.clone(),
+                    counters: counters.clone(),
+                };
+                writer.write_loop(receiver.clone(), max, settings.wait)
+            })
+            .collect();
+        home.run(writers)?;
+        Ok(Batcher {
             queue,
             handoff,
             counters,
-        }
+        })
     }
 
     /// What the writers have done since they started (`/metrics`).

@@ -32,6 +32,7 @@ where
     async fn close(&self) {
         self.reader().close().await;
         self.writer().close().await;
+        self.batch_writer().close().await;
         self.lookups().close().await;
     }
 

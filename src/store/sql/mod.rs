@@ -25,6 +25,7 @@ pub(super) mod settle_set;
 pub(super) mod steps;
 pub(super) mod transactions;
 pub(super) mod webhooks;
+pub(super) mod writer_home;
 pub(super) mod writes;
 
 use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
@@ -57,6 +58,10 @@ pub(super) trait Backend: Send + Sync + 'static {
 
     /// Where writes and write transactions go.
     fn writer(&self) -> &Pool<Self::Db>;
+
+    /// Where the batch writers write: the writer pool, or on PostgreSQL a pool of their own,
+    /// whose connections open on the writers' thread (`writer_home`).
+    fn batch_writer(&self) -> &Pool<Self::Db>;
 
     /// The batch writers of the hot writes (creations and settlements).
     fn batcher(&self) -> &batch::Batcher;
