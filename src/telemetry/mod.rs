@@ -24,12 +24,13 @@ pub struct LogGuard(#[allow(dead_code)] tracing_appender::non_blocking::WorkerGu
 /// which writes whatever has queued up in one `write` and flushes whenever the queue is empty.
 /// Written on the request's thread, each line was a system call on a pipe (journald's,
 /// Docker's): three per payment, an eighth of the runtime's CPU in scenario c
-/// (docs/performance.md). Never lossy: a full queue (100k lines) makes the loggers wait rather
-/// than drop lines. A `kill -9` loses at most the lines of the last instant.
+/// (docs/performance.md). Never lossy: a full queue (10,000 lines, its slots allocated up
+/// front) makes the loggers wait rather than drop lines, as a full pipe made them wait before.
+/// A `kill -9` loses at most the lines of the last instant.
 pub fn init(format: LogFormat) -> LogGuard {
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(false)
-        .buffered_lines_limit(100_000)
+        .buffered_lines_limit(10_000)
         .thread_name("momo-log")
         .finish(std::io::BufWriter::with_capacity(64 * 1024, std::io::stderr()));
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
