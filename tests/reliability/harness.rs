@@ -209,6 +209,17 @@ pub fn panics(logs: &Mutex<Vec<String>>) -> usize {
     logs.lock().unwrap().iter().filter(|l| l.contains("panicked")).count()
 }
 
+/// The last `n` lines the gateway logged at `WARN` or `ERROR`, one per line.
+pub fn last_warnings(logs: &Mutex<Vec<String>>, n: usize) -> String {
+    let logs = logs.lock().unwrap();
+    let warnings: Vec<&str> = logs
+        .iter()
+        .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
+        .map(String::as_str)
+        .collect();
+    warnings[warnings.len().saturating_sub(n)..].join("\n")
+}
+
 /// The merchant's webhook events (up to 1,000), newest first.
 pub async fn webhook_events(admin: &Gateway, merchant: &Merchant) -> Vec<EventSummary> {
     let page = PageRequest {

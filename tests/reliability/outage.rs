@@ -4,6 +4,7 @@
 //! 500, never a cut connection), the gateway back without a restart, and each 503'd payment,
 //! sent again, either created now or found already stored (its commit landed, its answer did not).
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use momo_gateway::service::Gateway;
@@ -116,8 +117,15 @@ pub struct Retried {
     pub sent: Vec<Sent>,
 }
 
-/// Sends each 503'd payment again, unchanged.
-pub async fn retry_unavailable(client: &reqwest::Client, base: &str, token: &str, sent: &[Sent]) -> Retried {
+/// Sends each 503'd payment again, unchanged. A failure quotes the gateway's last warnings
+/// (`logs`), which say why it still refused.
+pub async fn retry_unavailable(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    sent: &[Sent],
+    logs: &Mutex<Vec<String>>,
+) -> Retried {
     let again = sent
         .iter()
         .filter(|s| s.answer.as_ref().is_ok_and(|a| a.status == 503))
@@ -130,8 +138,10 @@ pub async fn retry_unavailable(client: &reqwest::Client, base: &str, token: &str
             200 | 202 | 504 => retried.created += 1,
             409 => retried.already_stored += 1,
             other => panic!(
-                "{}: sent again after its 503, answered {other} ({})",
-                s.payment.id, answer.message
+                "{}: sent again after its 503, answered {other} ({}); the gateway's last warnings:\n{}",
+                s.payment.id,
+                answer.message,
+                harness::last_warnings(logs, 12)
             ),
         }
         retried.sent.push(s);
@@ -162,7 +172,7 @@ pub async fn check_aftermath(
     what: &str,
 ) -> Aftermath {
     let logs = gateway.logs.clone();
-    let retried = retry_unavailable(client, &gateway.base, token, sent).await;
+    let retried = retry_unavailable(client, &gateway.base, token, sent, &logs).await;
     let mut told = Told::default();
     for s in sent.iter().chain(&retried.sent) {
         told.record(s);
