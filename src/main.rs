@@ -21,7 +21,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let _logs = telemetry::init(config.log_format);
+    let logs = telemetry::init(config.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -30,7 +30,11 @@ fn main() -> ExitCode {
         }
     };
     let command = cli.command.unwrap_or(Command::Serve);
-    match runtime.block_on(cli::run(command, config)) {
+    let outcome = runtime.block_on(cli::run(command, config));
+    // The log lines still queued are written before the last word below, not after it.
+    drop(runtime);
+    drop(logs);
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("momo-gateway: {e:#}");

@@ -101,7 +101,9 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Serve => app::serve(config).await,
         Command::Migrate => {
             app::open(config).await?;
-            eprintln!("database schema is up to date");
+            // Through the log, not eprintln: the log's own lines before it are written by its
+            // thread, and a direct line could overtake them.
+            tracing::info!("database schema is up to date");
             Ok(())
         }
         Command::Merchant(command) => merchant::run(command, config).await,

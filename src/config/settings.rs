@@ -359,7 +359,7 @@ pub static CORE: &[Setting] = &[
         var: "MOMO_LOG_FORMAT",
         default: Initial::Value("text"),
         accepts: "text or json",
-        doc: "how log lines are written (logs go to stderr, written by a thread of their own that never drops a line; `RUST_LOG` filters)",
+        doc: "how log lines are written (logs go to stderr, written by a thread of their own that drops no line while the gateway runs; `RUST_LOG` filters)",
         secret: false,
         write: |c, v| put(&mut c.log_format, parse::log_format(v)),
     },

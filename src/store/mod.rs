@@ -16,6 +16,7 @@ mod reports;
 mod rows;
 mod sql;
 mod sqlite;
+mod stats;
 mod write_counters;
 
 use async_trait::async_trait;
@@ -36,6 +37,7 @@ pub(crate) use queued::take_queued_within;
 pub use reports::ReportStore;
 pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
+pub use stats::{ProcessStoreStats, StoreStats};
 pub use write_counters::WriteBatchStats;
 
 /// What can go wrong in storage, classified once from the database's own error kinds.
@@ -311,26 +313,6 @@ pub trait PaymentStore: Send + Sync + 'static {
     /// This process's connections and batch writers. Read from memory, so it answers while
     /// the database does not.
     fn process_stats(&self) -> ProcessStoreStats;
-}
-
-/// Operational figures read from the database: the same whichever process reads them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StoreStats {
-    pub pending_transactions: i64,
-    /// Creation time of the oldest pending transaction, if any.
-    pub oldest_pending: Option<Timestamp>,
-    pub transfers_needing_review: i64,
-    pub outbox_backlog: i64,
-    pub oldest_outbox: Option<Timestamp>,
-}
-
-/// This process's side of the store: its connection pools and its batch writers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ProcessStoreStats {
-    pub pool_size: u32,
-    pub pool_idle: u32,
-    /// This process's batch writers since it started (not the database's: sum over processes).
-    pub writes: WriteBatchStats,
 }
 
 /// An outbox event claimed for delivery, with where and how to send it.

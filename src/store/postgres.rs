@@ -32,9 +32,14 @@ impl PostgresStore {
             .run(&pool)
             .await
             .map_err(|e| StoreError::Unavailable(format!("migration failed: {e}")))?;
+        // No idle timeout or lifetime: sqlx would reap them from a task on the runtime that
+        // builds the pool (this one), not the writers', whose reactor their sockets belong to.
+        // A broken connection is still replaced: the pool pings one before handing it out.
         let batch_pool = PgPoolOptions::new()
             .max_connections(batching.writers.max(1) as u32)
             .acquire_timeout(Duration::from_secs(10))
+            .idle_timeout(None)
+            .max_lifetime(None)
             .connect_lazy_with(url.parse()?);
         let batcher = Batcher::start(
             batch_pool.clone(),
@@ -94,10 +99,8 @@ impl Backend for PostgresStore {
     }
 
     fn pool_stats(&self) -> (u32, u32) {
-        let pools = [&self.pool, &self.batch_pool];
-        (
-            pools.iter().map(|p| p.size()).sum(),
-            pools.iter().map(|p| p.num_idle() as u32).sum(),
-        )
+        // The shared pool only: the writers' connections, idle between batches, would hide its
+        // saturation; theirs shows in the writers' busy time.
+        (self.pool.size(), self.pool.num_idle() as u32)
     }
 }

@@ -41,7 +41,7 @@ impl Collector for DatabaseCollector {
         gauge(
             &mut encoder,
             "momo_database_up",
-            "1 if this scrape read the database's figures, 0 if the database did not answer (those gauges are then left out)",
+            "1 if this scrape read the database's figures, 0 if reading them failed or took over 3 s (those gauges are then left out)",
             i64::from(figures.is_some()),
         )?;
         let Some(f) = figures else { return Ok(()) };

@@ -91,6 +91,9 @@ pub struct Metrics {
     pool_idle_connections: Gauge,
     database: DatabaseCollector,
     write_batches: WriteBatchCollector,
+    /// Held from setting a scrape's figures to encoding them, so two scrapes at once cannot
+    /// show each other's.
+    rendering: std::sync::Mutex<()>,
 }
 
 impl Default for Metrics {
@@ -222,6 +225,7 @@ impl Default for Metrics {
             pool_idle_connections,
             database,
             write_batches,
+            rendering: std::sync::Mutex::new(()),
         }
     }
 }
@@ -314,6 +318,8 @@ impl Metrics {
 
     /// The OpenMetrics text exposition of every series, with the database's `gauges`.
     pub fn render(&self, gauges: &Gauges) -> String {
+        // A poisoned lock only means a scrape panicked mid-way; it guards no data.
+        let _rendering = self.rendering.lock().unwrap_or_else(|e| e.into_inner());
         self.database.set(gauges.database);
         self.pool_connections.set(i64::from(gauges.db_pool_size));
         self.pool_idle_connections.set(i64::from(gauges.db_pool_idle));

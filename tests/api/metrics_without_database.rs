@@ -28,7 +28,13 @@ async fn run_sql(app: &TestApp, statement: &str) {
 }
 
 async fn scrape(app: &TestApp) -> String {
-    let response = app.get("/metrics").send().await.unwrap();
+    // Bounded, so a scrape that hangs fails the test rather than holding it.
+    let response = app
+        .get("/metrics")
+        .timeout(Duration::from_secs(15))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::OK, "/metrics answers");
     response.text().await.unwrap()
 }

@@ -53,7 +53,11 @@ impl WriterHome {
                             for task in tasks {
                                 running.spawn(task);
                             }
-                            while running.join_next().await.is_some() {}
+                            while let Some(ended) = running.join_next().await {
+                                if let Err(e) = ended {
+                                    tracing::error!(cause = %e, "a batch writer stopped; the others go on");
+                                }
+                            }
                         })
                     })
                     .map_err(unavailable)?;
