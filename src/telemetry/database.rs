@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeGaugeValue, EncodeMetric};
+use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::gauge::ConstGauge;
 
 /// The figures every process reads the same from the database.
@@ -38,53 +38,42 @@ impl DatabaseCollector {
 impl Collector for DatabaseCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let figures = self.get();
-        gauge(
+        super::unlabelled(
             &mut encoder,
             "momo_database_up",
             "1 if this scrape read the database's figures, 0 if reading them failed or took over 3 s (those gauges are then left out)",
-            i64::from(figures.is_some()),
+            ConstGauge::new(i64::from(figures.is_some())),
         )?;
         let Some(f) = figures else { return Ok(()) };
-        gauge(
+        super::unlabelled(
             &mut encoder,
             "momo_pending_transactions",
             "Transactions PENDING now",
-            f.pending_transactions,
+            ConstGauge::new(f.pending_transactions),
         )?;
-        gauge(
+        super::unlabelled(
             &mut encoder,
             "momo_oldest_pending_transaction_age_seconds",
             "Age of the oldest PENDING transaction",
-            f.oldest_pending_age_s,
+            ConstGauge::new(f.oldest_pending_age_s),
         )?;
-        gauge(
+        super::unlabelled(
             &mut encoder,
             "momo_transfers_needing_review",
             "Transfers pending past the collection TTL",
-            f.pending_transfers_needing_review,
+            ConstGauge::new(f.pending_transfers_needing_review),
         )?;
-        gauge(
+        super::unlabelled(
             &mut encoder,
             "momo_outbox_backlog",
             "Webhook events waiting for delivery",
-            f.outbox_backlog,
+            ConstGauge::new(f.outbox_backlog),
         )?;
-        gauge(
+        super::unlabelled(
             &mut encoder,
             "momo_outbox_oldest_age_seconds",
             "Age of the oldest undelivered webhook event",
-            f.oldest_outbox_age_s,
+            ConstGauge::new(f.oldest_outbox_age_s),
         )
     }
-}
-
-/// One unlabelled gauge.
-fn gauge<N: EncodeGaugeValue>(
-    encoder: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    value: N,
-) -> Result<(), std::fmt::Error> {
-    let gauge = ConstGauge::new(value);
-    gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)
 }

@@ -12,6 +12,8 @@ pub use write_batches::WriteBatchTotals;
 
 use std::io::IsTerminal;
 
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+
 use tracing_subscriber::EnvFilter;
 
 use crate::config::LogFormat;
@@ -44,4 +46,10 @@ pub fn init(format: LogFormat) -> LogGuard {
         LogFormat::Json => builder.json().try_init(),
     };
     LogGuard(guard)
+}
+
+/// One unlabelled series, for the collectors that show figures counted elsewhere
+/// (`database`, `write_batches`): `metric` a `ConstCounter` or a `ConstGauge`.
+fn unlabelled(encoder: &mut DescriptorEncoder, name: &str, help: &str, metric: impl EncodeMetric) -> std::fmt::Result {
+    metric.encode(encoder.encode_descriptor(name, help, None, metric.metric_type())?)
 }

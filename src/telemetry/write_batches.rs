@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeCounterValue, EncodeMetric};
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::MetricType;
 
@@ -50,41 +50,30 @@ impl Collector for WriteBatchCollector {
             let labels = vec![("outcome", outcome)];
             ConstCounter::new(n).encode(batches.encode_family(&labels)?)?;
         }
-        counter(
+        super::unlabelled(
             &mut encoder,
             "momo_write_batch_writes",
             "Writes (creations, settlements, idempotency keys) in committed write batches, those refused in a second pass included",
-            t.writes,
+            ConstCounter::new(t.writes),
         )?;
-        counter(
+        super::unlabelled(
             &mut encoder,
             "momo_write_batch_second_passes",
             "Write batches run again with a savepoint per write, after one of their writes failed",
-            t.second_passes,
+            ConstCounter::new(t.second_passes),
         )?;
-        counter(
+        super::unlabelled(
             &mut encoder,
             "momo_write_batch_busy_seconds",
             "Time the batch writers spent on batches, from taking one to answering it (connection wait, statements, commits, retries)",
-            t.busy_seconds,
+            ConstCounter::new(t.busy_seconds),
         )?;
-        counter(
+        super::unlabelled(
             &mut encoder,
             "momo_write_batch_commit_seconds",
             "Of the batch writers' busy time, the part spent in COMMIT",
-            t.commit_seconds,
+            ConstCounter::new(t.commit_seconds),
         )?;
         Ok(())
     }
-}
-
-/// One unlabelled counter: whole writes and batches, or seconds.
-fn counter<N: EncodeCounterValue + std::fmt::Debug>(
-    encoder: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    value: N,
-) -> Result<(), std::fmt::Error> {
-    let counter = ConstCounter::new(value);
-    counter.encode(encoder.encode_descriptor(name, help, None, counter.metric_type())?)
 }
