@@ -148,9 +148,8 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     eprintln!("c. POST /v1/collecte/mobile-money answered SUCCESSFUL");
     let mut batches = Vec::new();
     let successful = if wants('c') || wants('e') {
-        let before = writers::read(&client, &base).await;
-        let outcome = load.run(collect("c", "01")).await;
-        batches.push(("c", before, writers::read(&client, &base).await));
+        let (outcome, counters) = writers::around(&client, &base, load.run(collect("c", "01"))).await;
+        batches.push(("c", counters));
         outcome
     } else {
         load::Outcome::default()
@@ -162,9 +161,8 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     ));
     eprintln!("d. POST /v1/collecte/mobile-money answered PENDING");
     let pending = if wants('d') {
-        let before = writers::read(&client, &base).await;
-        let outcome = load.run(collect("d", "06")).await;
-        batches.push(("d", before, writers::read(&client, &base).await));
+        let (outcome, counters) = writers::around(&client, &base, load.run(collect("d", "06"))).await;
+        batches.push(("d", counters));
         outcome
     } else {
         load::Outcome::default()
@@ -207,8 +205,8 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     gw.stop().await;
 
     report::print(&args, &rows, &drained, idle_kib, peak_kib, &check);
-    for (scenario, before, after) in &batches {
-        if let Some(line) = before.zip(*after).and_then(|(b, a)| writers::describe(&b, &a)) {
+    for (scenario, counters) in &batches {
+        if let Some(line) = counters.and_then(|(b, a)| writers::describe(&b, &a)) {
             println!("write batches during {scenario} (warm-up included): {line}");
         }
     }

@@ -29,6 +29,17 @@ pub async fn read(client: &reqwest::Client, base: &str) -> Option<Totals> {
     parse(&text, Instant::now())
 }
 
+/// Runs `work`, reading the counters before and after it.
+pub async fn around<T>(
+    client: &reqwest::Client,
+    base: &str,
+    work: impl std::future::Future<Output = T>,
+) -> (T, Option<(Totals, Totals)>) {
+    let before = read(client, base).await;
+    let outcome = work.await;
+    (outcome, before.zip(read(client, base).await))
+}
+
 fn parse(text: &str, at: Instant) -> Option<Totals> {
     let sample = |name: &str| {
         text.lines()

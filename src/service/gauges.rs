@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::Gateway;
 use crate::domain::Timestamp;
 use crate::telemetry::metrics::Gauges;
-use crate::telemetry::{DatabaseFigures, WriteBatchTotals};
+use crate::telemetry::DatabaseFigures;
 
 /// How long a scrape waits for the database's figures before it answers without them: well
 /// inside Prometheus's default scrape timeout (10 s), so an unreachable database (a pool
@@ -49,15 +49,7 @@ impl Gateway {
             database,
             db_pool_size: p.pool_size,
             db_pool_idle: p.pool_idle,
-            write_batches: WriteBatchTotals {
-                committed: p.writes.committed,
-                refused: p.writes.refused,
-                failed: p.writes.failed,
-                writes: p.writes.writes,
-                second_passes: p.writes.second_passes,
-                busy_seconds: p.writes.busy.as_secs_f64(),
-                commit_seconds: p.writes.committing.as_secs_f64(),
-            },
+            write_batches: p.writes,
         }
     }
 }

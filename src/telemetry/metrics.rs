@@ -14,7 +14,8 @@ use prometheus_client::registry::Registry;
 
 use super::database::{DatabaseCollector, DatabaseFigures};
 use super::process::ProcessCollector;
-use super::write_batches::{WriteBatchCollector, WriteBatchTotals};
+use super::write_batches::WriteBatchCollector;
+use crate::store::WriteBatchStats;
 
 /// The content type of the OpenMetrics exposition, for scrapers that ask for it (Prometheus does).
 pub const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -67,7 +68,7 @@ pub struct Gauges {
     pub database: Option<DatabaseFigures>,
     pub db_pool_size: u32,
     pub db_pool_idle: u32,
-    pub write_batches: WriteBatchTotals,
+    pub write_batches: WriteBatchStats,
 }
 
 /// This process's series.
@@ -375,11 +376,11 @@ mod tests {
                 oldest_pending_age_s: 1.5,
                 ..DatabaseFigures::default()
             }),
-            write_batches: WriteBatchTotals {
+            write_batches: WriteBatchStats {
                 committed: 7,
                 writes: 40,
-                commit_seconds: 0.25,
-                ..WriteBatchTotals::default()
+                committing: Duration::from_millis(250),
+                ..WriteBatchStats::default()
             },
             ..Gauges::default()
         });
@@ -441,9 +442,9 @@ mod tests {
         assert!(m.render(&up).contains("momo_pending_transactions 0"));
         let text = m.render(&Gauges {
             db_pool_size: 3,
-            write_batches: WriteBatchTotals {
+            write_batches: WriteBatchStats {
                 failed: 2,
-                ..WriteBatchTotals::default()
+                ..WriteBatchStats::default()
             },
             ..Gauges::default()
         });

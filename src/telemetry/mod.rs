@@ -8,7 +8,6 @@ mod process;
 mod write_batches;
 
 pub use database::DatabaseFigures;
-pub use write_batches::WriteBatchTotals;
 
 use std::io::IsTerminal;
 

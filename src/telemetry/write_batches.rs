@@ -1,5 +1,5 @@
-//! The batch writers' counters (group commit) in `/metrics`. The store keeps them; each scrape
-//! reads them with the database gauges and sets them here, and this collector writes them as
+//! The batch writers' counters (group commit) in `/metrics`. The store keeps them
+//! ([`WriteBatchStats`]); each scrape reads them and sets them here, and this collector writes them as
 //! counters, as `process.rs` writes the process's figures: values counted elsewhere, shown as
 //! they are.
 
@@ -10,29 +10,19 @@ use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::MetricType;
 
-/// This process's batch writers since it started.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct WriteBatchTotals {
-    pub committed: u64,
-    pub refused: u64,
-    pub failed: u64,
-    pub writes: u64,
-    pub second_passes: u64,
-    pub busy_seconds: f64,
-    pub commit_seconds: f64,
-}
+use crate::store::WriteBatchStats;
 
-/// The latest [`WriteBatchTotals`] read, written at each scrape.
+/// The latest [`WriteBatchStats`] read, written at each scrape.
 #[derive(Debug, Clone, Default)]
-pub(super) struct WriteBatchCollector(Arc<Mutex<WriteBatchTotals>>);
+pub(super) struct WriteBatchCollector(Arc<Mutex<WriteBatchStats>>);
 
 impl WriteBatchCollector {
-    pub fn set(&self, totals: WriteBatchTotals) {
+    pub fn set(&self, totals: WriteBatchStats) {
         // A poisoned lock only means a scrape panicked mid-way; the totals are plain numbers.
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = totals;
     }
 
-    fn get(&self) -> WriteBatchTotals {
+    fn get(&self) -> WriteBatchStats {
         *self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -66,13 +56,13 @@ impl Collector for WriteBatchCollector {
             &mut encoder,
             "momo_write_batch_busy_seconds",
             "Time the batch writers spent on batches, from taking one to answering it (connection wait, statements, commits, retries)",
-            ConstCounter::new(t.busy_seconds),
+            ConstCounter::new(t.busy.as_secs_f64()),
         )?;
         super::unlabelled(
             &mut encoder,
             "momo_write_batch_commit_seconds",
             "Of the batch writers' busy time, the part spent in COMMIT",
-            ConstCounter::new(t.commit_seconds),
+            ConstCounter::new(t.committing.as_secs_f64()),
         )?;
         Ok(())
     }

@@ -153,12 +153,10 @@ where
 {
     async fn write_loop(self, receiver: Arc<Mutex<mpsc::Receiver<(Write, Reply)>>>, max: usize, wait: Duration) {
         loop {
-            let batch = {
-                let mut receiver = receiver.lock().await;
-                let Some(batch) = take_queued_within(&mut receiver, max, wait).await else {
-                    return;
-                };
-                batch
+            // The queue is held while taking, not while the batch runs: the next writer takes
+            // the next batch meanwhile.
+            let Some(batch) = take_queued_within(&mut *receiver.lock().await, max, wait).await else {
+                return;
             };
             self.run_batch(batch).await;
         }
