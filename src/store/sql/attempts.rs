@@ -1,5 +1,5 @@
 //! Recording the webhook attempts of a dispatcher's batch, set-based: one `UPDATE … FROM
-//! (VALUES …) RETURNING` moves every event whose lease the dispatcher still holds, and one
+//! (rows) RETURNING` moves every event whose lease the dispatcher still holds, and one
 //! multi-row `INSERT` keeps their attempts, instead of two statements per event. The same SQL
 //! runs on SQLite (3.35 and later) and PostgreSQL.
 
@@ -7,7 +7,9 @@ use std::collections::HashSet;
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
-use super::{placeholders, Column, SqlDb};
+use super::row_values::Kind::{Int, Text};
+use super::row_values::RowValues;
+use super::{Column, SqlDb};
 use crate::domain::{EventState, Timestamp};
 use crate::store::{names, EventUpdate, Finished, StoreError};
 
@@ -33,16 +35,7 @@ where
 {
     let mut recorded: HashSet<&str> = HashSet::with_capacity(batch.len());
     for chunk in batch.chunks(CHUNK) {
-        let sql = format!(
-            "WITH v(id, token, state, tried, next_attempt_at, last_error, delivered_at) AS (VALUES {}) \
-             UPDATE outbox_events SET state = v.state, attempts = attempts + v.tried, \
-             next_attempt_at = v.next_attempt_at, last_error = v.last_error, delivered_at = v.delivered_at, \
-             lease_until = NULL, lease_token = NULL \
-             FROM v WHERE outbox_events.id = v.id AND outbox_events.lease_token = v.token \
-             RETURNING outbox_events.id",
-            placeholders::<DB>(chunk.len(), 7)
-        );
-        let mut query = sqlx::query(&sql);
+        let mut values = RowValues::joined(&[Text, Text, Text, Int, Int, Text, Int], chunk.len());
         for Finished { event, attempt, update } in chunk {
             let (state, next_attempt_at, error, delivered_at) = match update {
                 EventUpdate::Delivered => (EventState::Delivered, now.millis(), None, Some(now.millis())),
@@ -56,17 +49,26 @@ where
                     (EventState::Failed, now.millis(), Some(error.as_str()), None)
                 }
             };
-            query = query
-                .bind(event.id.as_str())
-                .bind(event.lease_token.as_str())
-                .bind(names::event_state(state))
-                .bind(if attempt.is_some() { 1i64 } else { 0 })
-                .bind(next_attempt_at)
-                .bind(error)
-                .bind(delivered_at);
+            values
+                .text(event.id.as_str())
+                .text(event.lease_token.as_str())
+                .text(names::event_state(state))
+                .int(if attempt.is_some() { 1 } else { 0 })
+                .int(next_attempt_at)
+                .text(error)
+                .int(delivered_at);
         }
+        let sql = format!(
+            "WITH v(id, token, state, tried, next_attempt_at, last_error, delivered_at) AS ({}) \
+             UPDATE outbox_events SET state = v.state, attempts = attempts + v.tried, \
+             next_attempt_at = v.next_attempt_at, last_error = v.last_error, delivered_at = v.delivered_at, \
+             lease_until = NULL, lease_token = NULL \
+             FROM v WHERE outbox_events.id = v.id AND outbox_events.lease_token = v.token \
+             RETURNING outbox_events.id",
+            values.source::<DB>()
+        );
         // A lost lease: another dispatcher owns the event now, and nothing of it is recorded.
-        for row in query.fetch_all(&mut **tx).await? {
+        for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
             let id: String = row.try_get("id")?;
             if let Some(finished) = chunk.iter().find(|f| f.event.id == id) {
                 recorded.insert(finished.event.id.as_str());
@@ -79,25 +81,24 @@ where
         .filter_map(|f| f.attempt.as_ref().map(|a| (f, a)))
         .collect();
     for chunk in tried.chunks(CHUNK) {
-        let sql = format!(
-            "INSERT INTO webhook_attempts (id, event_id, attempt, at, url, status_code, latency_ms, error, response) \
-             VALUES {}",
-            placeholders::<DB>(chunk.len(), 9)
-        );
-        let mut query = sqlx::query(&sql);
+        let mut values = RowValues::new(&[Text, Text, Int, Int, Text, Int, Int, Text, Text], chunk.len());
         for (finished, a) in chunk {
-            query = query
-                .bind(crate::domain::ids::new_record_id().to_string())
-                .bind(finished.event.id.as_str())
-                .bind(a.attempt as i64)
-                .bind(a.at.millis())
-                .bind(a.url.as_str())
-                .bind(a.status_code.map(|c| c as i64))
-                .bind(a.latency_ms)
-                .bind(a.error.as_deref())
-                .bind(a.response.as_deref());
+            values
+                .string(crate::domain::ids::new_record_id().to_string())
+                .text(finished.event.id.as_str())
+                .int(a.attempt as i64)
+                .int(a.at.millis())
+                .text(a.url.as_str())
+                .int(a.status_code.map(|c| c as i64))
+                .int(a.latency_ms)
+                .text(a.error.as_deref())
+                .text(a.response.as_deref());
         }
-        query.execute(&mut **tx).await?;
+        let sql = format!(
+            "INSERT INTO webhook_attempts (id, event_id, attempt, at, url, status_code, latency_ms, error, response) {}",
+            values.source::<DB>()
+        );
+        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     // Rare (a 410): one statement each, in tenant order, so two dispatchers lock these rows
     // in one order.

@@ -4,6 +4,7 @@
 use sqlx::query::Query;
 use sqlx::{Database, Encode, Type};
 
+use super::row_values::{Kind, RowValues};
 use super::Column;
 use crate::domain::Customer;
 
@@ -20,9 +21,10 @@ pub(in crate::store) const INSERT_CUSTOMER_CLAIMING_PHONE: &str =
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $7) \
     ON CONFLICT (merchant_id, environment, payer_phone) DO NOTHING";
 
-/// The payer upserts of creations: `PAYER_INSERT`, `payer_values(n)`, then `PAYER_ON_CONFLICT`.
+/// The payer upserts of creations: `PAYER_INSERT`, the rows of `payer_row`s
+/// (`RowValues::source`), then `PAYER_ON_CONFLICT`.
 pub(in crate::store) const PAYER_INSERT: &str = "INSERT INTO customers (id, merchant_id, environment, \
-    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone) VALUES";
+    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone)";
 
 /// The latest name and email win; an address line is kept when the payment gives none.
 pub(in crate::store) const PAYER_ON_CONFLICT: &str =
@@ -34,25 +36,28 @@ pub(in crate::store) const PAYER_ON_CONFLICT: &str =
     RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, \
     created_at";
 
-/// The `VALUES` of `rows` payers bound with `bind_payer`: twelve columns a row.
-pub(in crate::store) fn payer_values<DB: Database>(rows: usize) -> String {
-    super::placeholders::<DB>(rows, 12)
-}
+/// The columns of a `payer_row`.
+pub(super) const PAYER_KINDS: [Kind; 12] = {
+    use Kind::{Int, Text};
+    [Text, Text, Text, Text, Text, Text, Text, Text, Text, Text, Int, Text]
+};
 
-/// Binds a payer for `payer_values`: the eleven columns of a customer, then its phone again as
-/// `payer_phone`.
-pub(in crate::store) fn bind_payer<'q, DB>(
-    query: Query<'q, DB, DB::Arguments<'q>>,
-    c: &'q Customer,
-) -> Query<'q, DB, DB::Arguments<'q>>
-where
-    DB: Database,
-    for<'a> &'a str: Encode<'a, DB> + Type<DB>,
-    for<'a> Option<&'a str>: Encode<'a, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-{
-    bind_customer(query, c).bind(c.phone.as_str())
+/// A payer's row for `PAYER_INSERT`: the eleven columns of a customer, in `bind_customer`'s
+/// order, then its phone again as `payer_phone`.
+pub(super) fn payer_row(values: &mut RowValues, c: &Customer) {
+    values
+        .text(c.id.as_str())
+        .text(c.tenant.merchant_id.0.as_str())
+        .text(c.tenant.environment.as_str())
+        .text(c.first_name.as_str())
+        .text(c.last_name.as_str())
+        .text(c.email.as_deref())
+        .text(c.phone.as_str())
+        .text(c.address.country_code.as_str())
+        .text(c.address.city.as_deref())
+        .text(c.address.street_address.as_deref())
+        .int(c.created_at.millis())
+        .text(c.phone.as_str());
 }
 
 /// Binds the eleven columns of a customer, in `INSERT_CUSTOMER` order.

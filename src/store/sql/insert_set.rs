@@ -2,7 +2,7 @@
 //! `INSERT … ON CONFLICT DO NOTHING RETURNING` of the transactions, one of their first
 //! transitions, and one reservation per tenant with its postings. A batch of a hundred
 //! `PENDING` collections is three statements instead of three hundred. The same SQL runs on
-//! SQLite (3.35 and later) and PostgreSQL.
+//! SQLite (3.35 and later) and PostgreSQL, with the rows in each one's form (`row_values`).
 //!
 //! It is the first pass of a batch and all or nothing: a transaction id that is already taken
 //! (the `RETURNING` leaves it out) or a reservation that does not fit fails the pass, and the
@@ -14,10 +14,11 @@ use std::collections::HashMap;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
-use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
-use super::payments::{bind_transaction, INSERTED_COLUMNS};
+use super::customers::{payer_row, PAYER_INSERT, PAYER_KINDS, PAYER_ON_CONFLICT};
+use super::payments::{transaction_row, INSERTED_COLUMNS, INSERTED_KINDS};
+use super::row_values::RowValues;
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
-use super::{placeholders, Column, SqlDb};
+use super::{Column, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Customer, Status, Timestamp, Transaction as Payment};
 use crate::store::{rows, StoreError};
@@ -73,15 +74,15 @@ where
         customers.push(stored.clone());
     }
     for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
-        let sql = format!(
-            "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {} ON CONFLICT DO NOTHING RETURNING id",
-            placeholders::<DB>(chunk.len(), 23)
-        );
-        let mut query = sqlx::query(&sql);
+        let mut values = RowValues::new(&INSERTED_KINDS, chunk.len());
         for (c, customer) in chunk.iter().zip(chunk_customers) {
-            query = bind_transaction(query, c.transaction, &customer.id, c.first_check);
+            transaction_row(&mut values, c.transaction, &customer.id, c.first_check);
         }
-        let inserted = query.fetch_all(&mut **tx).await?;
+        let sql = format!(
+            "INSERT INTO transactions ({INSERTED_COLUMNS}) {} ON CONFLICT DO NOTHING RETURNING id",
+            values.source::<DB>()
+        );
+        let inserted = values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await?;
         if inserted.len() != chunk.len() {
             return Err(StoreError::Conflict {
                 constraint: "a transaction id of the batch is taken".into(),
@@ -132,12 +133,12 @@ where
 {
     let mut payers = HashMap::with_capacity(creations.len());
     for chunk in creations.chunks(CHUNK) {
-        let sql = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values::<DB>(chunk.len()));
-        let mut query = sqlx::query(&sql);
+        let mut values = RowValues::new(&PAYER_KINDS, chunk.len());
         for c in chunk {
-            query = bind_payer(query, c.payer);
+            payer_row(&mut values, c.payer);
         }
-        for row in query.fetch_all(&mut **tx).await? {
+        let sql = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", values.source::<DB>());
+        for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
             let customer = rows::customer(&row)?;
             let key = (
                 customer.tenant.merchant_id.0.clone(),

@@ -20,6 +20,7 @@ pub(super) mod insert_set;
 pub(super) mod merchants;
 pub(super) mod payments;
 pub(super) mod reports;
+pub(super) mod row_values;
 pub(super) mod set_steps;
 pub(super) mod settle_set;
 pub(super) mod steps;
@@ -28,6 +29,7 @@ pub(super) mod webhooks;
 pub(super) mod writer_home;
 pub(super) mod writes;
 
+use sqlx::query::Query;
 use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
 
 /// A database's pools, as the shared SQL uses them.
@@ -78,11 +80,39 @@ pub(super) trait Backend: Send + Sync + 'static {
 pub(super) trait SqlDb:
     Database<QueryResult: RowsAffected> + for<'q> Database<Arguments<'q>: IntoArguments<'q, Self>>
 {
+    /// Binds the rows of a multi-row statement (`row_values`): as one array a column, or as
+    /// one parameter a value.
+    fn bind_rows<'q>(
+        query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
+        columns: Vec<row_values::Column>,
+        arrays: bool,
+    ) -> Query<'q, Self, <Self as Database>::Arguments<'q>>;
 }
 
-impl SqlDb for sqlx::Sqlite {}
+impl SqlDb for sqlx::Sqlite {
+    /// SQLite has no arrays: always one parameter a value.
+    fn bind_rows<'q>(
+        query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
+        columns: Vec<row_values::Column>,
+        _arrays: bool,
+    ) -> Query<'q, Self, <Self as Database>::Arguments<'q>> {
+        row_values::bind_row_major(query, columns)
+    }
+}
 
-impl SqlDb for sqlx::Postgres {}
+impl SqlDb for sqlx::Postgres {
+    fn bind_rows<'q>(
+        query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
+        columns: Vec<row_values::Column>,
+        arrays: bool,
+    ) -> Query<'q, Self, <Self as Database>::Arguments<'q>> {
+        if arrays {
+            row_values::bind_columns(query, columns)
+        } else {
+            row_values::bind_row_major(query, columns)
+        }
+    }
+}
 
 /// How many rows a statement changed: each driver has its own result type.
 pub(super) trait RowsAffected {

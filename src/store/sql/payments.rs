@@ -2,15 +2,15 @@
 //! transaction; races are settled by the `transactions` unique key and by `UPDATE ... WHERE
 //! status = 'PENDING'`, overdrafts by a conditional balance update.
 
-use sqlx::query::Query;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::customers::{bind_payer, payer_values, PAYER_INSERT, PAYER_ON_CONFLICT};
+use super::customers::{payer_row, PAYER_INSERT, PAYER_KINDS, PAYER_ON_CONFLICT};
+use super::row_values::{Kind as RowKind, RowValues};
 use super::settle_set::{insert_audits, insert_events};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
 use super::writes::{Write, Written};
-use super::{placeholders, Backend, Column, RowsAffected, SqlDb};
+use super::{Backend, Column, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
 use crate::store::handoff::EventLease;
@@ -345,16 +345,18 @@ where
     Option<i64>: Column<DB>,
     &'static str: ColumnIndex<DB::Row>,
 {
-    let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", payer_values::<DB>(1));
-    let row = bind_payer(sqlx::query(&upsert), payer).fetch_one(&mut **tx).await?;
+    let mut values = RowValues::new(&PAYER_KINDS, 1);
+    payer_row(&mut values, payer);
+    let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", values.source::<DB>());
+    let row = values.bind(sqlx::query(&upsert))?.fetch_one(&mut **tx).await?;
     let customer = rows::customer(&row)?;
+    let mut values = RowValues::new(&INSERTED_KINDS, 1);
+    transaction_row(&mut values, t, &customer.id, first_check);
     let sql = format!(
-        "INSERT INTO transactions ({INSERTED_COLUMNS}) VALUES {}",
-        placeholders::<DB>(1, 23)
+        "INSERT INTO transactions ({INSERTED_COLUMNS}) {}",
+        values.source::<DB>()
     );
-    bind_transaction(sqlx::query(&sql), t, &customer.id, first_check)
-        .execute(&mut **tx)
-        .await?;
+    values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
         .await?;
     tx.apply_entry(&t.tenant, Some(&t.id), entry, t.created_at, credit_slot)
@@ -414,47 +416,44 @@ where
     Ok(true)
 }
 
-/// The columns a creation writes, in `bind_transaction` order.
+/// The columns a creation writes, in `transaction_row` order.
 pub(super) const INSERTED_COLUMNS: &str = "id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
     phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, success_url, \
     error_url, created_at, checkout_token, next_check_at, operator_alias";
 
-/// Binds the 23 `INSERTED_COLUMNS` of a new transaction.
-pub(super) fn bind_transaction<'q, DB>(
-    query: Query<'q, DB, DB::Arguments<'q>>,
-    t: &'q Transaction,
-    customer_id: &'q str,
-    first_check: Timestamp,
-) -> Query<'q, DB, DB::Arguments<'q>>
-where
-    DB: SqlDb,
-    for<'a> &'a str: Encode<'a, DB> + Type<DB>,
-    for<'a> Option<&'a str>: Encode<'a, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-{
-    query
-        .bind(&t.id)
-        .bind(&t.reference)
-        .bind(&t.tenant.merchant_id.0)
-        .bind(t.tenant.environment.as_str())
-        .bind(&t.transaction_id)
-        .bind(names::kind(t.kind))
-        .bind(t.operator.name())
-        .bind(t.phone.as_str())
-        .bind(&t.phone_as_sent)
-        .bind(t.amounts.amount)
-        .bind(t.amounts.fees)
-        .bind(t.amounts.amount_receive)
-        .bind(t.amounts.amount_total)
-        .bind(names::status(t.status))
-        .bind(customer_id)
-        .bind(&t.name)
-        .bind(t.email.as_deref())
-        .bind(t.success_url.as_deref())
-        .bind(t.error_url.as_deref())
-        .bind(t.created_at.millis())
-        .bind(t.checkout_token.as_deref())
-        .bind(first_check.millis())
-        .bind(t.operator_alias.as_deref())
+/// The types of `INSERTED_COLUMNS`.
+pub(super) const INSERTED_KINDS: [RowKind; 23] = {
+    use RowKind::{Int, Text};
+    [
+        Text, Text, Text, Text, Text, Text, Text, Text, Text, Int, Int, Int, Int, Text, Text, Text, Text, Text, Text,
+        Int, Text, Int, Text,
+    ]
+};
+
+/// A new transaction's row of `INSERTED_COLUMNS`.
+pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_id: &str, first_check: Timestamp) {
+    values
+        .text(t.id.as_str())
+        .text(t.reference.as_str())
+        .text(t.tenant.merchant_id.0.as_str())
+        .text(t.tenant.environment.as_str())
+        .text(t.transaction_id.as_str())
+        .text(names::kind(t.kind))
+        .text(t.operator.name())
+        .text(t.phone.as_str())
+        .text(t.phone_as_sent.as_str())
+        .int(t.amounts.amount)
+        .int(t.amounts.fees)
+        .int(t.amounts.amount_receive)
+        .int(t.amounts.amount_total)
+        .text(names::status(t.status))
+        .text(customer_id)
+        .text(t.name.as_str())
+        .text(t.email.as_deref())
+        .text(t.success_url.as_deref())
+        .text(t.error_url.as_deref())
+        .int(t.created_at.millis())
+        .text(t.checkout_token.as_deref())
+        .int(first_check.millis())
+        .text(t.operator_alias.as_deref());
 }

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use sqlx::{Encode, Executor, Transaction, Type};
 
 use super::balance_locks::{BalancePlan, CREDIT_SLOT};
-use super::{placeholders, Column, RowsAffected, SqlDb};
+use super::row_values::{Kind, RowValues};
+use super::{Column, RowsAffected, SqlDb};
 use crate::domain::ledger::{self, Posting};
 use crate::domain::{Cause, Status, Tenant, Timestamp};
 use crate::store::{names, StoreError};
@@ -44,24 +45,24 @@ where
     String: Column<DB>,
     i64: Column<DB>,
 {
+    use Kind::{Int, Text};
     for chunk in rows.chunks(CHUNK) {
-        let sql = format!(
-            "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) \
-             VALUES {}",
-            placeholders::<DB>(chunk.len(), 7)
-        );
-        let mut query = sqlx::query(&sql);
+        let mut values = RowValues::new(&[Text, Text, Text, Text, Text, Text, Int], chunk.len());
         for row in chunk {
-            query = query
-                .bind(crate::domain::ids::new_record_id().to_string())
-                .bind(row.transaction_id)
-                .bind(row.from.map(names::status))
-                .bind(names::status(row.to))
-                .bind(names::cause(row.cause))
-                .bind(row.detail)
-                .bind(row.at.millis());
+            values
+                .string(crate::domain::ids::new_record_id().to_string())
+                .text(row.transaction_id)
+                .text(row.from.map(names::status))
+                .text(names::status(row.to))
+                .text(names::cause(row.cause))
+                .text(row.detail)
+                .int(row.at.millis());
         }
-        query.execute(&mut **tx).await?;
+        let sql = format!(
+            "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) {}",
+            values.source::<DB>()
+        );
+        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     Ok(())
 }
@@ -139,25 +140,26 @@ where
             row.entry.iter().map(move |p| (entry_id.clone(), row, p))
         })
         .collect();
+    use Kind::{Int, Text};
     for chunk in postings.chunks(CHUNK) {
+        let mut values = RowValues::new(&[Text, Text, Text, Text, Int, Text, Text, Int], chunk.len());
+        for (entry_id, row, posting) in chunk {
+            values
+                .text(entry_id.as_str())
+                .text(row.tenant.merchant_id.0.as_str())
+                .text(row.tenant.environment.as_str())
+                .text(row.transaction_id)
+                .int(row.at.millis())
+                .string(crate::domain::ids::new_record_id().to_string())
+                .text(posting.account.as_str())
+                .int(posting.amount);
+        }
         let sql = format!(
             "INSERT INTO ledger_postings \
-             (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) VALUES {}",
-            placeholders::<DB>(chunk.len(), 8)
+             (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) {}",
+            values.source::<DB>()
         );
-        let mut query = sqlx::query(&sql);
-        for (entry_id, row, posting) in chunk {
-            query = query
-                .bind(entry_id.as_str())
-                .bind(row.tenant.merchant_id.0.as_str())
-                .bind(row.tenant.environment.as_str())
-                .bind(row.transaction_id)
-                .bind(row.at.millis())
-                .bind(crate::domain::ids::new_record_id().to_string())
-                .bind(posting.account.as_str())
-                .bind(posting.amount);
-        }
-        query.execute(&mut **tx).await?;
+        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     Ok(())
 }

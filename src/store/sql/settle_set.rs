@@ -1,9 +1,9 @@
-//! The settlements of a batch, set-based: one `UPDATE … FROM (VALUES …) RETURNING` moves every
+//! The settlements of a batch, set-based: one `UPDATE … FROM (rows) RETURNING` moves every
 //! transaction that is still `PENDING`, and one multi-row `INSERT` each writes their
 //! transitions, postings and outbox events, with one balance move per tenant. A batch of a
 //! hundred settlements is then six statements instead of five hundred, each of them a round
 //! trip to the database (on SQLite, a hand-over to its thread). The same SQL runs on SQLite
-//! (3.35 and later) and PostgreSQL.
+//! (3.35 and later) and PostgreSQL, with the rows in each one's form (`row_values`).
 //!
 //! It is the first pass of a batch: anything that fails here (a balance that would go below
 //! zero, which a settlement cannot cause when the ledger is sound) fails the pass, and the
@@ -14,8 +14,9 @@ use std::collections::HashSet;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
+use super::row_values::{Kind, RowValues};
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
-use super::{placeholders, Column, SqlDb};
+use super::{Column, SqlDb};
 use crate::domain::Status;
 use crate::store::handoff::EventLease;
 use crate::store::{names, Settlement, StoreError};
@@ -40,25 +41,26 @@ where
     &'static str: ColumnIndex<DB::Row>,
 {
     let mut moved: HashSet<&str> = HashSet::with_capacity(settlements.len());
+    use Kind::{Int, Text};
     for chunk in settlements.chunks(CHUNK) {
+        let mut values = RowValues::joined(&[Text, Text, Int, Text, Text], chunk.len());
+        for s in chunk {
+            values
+                .text(s.transaction.id.as_str())
+                .text(names::status(s.outcome.status))
+                .int(s.updated_at.map(|t| t.millis()))
+                .text(s.outcome.code.map(names::failure_code))
+                .text(s.outcome.reason.as_deref());
+        }
         let sql = format!(
-            "WITH v(id, status, updated_at, failure_code, failure_reason) AS (VALUES {}) \
+            "WITH v(id, status, updated_at, failure_code, failure_reason) AS ({}) \
              UPDATE transactions SET status = v.status, updated_at = v.updated_at, \
              failure_code = v.failure_code, failure_reason = v.failure_reason \
              FROM v WHERE transactions.id = v.id AND transactions.status = 'PENDING' \
              RETURNING transactions.id",
-            placeholders::<DB>(chunk.len(), 5)
+            values.source::<DB>()
         );
-        let mut query = sqlx::query(&sql);
-        for s in chunk {
-            query = query
-                .bind(s.transaction.id.as_str())
-                .bind(names::status(s.outcome.status))
-                .bind(s.updated_at.map(|t| t.millis()))
-                .bind(s.outcome.code.map(names::failure_code))
-                .bind(s.outcome.reason.as_deref());
-        }
-        for row in query.fetch_all(&mut **tx).await? {
+        for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
             let id: String = row.try_get("id")?;
             if let Some(s) = chunk.iter().find(|s| s.transaction.id == id) {
                 moved.insert(s.transaction.id.as_str());
@@ -118,28 +120,29 @@ where
     Option<i64>: Column<DB>,
 {
     let token = lease.map(|l| l.token.as_str());
+    use Kind::{Int, Text};
     for chunk in done.chunks(CHUNK) {
-        let sql = format!(
-            "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
-             next_attempt_at, created_at, lease_until, lease_token) VALUES {}",
-            placeholders::<DB>(chunk.len(), 10)
-        );
-        let mut query = sqlx::query(&sql);
+        let mut values = RowValues::new(&[Text, Text, Text, Text, Text, Text, Int, Int, Int, Text], chunk.len());
         for s in chunk {
             let tenant = &s.transaction.tenant;
-            query = query
-                .bind(s.event_id.as_str())
-                .bind(tenant.merchant_id.0.as_str())
-                .bind(tenant.environment.as_str())
-                .bind(s.transaction.id.as_str())
-                .bind(names::status(s.outcome.status))
-                .bind(s.event_payload.as_str())
-                .bind(lease.map_or(s.at, |l| l.until).millis())
-                .bind(s.at.millis())
-                .bind(lease.map(|l| l.until.millis()))
-                .bind(token);
+            values
+                .text(s.event_id.as_str())
+                .text(tenant.merchant_id.0.as_str())
+                .text(tenant.environment.as_str())
+                .text(s.transaction.id.as_str())
+                .text(names::status(s.outcome.status))
+                .text(s.event_payload.as_str())
+                .int(lease.map_or(s.at, |l| l.until).millis())
+                .int(s.at.millis())
+                .int(lease.map(|l| l.until.millis()))
+                .text(token);
         }
-        query.execute(&mut **tx).await?;
+        let sql = format!(
+            "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
+             next_attempt_at, created_at, lease_until, lease_token) {}",
+            values.source::<DB>()
+        );
+        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     Ok(())
 }
