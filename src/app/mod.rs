@@ -48,6 +48,17 @@ impl Server {
         let listener = TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
+        Server::serve(gateway, listener)
+    }
+
+    /// Starts serving on `listener`, already bound: for a caller that must know the port before
+    /// the gateway starts (its public URL) and cannot let another process take it meanwhile.
+    pub fn start_on(gateway: Gateway, listener: std::net::TcpListener) -> anyhow::Result<Server> {
+        listener.set_nonblocking(true)?;
+        Server::serve(gateway, TcpListener::from_std(listener)?)
+    }
+
+    fn serve(gateway: Gateway, listener: TcpListener) -> anyhow::Result<Server> {
         let addr = listener.local_addr()?;
         let (shutdown, stopped) = oneshot::channel::<()>();
         let app = crate::api::router(gateway.clone());

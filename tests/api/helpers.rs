@@ -1,5 +1,7 @@
 //! `TestApp`: the real server on a random port over a fresh database, and a merchant to call it.
 
+use std::sync::Mutex;
+
 use momo_gateway::app::{self, Server};
 use momo_gateway::config::Config;
 use momo_gateway::domain::{Environment, Timestamp};
@@ -92,13 +94,34 @@ pub fn set(mut body: Value, pointer: &str, value: Value) -> Value {
     body
 }
 
-/// A free port on loopback, so a gateway's public URL (where operators call back) is known
-/// before it starts.
+/// A free port on loopback, closed: nothing listens there (until something else takes it).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free port")
+}
+
+/// Listeners bound by [`gateway_port`], until a gateway of `TestApp::spawn_with` takes theirs.
+static RESERVED: Mutex<Vec<std::net::TcpListener>> = Mutex::new(Vec::new());
+
+/// A loopback port for a gateway whose public URL (where operators call back) must be known
+/// before it starts: set it as `listen`. The port stays bound until the gateway serves on it,
+/// so no other test's connection can take it between (a [`free_port`] was taken that way once).
+pub fn gateway_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = listener.local_addr().expect("a bound address").port();
+    RESERVED.lock().unwrap().push(listener);
+    port
+}
+
+/// The listener [`gateway_port`] keeps for `port`, if it does.
+fn reserved(port: u16) -> Option<std::net::TcpListener> {
+    let mut reserved = RESERVED.lock().unwrap();
+    let at = reserved
+        .iter()
+        .position(|l| l.local_addr().is_ok_and(|a| a.port() == port))?;
+    Some(reserved.swap_remove(at))
 }
 
 /// `ms` milliseconds from now: tests drive workers with explicit times instead of sleeping.
@@ -146,12 +169,17 @@ impl TestApp {
             ..Config::default()
         };
         adjust(&mut config);
+        let config_port = config.listen.port();
         let gateway = app::open(config).await.expect("gateway opens its database");
         let merchant = gateway
             .create_merchant("Test merchant", None, Timestamp::now())
             .await
             .expect("merchant");
-        let server = Server::start(gateway.clone()).await.expect("server starts");
+        let server = match reserved(config_port) {
+            Some(listener) => Server::start_on(gateway.clone(), listener),
+            None => Server::start(gateway.clone()).await,
+        }
+        .expect("server starts");
         Some(TestApp {
             backend,
             base: format!("http://{}", server.addr),

@@ -16,7 +16,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::common::Backend;
-use crate::helpers::{answer, free_port, later, Answer, TestApp};
+use crate::helpers::{answer, free_port, gateway_port, later, Answer, TestApp};
 use crate::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
 
 pub const CALLBACK_TOKEN: &str = "momo-callback-token-for-fault-tests";
@@ -172,7 +172,7 @@ impl Faulted {
     }
 
     async fn start(backend: Backend, reach: Reach) -> Option<Faulted> {
-        let port = free_port();
+        let port = gateway_port();
         let mut settings = EmulatorSettings {
             delay: DELAY,
             ..EmulatorSettings::default()

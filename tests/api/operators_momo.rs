@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, free_port, later, TestApp};
+use crate::helpers::{answer, gateway_port, later, TestApp};
 use crate::requests::{collect_v1, post, transfer_v1};
 
 const CALLBACK_TOKEN: &str = "momo-callback-token-for-tests";
@@ -36,7 +36,7 @@ async fn with_emulator(backend: Backend) -> Option<Emulated> {
     .await
     .expect("the emulator starts");
     let url = emulator.url.clone();
-    let port = free_port();
+    let port = gateway_port();
     let creds = |product: &str| ApiCredentials {
         user: format!("{product}-user"),
         key: format!("{product}-key"),

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::both_backends;
 use crate::common::Backend;
-use crate::helpers::{answer, free_port, later, TestApp};
+use crate::helpers::{answer, gateway_port, later, TestApp};
 use crate::requests::{collect_v1, post, transfer_v1};
 
 /// The gateway, the emulator it calls, and a Sandbox token.
@@ -24,7 +24,7 @@ pub struct Waved {
 }
 
 async fn with_wave(backend: Backend) -> Option<Waved> {
-    let port = free_port();
+    let port = gateway_port();
     let mut settings = EmulatorSettings {
         delay: Duration::from_millis(300),
         ..EmulatorSettings::default()
