@@ -59,6 +59,41 @@ async fn get(url: &str) -> Value {
         .expect("the emulator answers JSON")
 }
 
+/// What the emulator knows of each of `ids` (our transaction ids, as the merchant named them),
+/// one line each with our side: for a failure message about payments left `PENDING`.
+pub async fn describe(url: &str, stored: &HashMap<String, TransactionRecord>, ids: &[String]) -> String {
+    let mut lines = Vec::with_capacity(ids.len());
+    for id in ids {
+        let Some(record) = stored.get(id) else {
+            lines.push(format!("{id}: not stored"));
+            continue;
+        };
+        let t = &record.transaction;
+        let theirs = |what: &str| format!("{url}/_emulator/{what}/{}", t.id);
+        let payment = text(&theirs("payments")).await;
+        let initiation = text(&theirs("initiations")).await;
+        lines.push(format!(
+            "{id}: ours {:?} {:?} {} {} created {} ({} ms ago); the emulator's payment {payment}; \
+             its initiation {initiation}",
+            t.kind,
+            t.status,
+            t.operator.name(),
+            t.phone.as_str(),
+            t.created_at.millis(),
+            momo_gateway::domain::Timestamp::now().millis() - t.created_at.millis(),
+        ));
+    }
+    lines.join("\n")
+}
+
+/// An admin answer's status and body, or why there is none.
+async fn text(url: &str) -> String {
+    match reqwest::get(url).await {
+        Ok(r) => format!("{} {}", r.status(), r.text().await.unwrap_or_default()),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// What the emulator's books show against ours.
 #[derive(Debug, Default)]
 pub struct Books {
