@@ -115,12 +115,12 @@ pub fn gateway_port() -> u16 {
     port
 }
 
-/// The listener [`gateway_port`] keeps for `port`, if it does.
-fn reserved(port: u16) -> Option<std::net::TcpListener> {
+/// The listener [`gateway_port`] keeps for `listen`, if it does.
+fn reserved(listen: std::net::SocketAddr) -> Option<std::net::TcpListener> {
     let mut reserved = RESERVED.lock().unwrap();
     let at = reserved
         .iter()
-        .position(|l| l.local_addr().is_ok_and(|a| a.port() == port))?;
+        .position(|l| l.local_addr().is_ok_and(|a| a == listen))?;
     Some(reserved.swap_remove(at))
 }
 
@@ -169,13 +169,13 @@ impl TestApp {
             ..Config::default()
         };
         adjust(&mut config);
-        let config_port = config.listen.port();
+        let listen = config.listen;
         let gateway = app::open(config).await.expect("gateway opens its database");
         let merchant = gateway
             .create_merchant("Test merchant", None, Timestamp::now())
             .await
             .expect("merchant");
-        let server = match reserved(config_port) {
+        let server = match reserved(listen) {
             Some(listener) => Server::start_on(gateway.clone(), listener),
             None => Server::start(gateway.clone()).await,
         }

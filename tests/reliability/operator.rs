@@ -86,9 +86,15 @@ pub async fn describe(url: &str, stored: &HashMap<String, TransactionRecord>, id
     lines.join("\n")
 }
 
-/// An admin answer's status and body, or why there is none.
+/// The emulator's answer at `url` (its status and body), or why there is none: at most 5 s, so
+/// a stuck emulator cannot turn a failure's message into a hang.
 async fn text(url: &str) -> String {
-    match reqwest::get(url).await {
+    let answer = reqwest::Client::new()
+        .get(url)
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await;
+    match answer {
         Ok(r) => format!("{} {}", r.status(), r.text().await.unwrap_or_default()),
         Err(e) => e.to_string(),
     }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
-use super::row_values::Kind::{Int, Text};
+use super::row_values::ColumnType::{Int, Text};
 use super::row_values::RowValues;
 use super::{Column, SqlDb};
 use crate::domain::{EventState, Timestamp};

@@ -4,7 +4,7 @@
 use sqlx::query::Query;
 use sqlx::{Database, Encode, Type};
 
-use super::row_values::{Kind, RowValues};
+use super::row_values::{ColumnType, RowValues};
 use super::Column;
 use crate::domain::Customer;
 
@@ -37,8 +37,8 @@ pub(in crate::store) const PAYER_ON_CONFLICT: &str =
     created_at";
 
 /// The columns of a `payer_row`.
-pub(super) const PAYER_KINDS: [Kind; 12] = {
-    use Kind::{Int, Text};
+pub(super) const PAYER_TYPES: [ColumnType; 12] = {
+    use ColumnType::{Int, Text};
     [Text, Text, Text, Text, Text, Text, Text, Text, Text, Text, Int, Text]
 };
 

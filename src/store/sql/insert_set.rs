@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
-use super::customers::{payer_row, PAYER_INSERT, PAYER_KINDS, PAYER_ON_CONFLICT};
-use super::payments::{transaction_row, INSERTED_COLUMNS, INSERTED_KINDS};
+use super::customers::{payer_row, PAYER_INSERT, PAYER_ON_CONFLICT, PAYER_TYPES};
+use super::payments::{transaction_row, INSERTED_COLUMNS, INSERTED_TYPES};
 use super::row_values::RowValues;
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
 use super::{Column, SqlDb};
@@ -74,7 +74,7 @@ where
         customers.push(stored.clone());
     }
     for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
-        let mut values = RowValues::new(&INSERTED_KINDS, chunk.len());
+        let mut values = RowValues::new(&INSERTED_TYPES, chunk.len());
         for (c, customer) in chunk.iter().zip(chunk_customers) {
             transaction_row(&mut values, c.transaction, &customer.id, c.first_check);
         }
@@ -133,7 +133,7 @@ where
 {
     let mut payers = HashMap::with_capacity(creations.len());
     for chunk in creations.chunks(CHUNK) {
-        let mut values = RowValues::new(&PAYER_KINDS, chunk.len());
+        let mut values = RowValues::new(&PAYER_TYPES, chunk.len());
         for c in chunk {
             payer_row(&mut values, c.payer);
         }

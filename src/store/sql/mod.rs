@@ -84,7 +84,7 @@ pub(super) trait SqlDb:
     /// one parameter a value.
     fn bind_rows<'q>(
         query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
-        columns: Vec<row_values::Column>,
+        columns: Vec<row_values::ColumnValues>,
         arrays: bool,
     ) -> Query<'q, Self, <Self as Database>::Arguments<'q>>;
 }
@@ -93,7 +93,7 @@ impl SqlDb for sqlx::Sqlite {
     /// SQLite has no arrays: always one parameter a value.
     fn bind_rows<'q>(
         query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
-        columns: Vec<row_values::Column>,
+        columns: Vec<row_values::ColumnValues>,
         _arrays: bool,
     ) -> Query<'q, Self, <Self as Database>::Arguments<'q>> {
         row_values::bind_row_major(query, columns)
@@ -103,7 +103,7 @@ impl SqlDb for sqlx::Sqlite {
 impl SqlDb for sqlx::Postgres {
     fn bind_rows<'q>(
         query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
-        columns: Vec<row_values::Column>,
+        columns: Vec<row_values::ColumnValues>,
         arrays: bool,
     ) -> Query<'q, Self, <Self as Database>::Arguments<'q>> {
         if arrays {

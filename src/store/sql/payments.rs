@@ -4,8 +4,8 @@
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::customers::{payer_row, PAYER_INSERT, PAYER_KINDS, PAYER_ON_CONFLICT};
-use super::row_values::{Kind as RowKind, RowValues};
+use super::customers::{payer_row, PAYER_INSERT, PAYER_ON_CONFLICT, PAYER_TYPES};
+use super::row_values::{ColumnType, RowValues};
 use super::settle_set::{insert_audits, insert_events};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
@@ -345,12 +345,12 @@ where
     Option<i64>: Column<DB>,
     &'static str: ColumnIndex<DB::Row>,
 {
-    let mut values = RowValues::new(&PAYER_KINDS, 1);
+    let mut values = RowValues::new(&PAYER_TYPES, 1);
     payer_row(&mut values, payer);
     let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", values.source::<DB>());
     let row = values.bind(sqlx::query(&upsert))?.fetch_one(&mut **tx).await?;
     let customer = rows::customer(&row)?;
-    let mut values = RowValues::new(&INSERTED_KINDS, 1);
+    let mut values = RowValues::new(&INSERTED_TYPES, 1);
     transaction_row(&mut values, t, &customer.id, first_check);
     let sql = format!(
         "INSERT INTO transactions ({INSERTED_COLUMNS}) {}",
@@ -422,8 +422,8 @@ pub(super) const INSERTED_COLUMNS: &str = "id, ref, merchant_id, environment, tr
     error_url, created_at, checkout_token, next_check_at, operator_alias";
 
 /// The types of `INSERTED_COLUMNS`.
-pub(super) const INSERTED_KINDS: [RowKind; 23] = {
-    use RowKind::{Int, Text};
+pub(super) const INSERTED_TYPES: [ColumnType; 23] = {
+    use ColumnType::{Int, Text};
     [
         Text, Text, Text, Text, Text, Text, Text, Text, Text, Int, Int, Int, Int, Text, Text, Text, Text, Text, Text,
         Int, Text, Int, Text,

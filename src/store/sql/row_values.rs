@@ -11,7 +11,10 @@
 //! Rows that a statement joins to a table (`UPDATE … FROM (rows)`) stay `VALUES` on both
 //! ([`RowValues::joined`]): a plan of `UNNEST` does not know how many rows come, and with a
 //! guess of 10 PostgreSQL chose to read every `PENDING` transaction through a partial index
-//! and hash-join the batch's rows against them, instead of looking each row up by its key.
+//! and hash-join the batch's rows against them, instead of looking each row up by key. Their
+//! rows are padded with rows of `NULL`s to the next power of two, which no key equals: eight
+//! texts for batches of 1 to 128, where the plan still knows the number of rows within a
+//! factor of two.
 //!
 //! A statement builds its rows column by column in one order (`text`, `int`), and
 //! [`RowValues::source`] gives the `VALUES` or `SELECT` to put after `INSERT INTO t (…)` or in
@@ -25,104 +28,132 @@ use crate::store::StoreError;
 
 /// The type of a column's values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(super) enum ColumnType {
     Text,
     Int,
 }
 
 /// One column's values.
-pub(in crate::store) enum Column {
+pub(in crate::store) enum ColumnValues {
     Text(Vec<Option<String>>),
     Int(Vec<Option<i64>>),
 }
 
-/// Rows of values, kept column by column.
-pub(super) struct RowValues {
-    columns: Vec<Column>,
-    /// The column the next value goes to.
-    next: usize,
-    /// A value was given to a column of the other type: a mistake in the statement's code,
-    /// refused when the rows are bound rather than written to the wrong column.
-    mismatched: bool,
-    /// Whether PostgreSQL takes them as arrays (`UNNEST`) rather than `VALUES`.
-    arrays: bool,
-}
-
-impl RowValues {
-    /// Room for `rows` rows of columns of `kinds`, for an `INSERT`.
-    pub fn new(kinds: &[Kind], rows: usize) -> RowValues {
-        RowValues {
-            arrays: true,
-            ..RowValues::joined(kinds, rows)
+impl ColumnValues {
+    fn len(&self) -> usize {
+        match self {
+            ColumnValues::Text(values) => values.len(),
+            ColumnValues::Int(values) => values.len(),
         }
     }
 
-    /// Room for `rows` rows of columns of `kinds`, which the statement joins to a table: always
-    /// `VALUES`, whose number of rows the database's plan knows.
-    pub fn joined(kinds: &[Kind], rows: usize) -> RowValues {
+    /// Rows of `NULL` up to `rows` rows.
+    fn pad(&mut self, rows: usize) {
+        match self {
+            ColumnValues::Text(values) => values.resize(rows, None),
+            ColumnValues::Int(values) => values.resize(rows, None),
+        }
+    }
+}
+
+/// What a statement does with its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// Inserts them: arrays on PostgreSQL.
+    Insert,
+    /// Joins them to a table by key: padded `VALUES` on both.
+    Join,
+}
+
+/// Rows of values, kept column by column.
+pub(super) struct RowValues {
+    columns: Vec<ColumnValues>,
+    /// The column the next value goes to.
+    next: usize,
+    /// A value was given to a column of the other type (or to no column): a mistake in the
+    /// statement's code, refused when the rows are bound rather than written to the wrong column.
+    mismatched: bool,
+    used: Use,
+}
+
+impl RowValues {
+    /// Room for `rows` rows of columns of `types`, for an `INSERT`.
+    pub fn new(types: &[ColumnType], rows: usize) -> RowValues {
+        RowValues::with_use(types, rows, Use::Insert)
+    }
+
+    /// Room for `rows` rows of columns of `types`, which the statement joins to a table by a
+    /// key column: `VALUES`, whose number of rows the database's plan knows, padded with rows
+    /// of `NULL`s (see the module's documentation).
+    pub fn joined(types: &[ColumnType], rows: usize) -> RowValues {
+        RowValues::with_use(types, rows, Use::Join)
+    }
+
+    fn with_use(types: &[ColumnType], rows: usize, used: Use) -> RowValues {
         RowValues {
-            columns: kinds
+            columns: types
                 .iter()
-                .map(|kind| match kind {
-                    Kind::Text => Column::Text(Vec::with_capacity(rows)),
-                    Kind::Int => Column::Int(Vec::with_capacity(rows)),
+                .map(|t| match t {
+                    ColumnType::Text => ColumnValues::Text(Vec::with_capacity(rows)),
+                    ColumnType::Int => ColumnValues::Int(Vec::with_capacity(rows)),
                 })
                 .collect(),
             next: 0,
             mismatched: false,
-            arrays: false,
+            used,
         }
     }
 
     /// The next value, of a text column.
     pub fn text<'v>(&mut self, value: impl Into<Option<&'v str>>) -> &mut RowValues {
-        let value = value.into().map(str::to_owned);
-        match &mut self.columns[self.next] {
-            Column::Text(values) => values.push(value),
-            Column::Int(values) => {
-                values.push(None);
-                self.mismatched = true;
-            }
-        }
-        self.advance()
+        self.push_text(value.into().map(str::to_owned))
     }
 
     /// The next value, of a text column, already owned.
     pub fn string(&mut self, value: String) -> &mut RowValues {
-        match &mut self.columns[self.next] {
-            Column::Text(values) => values.push(Some(value)),
-            Column::Int(values) => {
+        self.push_text(Some(value))
+    }
+
+    fn push_text(&mut self, value: Option<String>) -> &mut RowValues {
+        match self.columns.get_mut(self.next) {
+            Some(ColumnValues::Text(values)) => values.push(value),
+            Some(ColumnValues::Int(values)) => {
                 values.push(None);
                 self.mismatched = true;
             }
+            None => self.mismatched = true,
         }
         self.advance()
     }
 
     /// The next value, of an integer column.
     pub fn int(&mut self, value: impl Into<Option<i64>>) -> &mut RowValues {
-        let value = value.into();
-        match &mut self.columns[self.next] {
-            Column::Int(values) => values.push(value),
-            Column::Text(values) => {
+        match self.columns.get_mut(self.next) {
+            Some(ColumnValues::Int(values)) => values.push(value.into()),
+            Some(ColumnValues::Text(values)) => {
                 values.push(None);
                 self.mismatched = true;
             }
+            None => self.mismatched = true,
         }
         self.advance()
     }
 
     fn advance(&mut self) -> &mut RowValues {
-        self.next = (self.next + 1) % self.columns.len();
+        self.next = (self.next + 1) % self.columns.len().max(1);
         self
     }
 
     /// How many whole rows were given.
     pub fn len(&self) -> usize {
-        match self.columns.last() {
-            Some(Column::Text(values)) => values.len(),
-            Some(Column::Int(values)) => values.len(),
-            None => 0,
+        self.columns.last().map_or(0, ColumnValues::len)
+    }
+
+    /// How many rows the statement gets: the joined rows' padding included.
+    fn rows(&self) -> usize {
+        match self.used {
+            Use::Insert => self.len(),
+            Use::Join => self.len().next_power_of_two(),
         }
     }
 
@@ -134,19 +165,19 @@ impl RowValues {
                 .iter()
                 .enumerate()
                 .map(|(i, values)| match values {
-                    Column::Text(_) => format!("${}::text[]", i + 1),
-                    Column::Int(_) => format!("${}::bigint[]", i + 1),
+                    ColumnValues::Text(_) => format!("${}::text[]", i + 1),
+                    ColumnValues::Int(_) => format!("${}::bigint[]", i + 1),
                 })
                 .collect();
             format!("SELECT * FROM UNNEST({})", arrays.join(", "))
         } else {
-            format!("VALUES {}", super::placeholders::<DB>(self.len(), self.columns.len()))
+            format!("VALUES {}", super::placeholders::<DB>(self.rows(), self.columns.len()))
         }
     }
 
     /// Binds the rows to `query`, whose text has [`RowValues::source`] as its only parameters.
     pub fn bind<'q, DB: SqlDb>(
-        self,
+        mut self,
         query: Query<'q, DB, <DB as Database>::Arguments<'q>>,
     ) -> Result<Query<'q, DB, <DB as Database>::Arguments<'q>>, StoreError> {
         if self.mismatched || self.next != 0 {
@@ -154,34 +185,34 @@ impl RowValues {
                 "a multi-row statement was given values that do not fit its columns".into(),
             ));
         }
-        let arrays = self.as_arrays::<DB>();
+        let (rows, arrays) = (self.rows(), self.as_arrays::<DB>());
+        for column in &mut self.columns {
+            column.pad(rows);
+        }
         Ok(DB::bind_rows(query, self.columns, arrays))
     }
 
     fn as_arrays<DB: SqlDb>(&self) -> bool {
-        self.arrays && DB::NAME == <sqlx::Postgres as Database>::NAME
+        self.used == Use::Insert && DB::NAME == <sqlx::Postgres as Database>::NAME
     }
 }
 
 /// `VALUES`: each value its own parameter, row after row.
 pub(super) fn bind_row_major<'q, DB>(
     mut query: Query<'q, DB, <DB as Database>::Arguments<'q>>,
-    columns: Vec<Column>,
+    columns: Vec<ColumnValues>,
 ) -> Query<'q, DB, <DB as Database>::Arguments<'q>>
 where
     DB: Database,
     Option<String>: Encode<'q, DB> + Type<DB>,
     Option<i64>: Encode<'q, DB> + Type<DB>,
 {
-    let rows = columns.first().map_or(0, |c| match c {
-        Column::Text(v) => v.len(),
-        Column::Int(v) => v.len(),
-    });
+    let rows = columns.first().map_or(0, ColumnValues::len);
     let mut columns: Vec<ColumnIter> = columns
         .into_iter()
         .map(|c| match c {
-            Column::Text(v) => ColumnIter::Text(v.into_iter()),
-            Column::Int(v) => ColumnIter::Int(v.into_iter()),
+            ColumnValues::Text(v) => ColumnIter::Text(v.into_iter()),
+            ColumnValues::Int(v) => ColumnIter::Int(v.into_iter()),
         })
         .collect();
     for _ in 0..rows {
@@ -203,12 +234,12 @@ enum ColumnIter {
 /// PostgreSQL's `UNNEST`: each column one array parameter.
 pub(super) fn bind_columns<'q>(
     mut query: Query<'q, sqlx::Postgres, <sqlx::Postgres as Database>::Arguments<'q>>,
-    columns: Vec<Column>,
+    columns: Vec<ColumnValues>,
 ) -> Query<'q, sqlx::Postgres, <sqlx::Postgres as Database>::Arguments<'q>> {
     for column in columns {
         query = match column {
-            Column::Text(values) => query.bind(values),
-            Column::Int(values) => query.bind(values),
+            ColumnValues::Text(values) => query.bind(values),
+            ColumnValues::Int(values) => query.bind(values),
         };
     }
     query
@@ -216,10 +247,10 @@ pub(super) fn bind_columns<'q>(
 
 #[cfg(test)]
 mod tests {
-    use super::{Kind, RowValues};
+    use super::{ColumnType, RowValues};
 
     fn two_rows() -> RowValues {
-        let mut rows = RowValues::new(&[Kind::Text, Kind::Int, Kind::Text], 2);
+        let mut rows = RowValues::new(&[ColumnType::Text, ColumnType::Int, ColumnType::Text], 2);
         rows.text("a").int(1).text(None);
         rows.text("b").int(None).text("c");
         rows
@@ -231,7 +262,7 @@ mod tests {
         assert_eq!(rows.len(), 2);
         let source = "SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[])";
         assert_eq!(rows.source::<sqlx::Postgres>(), source);
-        let mut one = RowValues::new(&[Kind::Text, Kind::Int, Kind::Text], 1);
+        let mut one = RowValues::new(&[ColumnType::Text, ColumnType::Int, ColumnType::Text], 1);
         one.text("a").int(1).text("b");
         assert_eq!(one.source::<sqlx::Postgres>(), source);
     }
@@ -242,21 +273,32 @@ mod tests {
     }
 
     #[test]
-    fn joined_rows_are_values_on_both() {
-        let mut rows = RowValues::joined(&[Kind::Text, Kind::Int], 2);
+    fn joined_rows_are_values_on_both_padded_to_a_power_of_two() {
+        let mut rows = RowValues::joined(&[ColumnType::Text, ColumnType::Int], 2);
         rows.text("a").int(1).text("b").int(2);
         assert_eq!(rows.source::<sqlx::Postgres>(), "VALUES ($1, $2), ($3, $4)");
         assert_eq!(rows.source::<sqlx::Sqlite>(), "VALUES (?, ?), (?, ?)");
+        rows.text("c").int(3);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows.source::<sqlx::Sqlite>(), "VALUES (?, ?), (?, ?), (?, ?), (?, ?)");
+        let mut five = RowValues::joined(&[ColumnType::Text], 5);
+        for id in ["a", "b", "c", "d", "e"] {
+            five.text(id);
+        }
+        assert_eq!(five.source::<sqlx::Postgres>().matches('$').count(), 8);
     }
 
     #[test]
     fn values_that_do_not_fit_their_columns_are_refused() {
-        let mut wrong_type = RowValues::new(&[Kind::Text, Kind::Int], 1);
+        let mut wrong_type = RowValues::new(&[ColumnType::Text, ColumnType::Int], 1);
         wrong_type.text("a").text("b");
         assert!(wrong_type.bind(sqlx::query::<sqlx::Postgres>("")).is_err());
-        let mut half_a_row = RowValues::new(&[Kind::Text, Kind::Int], 1);
+        let mut half_a_row = RowValues::new(&[ColumnType::Text, ColumnType::Int], 1);
         half_a_row.text("a");
         assert!(half_a_row.bind(sqlx::query::<sqlx::Sqlite>("")).is_err());
+        let mut no_columns = RowValues::new(&[], 1);
+        no_columns.text("a").int(1);
+        assert!(no_columns.bind(sqlx::query::<sqlx::Postgres>("")).is_err());
         assert!(two_rows().bind(sqlx::query::<sqlx::Sqlite>("")).is_ok());
     }
 }

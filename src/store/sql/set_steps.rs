@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use sqlx::{Encode, Executor, Transaction, Type};
 
 use super::balance_locks::{BalancePlan, CREDIT_SLOT};
-use super::row_values::{Kind, RowValues};
+use super::row_values::ColumnType::{Int, Text};
+use super::row_values::RowValues;
 use super::{Column, RowsAffected, SqlDb};
 use crate::domain::ledger::{self, Posting};
 use crate::domain::{Cause, Status, Tenant, Timestamp};
@@ -45,7 +46,6 @@ where
     String: Column<DB>,
     i64: Column<DB>,
 {
-    use Kind::{Int, Text};
     for chunk in rows.chunks(CHUNK) {
         let mut values = RowValues::new(&[Text, Text, Text, Text, Text, Text, Int], chunk.len());
         for row in chunk {
@@ -140,7 +140,6 @@ where
             row.entry.iter().map(move |p| (entry_id.clone(), row, p))
         })
         .collect();
-    use Kind::{Int, Text};
     for chunk in postings.chunks(CHUNK) {
         let mut values = RowValues::new(&[Text, Text, Text, Text, Int, Text, Text, Int], chunk.len());
         for (entry_id, row, posting) in chunk {

@@ -14,7 +14,8 @@ use std::collections::HashSet;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
-use super::row_values::{Kind, RowValues};
+use super::row_values::ColumnType::{Int, Text};
+use super::row_values::RowValues;
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
 use super::{Column, SqlDb};
 use crate::domain::Status;
@@ -41,7 +42,6 @@ where
     &'static str: ColumnIndex<DB::Row>,
 {
     let mut moved: HashSet<&str> = HashSet::with_capacity(settlements.len());
-    use Kind::{Int, Text};
     for chunk in settlements.chunks(CHUNK) {
         let mut values = RowValues::joined(&[Text, Text, Int, Text, Text], chunk.len());
         for s in chunk {
@@ -120,7 +120,6 @@ where
     Option<i64>: Column<DB>,
 {
     let token = lease.map(|l| l.token.as_str());
-    use Kind::{Int, Text};
     for chunk in done.chunks(CHUNK) {
         let mut values = RowValues::new(&[Text, Text, Text, Text, Text, Text, Int, Int, Int, Text], chunk.len());
         for s in chunk {
