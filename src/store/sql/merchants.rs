@@ -4,7 +4,10 @@
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::customers::{self, bind_customer, INSERT_CUSTOMER, INSERT_CUSTOMER_CLAIMING_PHONE};
+use super::customers::{
+    self, customer_row, payer_row, CLAIM_PHONE, CUSTOMER_TYPES, INSERT_CUSTOMER, PAYER_INSERT, PAYER_TYPES,
+};
+use super::row_values::RowValues;
 use super::steps::WriteSteps;
 use super::{Backend, Column, RowsAffected, SqlDb};
 use crate::domain::merchant::EnvironmentSummary;
@@ -213,13 +216,15 @@ where
 
     async fn insert_customer(&self, c: &Customer) -> Result<(), StoreError> {
         // Claim the payer key of this phone number if no record holds it yet.
-        let claimed = bind_customer(sqlx::query(INSERT_CUSTOMER_CLAIMING_PHONE), c)
-            .execute(self.writer())
-            .await?;
+        let mut payer = RowValues::new(&PAYER_TYPES, 1);
+        payer_row(&mut payer, c);
+        let sql = format!("{PAYER_INSERT} {} {CLAIM_PHONE}", payer.source::<DB>());
+        let claimed = payer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
         if claimed.rows_affected() == 0 {
-            bind_customer(sqlx::query(INSERT_CUSTOMER), c)
-                .execute(self.writer())
-                .await?;
+            let mut customer = RowValues::new(&CUSTOMER_TYPES, 1);
+            customer_row(&mut customer, c);
+            let sql = format!("{INSERT_CUSTOMER} {}", customer.source::<DB>());
+            customer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
         }
         Ok(())
     }
