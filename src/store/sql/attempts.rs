@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::row_values::ColumnType::{Int, Text};
-use super::row_values::RowValues;
+use super::row_values::{Columns, RowValues};
 use super::{Column, SqlDb};
 use crate::domain::{EventState, Timestamp};
 use crate::store::{names, EventUpdate, Finished, StoreError};
@@ -16,6 +16,29 @@ use crate::store::{names, EventUpdate, Finished, StoreError};
 /// Events per statement: 7 binds each for the update, 9 for the insert, well under both
 /// databases' bind limits.
 const CHUNK: usize = 256;
+
+/// An attempt's outcome, joined to its event by `id` and lease `token`.
+const RECORDED_COLUMNS: &Columns = &[
+    ("id", Text),
+    ("token", Text),
+    ("state", Text),
+    ("tried", Int),
+    ("next_attempt_at", Int),
+    ("last_error", Text),
+    ("delivered_at", Int),
+];
+
+const ATTEMPT_COLUMNS: &Columns = &[
+    ("id", Text),
+    ("event_id", Text),
+    ("attempt", Int),
+    ("at", Int),
+    ("url", Text),
+    ("status_code", Int),
+    ("latency_ms", Int),
+    ("error", Text),
+    ("response", Text),
+];
 
 /// Records each finished attempt whose lease is still held; `true` for those recorded.
 pub(super) async fn record<DB>(
@@ -35,7 +58,7 @@ where
 {
     let mut recorded: HashSet<&str> = HashSet::with_capacity(batch.len());
     for chunk in batch.chunks(CHUNK) {
-        let mut values = RowValues::joined(&[Text, Text, Text, Int, Int, Text, Int], chunk.len());
+        let mut values = RowValues::joined(RECORDED_COLUMNS, chunk.len());
         for Finished { event, attempt, update } in chunk {
             let (state, next_attempt_at, error, delivered_at) = match update {
                 EventUpdate::Delivered => (EventState::Delivered, now.millis(), None, Some(now.millis())),
@@ -59,12 +82,13 @@ where
                 .int(delivered_at);
         }
         let sql = format!(
-            "WITH v(id, token, state, tried, next_attempt_at, last_error, delivered_at) AS ({}) \
+            "WITH v({}) AS ({}) \
              UPDATE outbox_events SET state = v.state, attempts = attempts + v.tried, \
              next_attempt_at = v.next_attempt_at, last_error = v.last_error, delivered_at = v.delivered_at, \
              lease_until = NULL, lease_token = NULL \
              FROM v WHERE outbox_events.id = v.id AND outbox_events.lease_token = v.token \
              RETURNING outbox_events.id",
+            values.names(),
             values.source::<DB>()
         );
         // A lost lease: another dispatcher owns the event now, and nothing of it is recorded.
@@ -81,7 +105,7 @@ where
         .filter_map(|f| f.attempt.as_ref().map(|a| (f, a)))
         .collect();
     for chunk in tried.chunks(CHUNK) {
-        let mut values = RowValues::new(&[Text, Text, Int, Int, Text, Int, Int, Text, Text], chunk.len());
+        let mut values = RowValues::new(ATTEMPT_COLUMNS, chunk.len());
         for (finished, a) in chunk {
             values
                 .string(crate::domain::ids::new_record_id().to_string())
@@ -95,7 +119,8 @@ where
                 .text(a.response.as_deref());
         }
         let sql = format!(
-            "INSERT INTO webhook_attempts (id, event_id, attempt, at, url, status_code, latency_ms, error, response) {}",
+            "INSERT INTO webhook_attempts ({}) {}",
+            values.names(),
             values.source::<DB>()
         );
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;

@@ -1,26 +1,18 @@
 //! The customer statements that both the merchant side (`insert_customer`) and payments (the
 //! payer upsert of `insert_pending`) run, and a customer's row for them.
 
-use super::row_values::{ColumnType, RowValues};
+use super::row_values::ColumnType::{Int, Text};
+use super::row_values::{Columns, RowValues};
 use crate::domain::Customer;
 
 pub(in crate::store) const CUSTOMER_COLUMNS: &str =
     "id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
 
-/// A customer made by a merchant: `INSERT_CUSTOMER`, then the row of a `customer_row`
-/// (`RowValues::source`).
-pub(in crate::store) const INSERT_CUSTOMER: &str = "INSERT INTO customers (id, merchant_id, environment, \
-    first_name, last_name, email, phone, country_code, city, street_address, created_at)";
-
-/// A customer that also claims its phone's payer key when no record holds it yet:
-/// `PAYER_INSERT`, the row of a `payer_row`, then `CLAIM_PHONE`.
+/// A customer made by a merchant that also claims its phone's payer key, when no record holds
+/// it yet: the row of a `payer_row`, then `CLAIM_PHONE`.
 pub(in crate::store) const CLAIM_PHONE: &str = "ON CONFLICT (merchant_id, environment, payer_phone) DO NOTHING";
 
-/// The payer upserts of creations: `PAYER_INSERT`, the rows of `payer_row`s
-/// (`RowValues::source`), then `PAYER_ON_CONFLICT`.
-pub(in crate::store) const PAYER_INSERT: &str = "INSERT INTO customers (id, merchant_id, environment, \
-    first_name, last_name, email, phone, country_code, city, street_address, created_at, payer_phone)";
-
+/// The payer upserts of creations: the rows of `payer_row`s, then `PAYER_ON_CONFLICT`.
 /// The latest name and email win; an address line is kept when the payment gives none.
 pub(in crate::store) const PAYER_ON_CONFLICT: &str =
     "ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
@@ -31,13 +23,22 @@ pub(in crate::store) const PAYER_ON_CONFLICT: &str =
     RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, \
     created_at";
 
-/// The columns of a `customer_row`.
-pub(super) const CUSTOMER_TYPES: [ColumnType; 11] = {
-    use ColumnType::{Int, Text};
-    [Text, Text, Text, Text, Text, Text, Text, Text, Text, Text, Int]
-};
+/// The columns of a `customer_row`: `CUSTOMER_COLUMNS`.
+pub(super) const CUSTOMER_ROW_COLUMNS: &Columns = &[
+    ("id", Text),
+    ("merchant_id", Text),
+    ("environment", Text),
+    ("first_name", Text),
+    ("last_name", Text),
+    ("email", Text),
+    ("phone", Text),
+    ("country_code", Text),
+    ("city", Text),
+    ("street_address", Text),
+    ("created_at", Int),
+];
 
-/// A customer's row of `CUSTOMER_COLUMNS`.
+/// A customer's row of `CUSTOMER_ROW_COLUMNS`.
 pub(super) fn customer_row(values: &mut RowValues, c: &Customer) {
     values
         .text(c.id.as_str())
@@ -53,13 +54,23 @@ pub(super) fn customer_row(values: &mut RowValues, c: &Customer) {
         .int(c.created_at.millis());
 }
 
-/// The columns of a `payer_row`.
-pub(super) const PAYER_TYPES: [ColumnType; 12] = {
-    use ColumnType::{Int, Text};
-    [Text, Text, Text, Text, Text, Text, Text, Text, Text, Text, Int, Text]
-};
+/// The columns of a `payer_row`: a customer's, then `payer_phone`.
+pub(super) const PAYER_COLUMNS: &Columns = &[
+    ("id", Text),
+    ("merchant_id", Text),
+    ("environment", Text),
+    ("first_name", Text),
+    ("last_name", Text),
+    ("email", Text),
+    ("phone", Text),
+    ("country_code", Text),
+    ("city", Text),
+    ("street_address", Text),
+    ("created_at", Int),
+    ("payer_phone", Text),
+];
 
-/// A payer's row for `PAYER_INSERT`: a `customer_row`, then its phone again as `payer_phone`.
+/// A payer's row of `PAYER_COLUMNS`: a `customer_row`, then its phone again as `payer_phone`.
 pub(super) fn payer_row(values: &mut RowValues, c: &Customer) {
     customer_row(values, c);
     values.text(c.phone.as_str());

@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
-use super::customers::{payer_row, PAYER_INSERT, PAYER_ON_CONFLICT, PAYER_TYPES};
-use super::payments::{transaction_row, INSERTED_COLUMNS, INSERTED_TYPES};
+use super::customers::{payer_row, PAYER_COLUMNS, PAYER_ON_CONFLICT};
+use super::payments::{transaction_row, INSERTED_COLUMNS};
 use super::row_values::RowValues;
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
 use super::{Column, SqlDb};
@@ -74,12 +74,13 @@ where
         customers.push(stored.clone());
     }
     for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
-        let mut values = RowValues::new(&INSERTED_TYPES, chunk.len());
+        let mut values = RowValues::new(INSERTED_COLUMNS, chunk.len());
         for (c, customer) in chunk.iter().zip(chunk_customers) {
             transaction_row(&mut values, c.transaction, &customer.id, c.first_check);
         }
         let sql = format!(
-            "INSERT INTO transactions ({INSERTED_COLUMNS}) {} ON CONFLICT DO NOTHING RETURNING id",
+            "INSERT INTO transactions ({}) {} ON CONFLICT DO NOTHING RETURNING id",
+            values.names(),
             values.source::<DB>()
         );
         let inserted = values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await?;
@@ -133,11 +134,15 @@ where
 {
     let mut payers = HashMap::with_capacity(creations.len());
     for chunk in creations.chunks(CHUNK) {
-        let mut values = RowValues::new(&PAYER_TYPES, chunk.len());
+        let mut values = RowValues::new(PAYER_COLUMNS, chunk.len());
         for c in chunk {
             payer_row(&mut values, c.payer);
         }
-        let sql = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", values.source::<DB>());
+        let sql = format!(
+            "INSERT INTO customers ({}) {} {PAYER_ON_CONFLICT}",
+            values.names(),
+            values.source::<DB>()
+        );
         for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
             let customer = rows::customer(&row)?;
             let key = (

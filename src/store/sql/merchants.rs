@@ -4,9 +4,7 @@
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::customers::{
-    self, customer_row, payer_row, CLAIM_PHONE, CUSTOMER_TYPES, INSERT_CUSTOMER, PAYER_INSERT, PAYER_TYPES,
-};
+use super::customers::{self, customer_row, payer_row, CLAIM_PHONE, CUSTOMER_ROW_COLUMNS, PAYER_COLUMNS};
 use super::row_values::RowValues;
 use super::steps::WriteSteps;
 use super::{Backend, Column, RowsAffected, SqlDb};
@@ -216,14 +214,22 @@ where
 
     async fn insert_customer(&self, c: &Customer) -> Result<(), StoreError> {
         // Claim the payer key of this phone number if no record holds it yet.
-        let mut payer = RowValues::new(&PAYER_TYPES, 1);
+        let mut payer = RowValues::new(PAYER_COLUMNS, 1);
         payer_row(&mut payer, c);
-        let sql = format!("{PAYER_INSERT} {} {CLAIM_PHONE}", payer.source::<DB>());
+        let sql = format!(
+            "INSERT INTO customers ({}) {} {CLAIM_PHONE}",
+            payer.names(),
+            payer.source::<DB>()
+        );
         let claimed = payer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
         if claimed.rows_affected() == 0 {
-            let mut customer = RowValues::new(&CUSTOMER_TYPES, 1);
+            let mut customer = RowValues::new(CUSTOMER_ROW_COLUMNS, 1);
             customer_row(&mut customer, c);
-            let sql = format!("{INSERT_CUSTOMER} {}", customer.source::<DB>());
+            let sql = format!(
+                "INSERT INTO customers ({}) {}",
+                customer.names(),
+                customer.source::<DB>()
+            );
             customer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
         }
         Ok(())

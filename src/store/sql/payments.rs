@@ -4,8 +4,8 @@
 
 use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
 
-use super::customers::{payer_row, PAYER_INSERT, PAYER_ON_CONFLICT, PAYER_TYPES};
-use super::row_values::{ColumnType, RowValues};
+use super::customers::{payer_row, PAYER_COLUMNS, PAYER_ON_CONFLICT};
+use super::row_values::{ColumnType, Columns, RowValues};
 use super::settle_set::{insert_audits, insert_events};
 use super::steps::WriteSteps;
 use super::transactions::{self, Bind};
@@ -345,15 +345,20 @@ where
     Option<i64>: Column<DB>,
     &'static str: ColumnIndex<DB::Row>,
 {
-    let mut values = RowValues::new(&PAYER_TYPES, 1);
+    let mut values = RowValues::new(PAYER_COLUMNS, 1);
     payer_row(&mut values, payer);
-    let upsert = format!("{PAYER_INSERT} {} {PAYER_ON_CONFLICT}", values.source::<DB>());
+    let upsert = format!(
+        "INSERT INTO customers ({}) {} {PAYER_ON_CONFLICT}",
+        values.names(),
+        values.source::<DB>()
+    );
     let row = values.bind(sqlx::query(&upsert))?.fetch_one(&mut **tx).await?;
     let customer = rows::customer(&row)?;
-    let mut values = RowValues::new(&INSERTED_TYPES, 1);
+    let mut values = RowValues::new(INSERTED_COLUMNS, 1);
     transaction_row(&mut values, t, &customer.id, first_check);
     let sql = format!(
-        "INSERT INTO transactions ({INSERTED_COLUMNS}) {}",
+        "INSERT INTO transactions ({}) {}",
+        values.names(),
         values.source::<DB>()
     );
     values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
@@ -417,16 +422,32 @@ where
 }
 
 /// The columns a creation writes, in `transaction_row` order.
-pub(super) const INSERTED_COLUMNS: &str = "id, ref, merchant_id, environment, transaction_id, kind, operator, phone, \
-    phone_as_sent, amount, fees, amount_receive, amount_total, status, customer_id, name, email, success_url, \
-    error_url, created_at, checkout_token, next_check_at, operator_alias";
-
-/// The types of `INSERTED_COLUMNS`.
-pub(super) const INSERTED_TYPES: [ColumnType; 23] = {
+pub(super) const INSERTED_COLUMNS: &Columns = {
     use ColumnType::{Int, Text};
-    [
-        Text, Text, Text, Text, Text, Text, Text, Text, Text, Int, Int, Int, Int, Text, Text, Text, Text, Text, Text,
-        Int, Text, Int, Text,
+    &[
+        ("id", Text),
+        ("ref", Text),
+        ("merchant_id", Text),
+        ("environment", Text),
+        ("transaction_id", Text),
+        ("kind", Text),
+        ("operator", Text),
+        ("phone", Text),
+        ("phone_as_sent", Text),
+        ("amount", Int),
+        ("fees", Int),
+        ("amount_receive", Int),
+        ("amount_total", Int),
+        ("status", Text),
+        ("customer_id", Text),
+        ("name", Text),
+        ("email", Text),
+        ("success_url", Text),
+        ("error_url", Text),
+        ("created_at", Int),
+        ("checkout_token", Text),
+        ("next_check_at", Int),
+        ("operator_alias", Text),
     ]
 };
 

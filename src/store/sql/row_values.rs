@@ -16,9 +16,10 @@
 //! texts for batches of 1 to 128, where the plan still knows the number of rows within a
 //! factor of two.
 //!
-//! A statement builds its rows column by column in one order (`text`, `int`), and
-//! [`RowValues::source`] gives the `VALUES` or `SELECT` to put after `INSERT INTO t (…)` or in
-//! `WITH v(…) AS (…)`; no other part of the statement may take a parameter.
+//! A statement names its columns with their types in one list ([`Columns`]), builds its rows
+//! value by value in that order (`text`, `int`), and puts [`RowValues::names`] and
+//! [`RowValues::source`] in `INSERT INTO t (…) …` or `WITH v(…) AS (…)`; no other part of the
+//! statement may take a parameter.
 
 use sqlx::query::Query;
 use sqlx::{Database, Encode, Type};
@@ -32,6 +33,9 @@ pub(super) enum ColumnType {
     Text,
     Int,
 }
+
+/// A statement's columns: each one's name and type, in the order a row gives its values.
+pub(super) type Columns = [(&'static str, ColumnType)];
 
 /// One column's values.
 pub(in crate::store) enum ColumnValues {
@@ -67,6 +71,7 @@ enum Use {
 
 /// Rows of values, kept column by column.
 pub(super) struct RowValues {
+    names: &'static Columns,
     columns: Vec<ColumnValues>,
     /// The column the next value goes to.
     next: usize,
@@ -77,23 +82,24 @@ pub(super) struct RowValues {
 }
 
 impl RowValues {
-    /// Room for `rows` rows of columns of `types`, for an `INSERT`.
-    pub fn new(types: &[ColumnType], rows: usize) -> RowValues {
-        RowValues::with_use(types, rows, Use::Insert)
+    /// Room for `rows` rows of `columns`, for an `INSERT`.
+    pub fn new(columns: &'static Columns, rows: usize) -> RowValues {
+        RowValues::with_use(columns, rows, Use::Insert)
     }
 
-    /// Room for `rows` rows of columns of `types`, which the statement joins to a table by a
-    /// key column: `VALUES`, whose number of rows the database's plan knows, padded with rows
-    /// of `NULL`s (see the module's documentation).
-    pub fn joined(types: &[ColumnType], rows: usize) -> RowValues {
-        RowValues::with_use(types, rows, Use::Join)
+    /// Room for `rows` rows of `columns`, which the statement joins to a table by a key
+    /// column: `VALUES`, whose number of rows the database's plan knows, padded with rows of
+    /// `NULL`s (see the module's documentation).
+    pub fn joined(columns: &'static Columns, rows: usize) -> RowValues {
+        RowValues::with_use(columns, rows, Use::Join)
     }
 
-    fn with_use(types: &[ColumnType], rows: usize, used: Use) -> RowValues {
+    fn with_use(names: &'static Columns, rows: usize, used: Use) -> RowValues {
         RowValues {
-            columns: types
+            names,
+            columns: names
                 .iter()
-                .map(|t| match t {
+                .map(|(_, t)| match t {
                     ColumnType::Text => ColumnValues::Text(Vec::with_capacity(rows)),
                     ColumnType::Int => ColumnValues::Int(Vec::with_capacity(rows)),
                 })
@@ -142,6 +148,12 @@ impl RowValues {
     fn advance(&mut self) -> &mut RowValues {
         self.next = (self.next + 1) % self.columns.len().max(1);
         self
+    }
+
+    /// The columns' names, for `INSERT INTO t (…)` or `WITH v(…)`.
+    pub fn names(&self) -> String {
+        let names: Vec<&str> = self.names.iter().map(|(name, _)| *name).collect();
+        names.join(", ")
     }
 
     /// How many whole rows were given.
@@ -247,10 +259,13 @@ pub(super) fn bind_columns<'q>(
 
 #[cfg(test)]
 mod tests {
-    use super::{ColumnType, RowValues};
+    use super::{ColumnType, Columns, RowValues};
+
+    const THREE: &Columns = &[("a", ColumnType::Text), ("b", ColumnType::Int), ("c", ColumnType::Text)];
+    const TWO: &Columns = &[("a", ColumnType::Text), ("b", ColumnType::Int)];
 
     fn two_rows() -> RowValues {
-        let mut rows = RowValues::new(&[ColumnType::Text, ColumnType::Int, ColumnType::Text], 2);
+        let mut rows = RowValues::new(THREE, 2);
         rows.text("a").int(1).text(None);
         rows.text("b").int(None).text("c");
         rows
@@ -260,9 +275,10 @@ mod tests {
     fn postgres_takes_one_array_a_column_whatever_the_rows() {
         let rows = two_rows();
         assert_eq!(rows.len(), 2);
+        assert_eq!(rows.names(), "a, b, c");
         let source = "SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[])";
         assert_eq!(rows.source::<sqlx::Postgres>(), source);
-        let mut one = RowValues::new(&[ColumnType::Text, ColumnType::Int, ColumnType::Text], 1);
+        let mut one = RowValues::new(THREE, 1);
         one.text("a").int(1).text("b");
         assert_eq!(one.source::<sqlx::Postgres>(), source);
     }
@@ -274,14 +290,14 @@ mod tests {
 
     #[test]
     fn joined_rows_are_values_on_both_padded_to_a_power_of_two() {
-        let mut rows = RowValues::joined(&[ColumnType::Text, ColumnType::Int], 2);
+        let mut rows = RowValues::joined(TWO, 2);
         rows.text("a").int(1).text("b").int(2);
         assert_eq!(rows.source::<sqlx::Postgres>(), "VALUES ($1, $2), ($3, $4)");
         assert_eq!(rows.source::<sqlx::Sqlite>(), "VALUES (?, ?), (?, ?)");
         rows.text("c").int(3);
         assert_eq!(rows.len(), 3);
         assert_eq!(rows.source::<sqlx::Sqlite>(), "VALUES (?, ?), (?, ?), (?, ?), (?, ?)");
-        let mut five = RowValues::joined(&[ColumnType::Text], 5);
+        let mut five = RowValues::joined(&[("a", ColumnType::Text)], 5);
         for id in ["a", "b", "c", "d", "e"] {
             five.text(id);
         }
@@ -290,10 +306,10 @@ mod tests {
 
     #[test]
     fn values_that_do_not_fit_their_columns_are_refused() {
-        let mut wrong_type = RowValues::new(&[ColumnType::Text, ColumnType::Int], 1);
+        let mut wrong_type = RowValues::new(TWO, 1);
         wrong_type.text("a").text("b");
         assert!(wrong_type.bind(sqlx::query::<sqlx::Postgres>("")).is_err());
-        let mut half_a_row = RowValues::new(&[ColumnType::Text, ColumnType::Int], 1);
+        let mut half_a_row = RowValues::new(TWO, 1);
         half_a_row.text("a");
         assert!(half_a_row.bind(sqlx::query::<sqlx::Sqlite>("")).is_err());
         let mut no_columns = RowValues::new(&[], 1);

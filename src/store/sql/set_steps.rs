@@ -7,7 +7,7 @@ use sqlx::{Encode, Executor, Transaction, Type};
 
 use super::balance_locks::{BalancePlan, CREDIT_SLOT};
 use super::row_values::ColumnType::{Int, Text};
-use super::row_values::RowValues;
+use super::row_values::{Columns, RowValues};
 use super::{Column, RowsAffected, SqlDb};
 use crate::domain::ledger::{self, Posting};
 use crate::domain::{Cause, Status, Tenant, Timestamp};
@@ -15,6 +15,27 @@ use crate::store::{names, StoreError};
 
 /// Rows per statement: at most 23 binds a row, well under both databases' bind limits.
 pub(super) const CHUNK: usize = 128;
+
+const TRANSITION_COLUMNS: &Columns = &[
+    ("id", Text),
+    ("transaction_id", Text),
+    ("from_status", Text),
+    ("to_status", Text),
+    ("cause", Text),
+    ("detail", Text),
+    ("at", Int),
+];
+
+const POSTING_COLUMNS: &Columns = &[
+    ("entry_id", Text),
+    ("merchant_id", Text),
+    ("environment", Text),
+    ("transaction_id", Text),
+    ("created_at", Int),
+    ("id", Text),
+    ("account", Text),
+    ("amount", Int),
+];
 
 /// A state change to record.
 pub(super) struct TransitionRow<'a> {
@@ -47,7 +68,7 @@ where
     i64: Column<DB>,
 {
     for chunk in rows.chunks(CHUNK) {
-        let mut values = RowValues::new(&[Text, Text, Text, Text, Text, Text, Int], chunk.len());
+        let mut values = RowValues::new(TRANSITION_COLUMNS, chunk.len());
         for row in chunk {
             values
                 .string(crate::domain::ids::new_record_id().to_string())
@@ -59,7 +80,8 @@ where
                 .int(row.at.millis());
         }
         let sql = format!(
-            "INSERT INTO transaction_transitions (id, transaction_id, from_status, to_status, cause, detail, at) {}",
+            "INSERT INTO transaction_transitions ({}) {}",
+            values.names(),
             values.source::<DB>()
         );
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
@@ -141,7 +163,7 @@ where
         })
         .collect();
     for chunk in postings.chunks(CHUNK) {
-        let mut values = RowValues::new(&[Text, Text, Text, Text, Int, Text, Text, Int], chunk.len());
+        let mut values = RowValues::new(POSTING_COLUMNS, chunk.len());
         for (entry_id, row, posting) in chunk {
             values
                 .text(entry_id.as_str())
@@ -154,8 +176,8 @@ where
                 .int(posting.amount);
         }
         let sql = format!(
-            "INSERT INTO ledger_postings \
-             (entry_id, merchant_id, environment, transaction_id, created_at, id, account, amount) {}",
+            "INSERT INTO ledger_postings ({}) {}",
+            values.names(),
             values.source::<DB>()
         );
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;

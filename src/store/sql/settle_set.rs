@@ -15,12 +15,34 @@ use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
 
 use super::balance_locks::BalancePlan;
 use super::row_values::ColumnType::{Int, Text};
-use super::row_values::RowValues;
+use super::row_values::{Columns, RowValues};
 use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
 use super::{Column, SqlDb};
 use crate::domain::Status;
 use crate::store::handoff::EventLease;
 use crate::store::{names, Settlement, StoreError};
+
+/// A settlement's new state, joined to its transaction by `id`.
+const SETTLED_COLUMNS: &Columns = &[
+    ("id", Text),
+    ("status", Text),
+    ("updated_at", Int),
+    ("failure_code", Text),
+    ("failure_reason", Text),
+];
+
+const EVENT_COLUMNS: &Columns = &[
+    ("id", Text),
+    ("merchant_id", Text),
+    ("environment", Text),
+    ("transaction_id", Text),
+    ("to_status", Text),
+    ("payload", Text),
+    ("next_attempt_at", Int),
+    ("created_at", Int),
+    ("lease_until", Int),
+    ("lease_token", Text),
+];
 
 /// Settles each of `settlements` (no transaction twice) that is still `PENDING`: `true` for
 /// those it moved. Their events are written with `lease` when the dispatcher takes them
@@ -43,7 +65,7 @@ where
 {
     let mut moved: HashSet<&str> = HashSet::with_capacity(settlements.len());
     for chunk in settlements.chunks(CHUNK) {
-        let mut values = RowValues::joined(&[Text, Text, Int, Text, Text], chunk.len());
+        let mut values = RowValues::joined(SETTLED_COLUMNS, chunk.len());
         for s in chunk {
             values
                 .text(s.transaction.id.as_str())
@@ -53,11 +75,12 @@ where
                 .text(s.outcome.reason.as_deref());
         }
         let sql = format!(
-            "WITH v(id, status, updated_at, failure_code, failure_reason) AS ({}) \
+            "WITH v({}) AS ({}) \
              UPDATE transactions SET status = v.status, updated_at = v.updated_at, \
              failure_code = v.failure_code, failure_reason = v.failure_reason \
              FROM v WHERE transactions.id = v.id AND transactions.status = 'PENDING' \
              RETURNING transactions.id",
+            values.names(),
             values.source::<DB>()
         );
         for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
@@ -121,7 +144,7 @@ where
 {
     let token = lease.map(|l| l.token.as_str());
     for chunk in done.chunks(CHUNK) {
-        let mut values = RowValues::new(&[Text, Text, Text, Text, Text, Text, Int, Int, Int, Text], chunk.len());
+        let mut values = RowValues::new(EVENT_COLUMNS, chunk.len());
         for s in chunk {
             let tenant = &s.transaction.tenant;
             values
@@ -137,8 +160,8 @@ where
                 .text(token);
         }
         let sql = format!(
-            "INSERT INTO outbox_events (id, merchant_id, environment, transaction_id, to_status, payload, \
-             next_attempt_at, created_at, lease_until, lease_token) {}",
+            "INSERT INTO outbox_events ({}) {}",
+            values.names(),
             values.source::<DB>()
         );
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
