@@ -1,7 +1,7 @@
 //! The customer statements that both the merchant side (`insert_customer`) and payments (the
 //! payer upsert of `insert_pending`) run, and a customer's row for them.
 
-use super::row_values::ColumnType::{Int, Text};
+use super::row_values::ColumnType::{self, Int, Text};
 use super::row_values::{Columns, RowValues};
 use crate::domain::Customer;
 
@@ -12,8 +12,8 @@ pub(in crate::store) const CUSTOMER_COLUMNS: &str =
 /// it yet: the row of a `payer_row`, then `CLAIM_PHONE`.
 pub(in crate::store) const CLAIM_PHONE: &str = "ON CONFLICT (merchant_id, environment, payer_phone) DO NOTHING";
 
-/// The payer upserts of creations: the rows of `payer_row`s, then `PAYER_ON_CONFLICT`.
-/// The latest name and email win; an address line is kept when the payment gives none.
+/// The end of a creation's payer upsert, after the rows of its `payer_row`s: the latest name
+/// and email win; an address line is kept when the payment gives none.
 pub(in crate::store) const PAYER_ON_CONFLICT: &str =
     "ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
     first_name = excluded.first_name, last_name = excluded.last_name, \
@@ -24,7 +24,9 @@ pub(in crate::store) const PAYER_ON_CONFLICT: &str =
     created_at";
 
 /// The columns of a `customer_row`: `CUSTOMER_COLUMNS`.
-pub(super) const CUSTOMER_ROW_COLUMNS: &Columns = &[
+pub(super) const CUSTOMER_ROW_COLUMNS: &Columns = &CUSTOMER_ROW;
+
+const CUSTOMER_ROW: [(&str, ColumnType); 11] = [
     ("id", Text),
     ("merchant_id", Text),
     ("environment", Text),
@@ -55,20 +57,15 @@ pub(super) fn customer_row(values: &mut RowValues, c: &Customer) {
 }
 
 /// The columns of a `payer_row`: a customer's, then `payer_phone`.
-pub(super) const PAYER_COLUMNS: &Columns = &[
-    ("id", Text),
-    ("merchant_id", Text),
-    ("environment", Text),
-    ("first_name", Text),
-    ("last_name", Text),
-    ("email", Text),
-    ("phone", Text),
-    ("country_code", Text),
-    ("city", Text),
-    ("street_address", Text),
-    ("created_at", Int),
-    ("payer_phone", Text),
-];
+pub(super) const PAYER_COLUMNS: &Columns = &{
+    let mut columns = [("payer_phone", Text); CUSTOMER_ROW.len() + 1];
+    let mut i = 0;
+    while i < CUSTOMER_ROW.len() {
+        columns[i] = CUSTOMER_ROW[i];
+        i += 1;
+    }
+    columns
+};
 
 /// A payer's row of `PAYER_COLUMNS`: a `customer_row`, then its phone again as `payer_phone`.
 pub(super) fn payer_row(values: &mut RowValues, c: &Customer) {
