@@ -82,14 +82,13 @@ where
                 .int(delivered_at);
         }
         let sql = format!(
-            "WITH v({}) AS ({}) \
+            "{} \
              UPDATE outbox_events SET state = v.state, attempts = attempts + v.tried, \
              next_attempt_at = v.next_attempt_at, last_error = v.last_error, delivered_at = v.delivered_at, \
              lease_until = NULL, lease_token = NULL \
              FROM v WHERE outbox_events.id = v.id AND outbox_events.lease_token = v.token \
              RETURNING outbox_events.id",
-            values.names(),
-            values.source::<DB>()
+            values.as_v::<DB>()
         );
         // A lost lease: another dispatcher owns the event now, and nothing of it is recorded.
         for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
@@ -118,11 +117,7 @@ where
                 .text(a.error.as_deref())
                 .text(a.response.as_deref());
         }
-        let sql = format!(
-            "INSERT INTO webhook_attempts ({}) {}",
-            values.names(),
-            values.source::<DB>()
-        );
+        let sql = values.insert_into::<DB>("webhook_attempts", "");
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     // Rare (a 410): one statement each, in tenant order, so two dispatchers lock these rows

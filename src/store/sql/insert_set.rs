@@ -78,11 +78,7 @@ where
         for (c, customer) in chunk.iter().zip(chunk_customers) {
             transaction_row(&mut values, c.transaction, &customer.id, c.first_check);
         }
-        let sql = format!(
-            "INSERT INTO transactions ({}) {} ON CONFLICT DO NOTHING RETURNING id",
-            values.names(),
-            values.source::<DB>()
-        );
+        let sql = values.insert_into::<DB>("transactions", "ON CONFLICT DO NOTHING RETURNING id");
         let inserted = values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await?;
         if inserted.len() != chunk.len() {
             return Err(StoreError::Conflict {
@@ -138,11 +134,7 @@ where
         for c in chunk {
             payer_row(&mut values, c.payer);
         }
-        let sql = format!(
-            "INSERT INTO customers ({}) {} {PAYER_ON_CONFLICT}",
-            values.names(),
-            values.source::<DB>()
-        );
+        let sql = values.insert_into::<DB>("customers", PAYER_ON_CONFLICT);
         for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
             let customer = rows::customer(&row)?;
             let key = (

@@ -216,20 +216,12 @@ where
         // Claim the payer key of this phone number if no record holds it yet.
         let mut payer = RowValues::new(PAYER_COLUMNS, 1);
         payer_row(&mut payer, c);
-        let sql = format!(
-            "INSERT INTO customers ({}) {} {CLAIM_PHONE}",
-            payer.names(),
-            payer.source::<DB>()
-        );
+        let sql = payer.insert_into::<DB>("customers", CLAIM_PHONE);
         let claimed = payer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
         if claimed.rows_affected() == 0 {
             let mut customer = RowValues::new(CUSTOMER_ROW_COLUMNS, 1);
             customer_row(&mut customer, c);
-            let sql = format!(
-                "INSERT INTO customers ({}) {}",
-                customer.names(),
-                customer.source::<DB>()
-            );
+            let sql = customer.insert_into::<DB>("customers", "");
             customer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
         }
         Ok(())

@@ -347,20 +347,12 @@ where
 {
     let mut values = RowValues::new(PAYER_COLUMNS, 1);
     payer_row(&mut values, payer);
-    let upsert = format!(
-        "INSERT INTO customers ({}) {} {PAYER_ON_CONFLICT}",
-        values.names(),
-        values.source::<DB>()
-    );
+    let upsert = values.insert_into::<DB>("customers", PAYER_ON_CONFLICT);
     let row = values.bind(sqlx::query(&upsert))?.fetch_one(&mut **tx).await?;
     let customer = rows::customer(&row)?;
     let mut values = RowValues::new(INSERTED_COLUMNS, 1);
     transaction_row(&mut values, t, &customer.id, first_check);
-    let sql = format!(
-        "INSERT INTO transactions ({}) {}",
-        values.names(),
-        values.source::<DB>()
-    );
+    let sql = values.insert_into::<DB>("transactions", "");
     values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     tx.insert_transition(&t.id, None, Status::Pending, Cause::Created, None, t.created_at)
         .await?;

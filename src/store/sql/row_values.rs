@@ -17,9 +17,9 @@
 //! factor of two.
 //!
 //! A statement names its columns with their types in one list ([`Columns`]), builds its rows
-//! value by value in that order (`text`, `int`), and puts [`RowValues::names`] and
-//! [`RowValues::source`] in `INSERT INTO t (…) …` or `WITH v(…) AS (…)`; no other part of the
-//! statement may take a parameter.
+//! value by value in that order (`text`, `int`), and takes its text from
+//! [`RowValues::insert_into`] or [`RowValues::as_v`]; no other part of the statement may take a
+//! parameter.
 
 use sqlx::query::Query;
 use sqlx::{Database, Encode, Type};
@@ -150,8 +150,18 @@ impl RowValues {
         self
     }
 
-    /// The columns' names, for `INSERT INTO t (…)` or `WITH v(…)`.
-    pub fn names(&self) -> String {
+    /// `INSERT INTO {table} (columns) {rows} {rest}`: the statement inserting the rows, with
+    /// `rest` (an `ON CONFLICT`, a `RETURNING`; no parameter) after them.
+    pub fn insert_into<DB: SqlDb>(&self, table: &str, rest: &str) -> String {
+        format!("INSERT INTO {table} ({}) {} {rest}", self.names(), self.source::<DB>())
+    }
+
+    /// `WITH v(columns) AS ({rows})`: the rows as the table `v`, for a statement to join.
+    pub fn as_v<DB: SqlDb>(&self) -> String {
+        format!("WITH v({}) AS ({})", self.names(), self.source::<DB>())
+    }
+
+    fn names(&self) -> String {
         let names: Vec<&str> = self.names.iter().map(|(name, _)| *name).collect();
         names.join(", ")
     }
@@ -170,7 +180,7 @@ impl RowValues {
     }
 
     /// The rows as a statement's source of rows, in `DB`'s form.
-    pub fn source<DB: SqlDb>(&self) -> String {
+    fn source<DB: SqlDb>(&self) -> String {
         if self.as_arrays::<DB>() {
             let arrays: Vec<String> = self
                 .columns
@@ -187,7 +197,8 @@ impl RowValues {
         }
     }
 
-    /// Binds the rows to `query`, whose text has [`RowValues::source`] as its only parameters.
+    /// Binds the rows to `query`, whose text came from `insert_into` or `as_v`: the rows are its
+    /// only parameters.
     pub fn bind<'q, DB: SqlDb>(
         mut self,
         query: Query<'q, DB, <DB as Database>::Arguments<'q>>,
@@ -275,7 +286,10 @@ mod tests {
     fn postgres_takes_one_array_a_column_whatever_the_rows() {
         let rows = two_rows();
         assert_eq!(rows.len(), 2);
-        assert_eq!(rows.names(), "a, b, c");
+        assert_eq!(
+            rows.insert_into::<sqlx::Sqlite>("t", "RETURNING a"),
+            "INSERT INTO t (a, b, c) VALUES (?, ?, ?), (?, ?, ?) RETURNING a"
+        );
         let source = "SELECT * FROM UNNEST($1::text[], $2::bigint[], $3::text[])";
         assert_eq!(rows.source::<sqlx::Postgres>(), source);
         let mut one = RowValues::new(THREE, 1);
@@ -292,7 +306,10 @@ mod tests {
     fn joined_rows_are_values_on_both_padded_to_a_power_of_two() {
         let mut rows = RowValues::joined(TWO, 2);
         rows.text("a").int(1).text("b").int(2);
-        assert_eq!(rows.source::<sqlx::Postgres>(), "VALUES ($1, $2), ($3, $4)");
+        assert_eq!(
+            rows.as_v::<sqlx::Postgres>(),
+            "WITH v(a, b) AS (VALUES ($1, $2), ($3, $4))"
+        );
         assert_eq!(rows.source::<sqlx::Sqlite>(), "VALUES (?, ?), (?, ?)");
         rows.text("c").int(3);
         assert_eq!(rows.len(), 3);

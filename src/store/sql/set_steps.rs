@@ -79,11 +79,7 @@ where
                 .text(row.detail)
                 .int(row.at.millis());
         }
-        let sql = format!(
-            "INSERT INTO transaction_transitions ({}) {}",
-            values.names(),
-            values.source::<DB>()
-        );
+        let sql = values.insert_into::<DB>("transaction_transitions", "");
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     Ok(())
@@ -175,11 +171,7 @@ where
                 .text(posting.account.as_str())
                 .int(posting.amount);
         }
-        let sql = format!(
-            "INSERT INTO ledger_postings ({}) {}",
-            values.names(),
-            values.source::<DB>()
-        );
+        let sql = values.insert_into::<DB>("ledger_postings", "");
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     Ok(())

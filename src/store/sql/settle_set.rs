@@ -75,13 +75,12 @@ where
                 .text(s.outcome.reason.as_deref());
         }
         let sql = format!(
-            "WITH v({}) AS ({}) \
+            "{} \
              UPDATE transactions SET status = v.status, updated_at = v.updated_at, \
              failure_code = v.failure_code, failure_reason = v.failure_reason \
              FROM v WHERE transactions.id = v.id AND transactions.status = 'PENDING' \
              RETURNING transactions.id",
-            values.names(),
-            values.source::<DB>()
+            values.as_v::<DB>()
         );
         for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
             let id: String = row.try_get("id")?;
@@ -159,11 +158,7 @@ where
                 .int(lease.map(|l| l.until.millis()))
                 .text(token);
         }
-        let sql = format!(
-            "INSERT INTO outbox_events ({}) {}",
-            values.names(),
-            values.source::<DB>()
-        );
+        let sql = values.insert_into::<DB>("outbox_events", "");
         values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
     }
     Ok(())
