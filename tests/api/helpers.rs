@@ -94,13 +94,8 @@ pub fn set(mut body: Value, pointer: &str, value: Value) -> Value {
     body
 }
 
-/// A free port on loopback, closed: nothing listens there (until something else takes it).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
+/// A free port on loopback, closed: nothing listens there, and no outgoing connection takes it.
+pub use crate::common::ports::free_port;
 
 /// Listeners bound by [`gateway_port`], until a gateway of `TestApp::spawn_with` takes theirs.
 static RESERVED: Mutex<Vec<std::net::TcpListener>> = Mutex::new(Vec::new());

@@ -3,8 +3,10 @@
 //!
 //! PostgreSQL is found at `MOMO_TEST_POSTGRES_URL` (default: the local server as user
 //! `postgres`). When it does not answer, the PostgreSQL tests fail under `CI=true` and are
-//! skipped, with a banner on stderr, elsewhere.
+//! skipped, with a banner on stderr, elsewhere. `ports` hands out loopback ports.
 #![allow(dead_code)]
+
+pub mod ports;
 
 use std::io::Write;
 use std::sync::OnceLock;

@@ -31,13 +31,9 @@ pub fn env_count(name: &str, default: u64) -> u64 {
     }
 }
 
-/// A free port on loopback, for a process that must come back where it was.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
+/// A free port on loopback, for a process that must come back where it was: no outgoing
+/// connection takes it while the process is down.
+pub use crate::common::ports::free_port;
 
 /// `sqlite` or `postgres`, for the figures.
 pub fn backend(database_url: &str) -> &'static str {

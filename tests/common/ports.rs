@@ -1,0 +1,61 @@
+//! Loopback ports for servers whose address must be known before they listen (a gateway
+//! process that comes back where it was, a public URL written into an emulator's callbacks).
+//!
+//! A port taken with `bind(127.0.0.1:0)` and let go comes from the kernel's ephemeral range,
+//! the same range every outgoing connection takes its local port from. Until the server binds
+//! it, any test's connection can take it, and the server then fails to start (it happened once,
+//! to an operator test). These ports come from below that range instead, where only a `bind`
+//! to that very port can take them, and no process hands out the same one twice.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasher, Hasher};
+use std::net::TcpListener;
+use std::sync::Mutex;
+
+/// Where the kernel's ephemeral range starts when `/proc` does not say (Linux's default).
+const EPHEMERAL_START: u16 = 32768;
+/// The lowest port handed out: above the well-known and registered services a machine runs.
+const LOWEST: u16 = 20000;
+
+static HANDED_OUT: Mutex<Option<HashSet<u16>>> = Mutex::new(None);
+
+/// A free loopback port below the ephemeral range, never handed out before by this process.
+pub fn free_port() -> u16 {
+    let top = ephemeral_start().max(LOWEST + 1000);
+    let mut handed_out = HANDED_OUT.lock().unwrap();
+    let handed_out = handed_out.get_or_insert_with(HashSet::new);
+    // Random, not sequential, so that test processes running side by side rarely try the same
+    // port; `bind` settles it when they do.
+    let random = std::collections::hash_map::RandomState::new();
+    for attempt in 0u64..1000 {
+        let mut hasher = random.build_hasher();
+        hasher.write_u64(attempt);
+        let port = LOWEST + (hasher.finish() % u64::from(top - LOWEST)) as u16;
+        if !handed_out.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            handed_out.insert(port);
+            return port;
+        }
+    }
+    panic!("no free loopback port between {LOWEST} and {top}");
+}
+
+/// The first port of the kernel's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`).
+fn ephemeral_start() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .unwrap_or(EPHEMERAL_START)
+}
+
+#[test]
+fn ports_are_below_the_ephemeral_range_and_never_repeat() {
+    let ports: Vec<u16> = (0..50).map(|_| free_port()).collect();
+    let distinct: HashSet<u16> = ports.iter().copied().collect();
+    assert_eq!(distinct.len(), ports.len(), "a port was handed out twice: {ports:?}");
+    assert!(
+        ports
+            .iter()
+            .all(|p| (LOWEST..ephemeral_start().max(LOWEST + 1000)).contains(p)),
+        "{ports:?}"
+    );
+}
