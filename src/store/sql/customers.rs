@@ -1,12 +1,15 @@
 //! The customer statements that both the merchant side (`insert_customer`) and payments (the
 //! payer upsert of `insert_pending`) run, and a customer's row for them.
 
+use std::sync::LazyLock;
+
 use super::row_values::ColumnType::{self, Int, Text};
-use super::row_values::{Columns, RowValues};
+use super::row_values::{column_names, Columns, RowValues};
 use crate::domain::Customer;
 
-pub(in crate::store) const CUSTOMER_COLUMNS: &str =
-    "id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, created_at";
+/// A customer's columns as an SQL list, for the SELECTs and `RETURNING`s that read one back
+/// (`rows::customer`): the names of `CUSTOMER_ROW`.
+pub(in crate::store) static CUSTOMER_COLUMNS: LazyLock<String> = LazyLock::new(|| column_names(&CUSTOMER_ROW));
 
 /// A customer made by a merchant that also claims its phone's payer key, when no record holds
 /// it yet: the row of a `payer_row`, then `CLAIM_PHONE`.
@@ -14,16 +17,19 @@ pub(in crate::store) const CLAIM_PHONE: &str = "ON CONFLICT (merchant_id, enviro
 
 /// The end of a creation's payer upsert, after the rows of its `payer_row`s: the latest name
 /// and email win; an address line is kept when the payment gives none.
-pub(in crate::store) const PAYER_ON_CONFLICT: &str =
-    "ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
-    first_name = excluded.first_name, last_name = excluded.last_name, \
-    email = COALESCE(excluded.email, customers.email), \
-    city = COALESCE(excluded.city, customers.city), \
-    street_address = COALESCE(excluded.street_address, customers.street_address) \
-    RETURNING id, merchant_id, environment, first_name, last_name, email, phone, country_code, city, street_address, \
-    created_at";
+pub(in crate::store) static PAYER_ON_CONFLICT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
+        first_name = excluded.first_name, last_name = excluded.last_name, \
+        email = COALESCE(excluded.email, customers.email), \
+        city = COALESCE(excluded.city, customers.city), \
+        street_address = COALESCE(excluded.street_address, customers.street_address) \
+        RETURNING {}",
+        *CUSTOMER_COLUMNS
+    )
+});
 
-/// The columns of a `customer_row`: `CUSTOMER_COLUMNS`.
+/// The columns of a `customer_row`.
 pub(super) const CUSTOMER_ROW_COLUMNS: &Columns = &CUSTOMER_ROW;
 
 const CUSTOMER_ROW: [(&str, ColumnType); 11] = [

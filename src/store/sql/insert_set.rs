@@ -134,7 +134,7 @@ where
         for c in chunk {
             payer_row(&mut values, c.payer);
         }
-        let sql = values.insert_into::<DB>("customers", PAYER_ON_CONFLICT);
+        let sql = values.insert_into::<DB>("customers", &PAYER_ON_CONFLICT);
         for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
             let customer = rows::customer(&row)?;
             let key = (

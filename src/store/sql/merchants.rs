@@ -230,7 +230,7 @@ where
     async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError> {
         let sql = format!(
             "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 AND id = $3",
-            customers::CUSTOMER_COLUMNS
+            *customers::CUSTOMER_COLUMNS
         );
         let row = sqlx::query(&sql)
             .bind(&tenant.merchant_id.0)
@@ -250,7 +250,7 @@ where
         let sql = format!(
             "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 {after} \
              ORDER BY created_at DESC, id DESC LIMIT {}",
-            customers::CUSTOMER_COLUMNS,
+            *customers::CUSTOMER_COLUMNS,
             page.limit
         );
         let mut query = sqlx::query(&sql)

@@ -347,7 +347,7 @@ where
 {
     let mut values = RowValues::new(PAYER_COLUMNS, 1);
     payer_row(&mut values, payer);
-    let upsert = values.insert_into::<DB>("customers", PAYER_ON_CONFLICT);
+    let upsert = values.insert_into::<DB>("customers", &PAYER_ON_CONFLICT);
     let row = values.bind(sqlx::query(&upsert))?.fetch_one(&mut **tx).await?;
     let customer = rows::customer(&row)?;
     let mut values = RowValues::new(INSERTED_COLUMNS, 1);

@@ -37,6 +37,12 @@ pub(super) enum ColumnType {
 /// A statement's columns: each one's name and type, in the order a row gives its values.
 pub(super) type Columns = [(&'static str, ColumnType)];
 
+/// The names of `columns` as an SQL list: `a, b, c`.
+pub(super) fn column_names(columns: &Columns) -> String {
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    names.join(", ")
+}
+
 /// One column's values.
 pub(in crate::store) enum ColumnValues {
     Text(Vec<Option<String>>),
@@ -162,8 +168,7 @@ impl RowValues {
     }
 
     fn names(&self) -> String {
-        let names: Vec<&str> = self.names.iter().map(|(name, _)| *name).collect();
-        names.join(", ")
+        column_names(self.names)
     }
 
     /// How many whole rows were given.
