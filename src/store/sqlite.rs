@@ -29,6 +29,14 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// The WAL's size (in pages of 4 KiB) past which it is started over: SQLite's own default
 /// for its automatic checkpoints, so the WAL stays the size it had with them.
 const WAL_RESTART_FRAMES: i64 = 1000;
+/// The WAL file's size that a restart leaves it (`journal_size_limit`). Under load the WAL holds
+/// several times `WAL_RESTART_FRAMES` by the time a restart comes (3,000 frames, 12 MB, in the
+/// bench's scenario c). Cut back to 8 MB at each restart, the file then had to grow again, ten
+/// times a second, and each commit that grew it paid for the allocation in its `fsync`: kept at
+/// the size it reaches, the writer spends 15 % less time in `COMMIT` (scenarios c and d +4–6 %,
+/// docs/performance.md). A file grown past this by a burst (a long reader holding restarts off)
+/// is still cut back.
+const WAL_KEPT_BYTES: i64 = 64 * 1024 * 1024;
 /// How long a restart waits for the readers still in the WAL before it gives up.
 const RESTART_WAIT: Duration = Duration::from_millis(250);
 /// How long a connection waits for a lock (only the checkpoints ever meet one).
@@ -61,7 +69,7 @@ impl SqliteStore {
         // every write queues for. A connection of its own does it (`checkpoint_loop`), on
         // another thread, while the writer goes on. Commits stay as durable (the WAL is synced
         // at each); only where the pages live meanwhile changes. A WAL file grown by a burst is
-        // cut back to `journal_size_limit` when it starts over.
+        // cut back to `WAL_KEPT_BYTES` when it starts over.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(30))
@@ -70,7 +78,7 @@ impl SqliteStore {
                 options
                     .clone()
                     .pragma("wal_autocheckpoint", "0")
-                    .pragma("journal_size_limit", (2 * WAL_RESTART_FRAMES * 4096).to_string()),
+                    .pragma("journal_size_limit", WAL_KEPT_BYTES.to_string()),
             )
             .await?;
         migrations::sqlite()
