@@ -85,7 +85,7 @@ impl SqliteStore {
         // Its temporary files stay in memory (`temp_store`): a multi-row statement of a batch
         // keeps the pages it changes in a statement journal, in case it must be rolled back
         // alone, and past 64 KiB SQLite moved that journal to a file it created and deleted in
-        // /var/tmp, a few times a second under load (scenarios c and d +4–5 %).
+        // /var/tmp, a dozen times a second under load (scenario d +3–7 %, c within the noise).
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(30))
