@@ -17,13 +17,12 @@ const EPHEMERAL_START: u16 = 32768;
 /// The lowest port handed out: above the well-known and registered services a machine runs.
 const LOWEST: u16 = 20000;
 
-static HANDED_OUT: Mutex<Option<HashSet<u16>>> = Mutex::new(None);
+static HANDED_OUT: Mutex<Vec<u16>> = Mutex::new(Vec::new());
 
 /// A free loopback port below the ephemeral range, never handed out before by this process.
 pub fn free_port() -> u16 {
     let top = ephemeral_start().max(LOWEST + 1000);
     let mut handed_out = HANDED_OUT.lock().unwrap();
-    let handed_out = handed_out.get_or_insert_with(HashSet::new);
     // Random, not sequential, so that test processes running side by side rarely try the same
     // port; `bind` settles it when they do.
     let random = std::collections::hash_map::RandomState::new();
@@ -32,7 +31,7 @@ pub fn free_port() -> u16 {
         hasher.write_u64(attempt);
         let port = LOWEST + (hasher.finish() % u64::from(top - LOWEST)) as u16;
         if !handed_out.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            handed_out.insert(port);
+            handed_out.push(port);
             return port;
         }
     }
