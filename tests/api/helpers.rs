@@ -102,7 +102,8 @@ static RESERVED: Mutex<Vec<std::net::TcpListener>> = Mutex::new(Vec::new());
 
 /// A loopback port for a gateway whose public URL (where operators call back) must be known
 /// before it starts: set it as `listen`. The port stays bound until the gateway serves on it,
-/// so no other test's connection can take it between (a [`free_port`] was taken that way once).
+/// so nothing else can take it between (the way a [`free_port`] from the ephemeral range was
+/// taken once, before those came from below it).
 pub fn gateway_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     let port = listener.local_addr().expect("a bound address").port();

@@ -80,8 +80,11 @@ pub(super) trait Backend: Send + Sync + 'static {
 pub(super) trait SqlDb:
     Database<QueryResult: RowsAffected> + for<'q> Database<Arguments<'q>: IntoArguments<'q, Self>>
 {
-    /// Binds the rows of a multi-row statement (`row_values`): as one array a column, or as
-    /// one parameter a value.
+    /// Whether the driver takes an `INSERT`'s rows as one array a column (`row_values`).
+    const ARRAYS: bool;
+
+    /// Binds the rows of a multi-row statement (`row_values`): as one array a column when
+    /// `arrays` (only ever with `ARRAYS`), else as one parameter a value.
     fn bind_rows<'q>(
         query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
         columns: Vec<row_values::ColumnValues>,
@@ -91,6 +94,8 @@ pub(super) trait SqlDb:
 
 impl SqlDb for sqlx::Sqlite {
     /// SQLite has no arrays: always one parameter a value.
+    const ARRAYS: bool = false;
+
     fn bind_rows<'q>(
         query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
         columns: Vec<row_values::ColumnValues>,
@@ -101,6 +106,8 @@ impl SqlDb for sqlx::Sqlite {
 }
 
 impl SqlDb for sqlx::Postgres {
+    const ARRAYS: bool = true;
+
     fn bind_rows<'q>(
         query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
         columns: Vec<row_values::ColumnValues>,

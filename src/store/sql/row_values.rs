@@ -221,7 +221,7 @@ impl RowValues {
     }
 
     fn as_arrays<DB: SqlDb>(&self) -> bool {
-        self.used == Use::Insert && DB::NAME == <sqlx::Postgres as Database>::NAME
+        self.used == Use::Insert && DB::ARRAYS
     }
 }
 
