@@ -206,7 +206,7 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
 
     report::print(&args, &rows, &drained, idle_kib, peak_kib, &check);
     for (scenario, counters) in &batches {
-        if let Some(line) = counters.and_then(|(b, a)| writers::describe(&b, &a)) {
+        if let Some(line) = counters.as_ref().and_then(|(b, a)| writers::describe(b, a)) {
             println!("write batches during {scenario} (warm-up included): {line}");
         }
     }

@@ -38,7 +38,7 @@ pub use reports::ReportStore;
 pub use sql::batch::BatchSettings;
 pub use sqlite::SqliteStore;
 pub use stats::{ProcessStoreStats, StoreStats};
-pub use write_counters::WriteBatchStats;
+pub use write_counters::{DurationCounts, WriteBatchStats, DURATION_BOUNDS};
 
 /// What can go wrong in storage, classified once from the database's own error kinds.
 // Clone: one failed batch query answers every request of the batch with its error.

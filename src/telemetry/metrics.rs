@@ -380,6 +380,7 @@ mod tests {
                 committed: 7,
                 writes: 40,
                 committing: Duration::from_millis(250),
+                commit_times: std::array::from_fn(|i| if i == 5 { 7 } else { 0 }),
                 ..WriteBatchStats::default()
             },
             ..Gauges::default()
@@ -400,6 +401,13 @@ mod tests {
             "momo_write_batches_total{outcome=\"refused\"} 0",
             "momo_write_batch_writes_total 40",
             "momo_write_batch_commit_seconds_total 0.25",
+            "# TYPE momo_write_commit_duration_seconds histogram",
+            "momo_write_commit_duration_seconds_sum 0.25",
+            "momo_write_commit_duration_seconds_count 7",
+            "momo_write_commit_duration_seconds_bucket{le=\"0.003\"} 0",
+            "momo_write_commit_duration_seconds_bucket{le=\"0.004\"} 7",
+            "momo_write_commit_duration_seconds_bucket{le=\"+Inf\"} 7",
+            "momo_write_batch_duration_seconds_bucket{le=\"+Inf\"} 0",
             "# TYPE momo_write_batches counter",
             "# TYPE momo_http_requests counter",
             "# EOF",

@@ -1,16 +1,16 @@
 //! The batch writers' counters (group commit) in `/metrics`. The store keeps them
 //! ([`WriteBatchStats`]); each scrape reads them and sets them here, and this collector writes them as
-//! counters, as `process.rs` writes the process's figures: values counted elsewhere, shown as
-//! they are.
+//! counters and histograms, as `process.rs` writes the process's figures: values counted
+//! elsewhere, shown as they are.
 
 use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::MetricType;
 
-use crate::store::WriteBatchStats;
+use crate::store::{DurationCounts, WriteBatchStats, DURATION_BOUNDS};
 
 /// The latest [`WriteBatchStats`] read, written at each scrape.
 #[derive(Debug, Clone, Default)]
@@ -64,6 +64,39 @@ impl Collector for WriteBatchCollector {
             "Of the batch writers' busy time, the part spent in COMMIT",
             ConstCounter::new(t.committing.as_secs_f64()),
         )?;
-        Ok(())
+        histogram(
+            &mut encoder,
+            "momo_write_batch_duration_seconds",
+            "How long write batches took, from taking one to answering it; a request waits for about two",
+            t.busy.as_secs_f64(),
+            &t.batch_times,
+        )?;
+        histogram(
+            &mut encoder,
+            "momo_write_commit_duration_seconds",
+            "How long the write batches' COMMITs took (on SQLite, mostly the WAL's fsync)",
+            t.committing.as_secs_f64(),
+            &t.commit_times,
+        )
     }
+}
+
+/// A histogram of `counts` in the buckets of `DURATION_BOUNDS`, whose durations add up to `sum`.
+fn histogram(
+    encoder: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    sum: f64,
+    counts: &DurationCounts,
+) -> std::fmt::Result {
+    // The encoder makes the counts cumulative; an upper bound of `f64::MAX` is written `+Inf`.
+    let buckets: Vec<(f64, u64)> = DURATION_BOUNDS
+        .iter()
+        .copied()
+        .chain([f64::MAX])
+        .zip(counts.iter().copied())
+        .collect();
+    let count = counts.iter().sum();
+    let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Histogram)?;
+    metric.encode_histogram::<NoLabelSet>(sum, count, &buckets, None)
 }

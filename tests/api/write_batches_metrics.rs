@@ -78,4 +78,15 @@ async fn metrics_count_write_batches_their_writes_and_their_second_passes(app: T
         committing > 0.0 && committing <= busy,
         "commit {committing} s of busy {busy} s"
     );
+    // Every batch's duration is in the histogram, however it ended, and the durations add up
+    // to the busy time; every commit's too, the second passes' included.
+    let batches = sample(&text, "momo_write_batch_duration_seconds_count");
+    assert_eq!(batches, committed + refused, "{text}");
+    assert_eq!(
+        sample(&text, "momo_write_batch_duration_seconds_bucket{le=\"+Inf\"}"),
+        batches
+    );
+    assert_eq!(sample(&text, "momo_write_batch_duration_seconds_sum"), busy);
+    assert!(sample(&text, "momo_write_commit_duration_seconds_count") >= committed);
+    assert_eq!(sample(&text, "momo_write_commit_duration_seconds_sum"), committing);
 }
