@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasher, Hasher};
 use std::net::TcpListener;
+use std::ops::Range;
 use std::sync::Mutex;
 
 /// Where the kernel's ephemeral range starts when `/proc` does not say (Linux's default).
@@ -21,7 +22,10 @@ static HANDED_OUT: Mutex<Vec<u16>> = Mutex::new(Vec::new());
 
 /// A free loopback port below the ephemeral range, never handed out before by this process.
 pub fn free_port() -> u16 {
-    let top = ephemeral_start().max(LOWEST + 1000);
+    let Range {
+        start: lowest,
+        end: top,
+    } = handed_out_range();
     let mut handed_out = HANDED_OUT.lock().unwrap();
     // Random, not sequential, so that test processes running side by side rarely try the same
     // port; `bind` settles it when they do.
@@ -29,13 +33,19 @@ pub fn free_port() -> u16 {
     for attempt in 0u64..1000 {
         let mut hasher = random.build_hasher();
         hasher.write_u64(attempt);
-        let port = LOWEST + (hasher.finish() % u64::from(top - LOWEST)) as u16;
+        let port = lowest + (hasher.finish() % u64::from(top - lowest)) as u16;
         if !handed_out.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
             handed_out.push(port);
             return port;
         }
     }
-    panic!("no free loopback port between {LOWEST} and {top}");
+    panic!("no free loopback port between {lowest} and {top}");
+}
+
+/// Where ports are handed out: from `LOWEST` to the ephemeral range, and at least a thousand
+/// ports wide when that range starts lower (a machine set so is open to the race again).
+fn handed_out_range() -> Range<u16> {
+    LOWEST..ephemeral_start().max(LOWEST + 1000)
 }
 
 /// The first port of the kernel's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`).
@@ -51,10 +61,5 @@ fn ports_are_below_the_ephemeral_range_and_never_repeat() {
     let ports: Vec<u16> = (0..50).map(|_| free_port()).collect();
     let distinct: HashSet<u16> = ports.iter().copied().collect();
     assert_eq!(distinct.len(), ports.len(), "a port was handed out twice: {ports:?}");
-    assert!(
-        ports
-            .iter()
-            .all(|p| (LOWEST..ephemeral_start().max(LOWEST + 1000)).contains(p)),
-        "{ports:?}"
-    );
+    assert!(ports.iter().all(|p| handed_out_range().contains(p)), "{ports:?}");
 }
