@@ -1,0 +1,158 @@
+//! The layer rule of `src/` (imports run downward, STYLE.md), checked inside the repository so
+//! that a clone runs its own CI: main/cli/app → api, web, reconcile → service → {store, operator,
+//! webhook} → domain. `../shared/tools/layers-check` applies the same rules from outside; this is
+//! the one CI cannot run without.
+//!
+//! Hand-written rather than a regex crate's: each rule is "this path never appears under that
+//! folder", which a scan for `crate::<module>` followed by a non-identifier character says exactly.
+
+use std::path::{Path, PathBuf};
+
+/// (folder under `src/`, modules it must not name, why).
+const RULES: &[(&str, &[&str], &str)] = &[
+    (
+        "domain",
+        &[
+            "api",
+            "web",
+            "service",
+            "store",
+            "operator",
+            "webhook",
+            "reconcile",
+            "config",
+            "cli",
+            "app",
+        ],
+        "the domain knows no outer layer",
+    ),
+    (
+        "store",
+        &["api", "web", "service", "webhook", "reconcile", "cli", "app"],
+        "storage knows no HTTP, use case or worker",
+    ),
+    (
+        "operator",
+        &["api", "web", "service", "store", "webhook", "reconcile", "cli", "app"],
+        "connectors do not persist or call use cases",
+    ),
+    (
+        "webhook",
+        &["api", "web", "service", "reconcile", "cli", "app"],
+        "delivery knows no HTTP handler or use case",
+    ),
+    (
+        "service",
+        &["api", "web", "reconcile", "cli", "app"],
+        "use cases know no wire dialect",
+    ),
+    (
+        "api",
+        &["store", "web"],
+        "handlers go through services; the API knows no page",
+    ),
+    (
+        "web",
+        &["store", "api"],
+        "pages go through services; the web knows no API dialect",
+    ),
+    ("reconcile", &["api", "web"], "workers know no HTTP layer"),
+];
+
+/// Each dialect translates the model; it never calls the other one.
+const DIALECTS: &[(&str, &str)] = &[("v1", "v2"), ("v2", "v1")];
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Whether `line` names `needle` as a whole path segment: not preceded by (when `start`) nor
+/// followed by (when `end`) an identifier character.
+fn names(line: &str, needle: &str, start: bool, end: bool) -> bool {
+    line.match_indices(needle).any(|(at, _)| {
+        let before_ok = !start || !line[..at].chars().next_back().is_some_and(is_ident);
+        let after_ok = !end || !line[at + needle.len()..].chars().next().is_some_and(is_ident);
+        before_ok && after_ok
+    })
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every code line (comments aside) of the `.rs` files under `src/<folder>`, with its place.
+fn code_lines(folder: &str) -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src").join(folder), &mut files);
+    let mut lines = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            if !line.trim_start().starts_with("//") {
+                let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+                lines.push((format!("{shown}:{}", n + 1), line.to_string()));
+            }
+        }
+    }
+    lines
+}
+
+/// Every import against the layers, as `place: line   <- why`.
+fn violations() -> Vec<String> {
+    let mut found = Vec::new();
+    for (folder, forbidden, why) in RULES {
+        for (place, line) in code_lines(folder) {
+            for module in *forbidden {
+                if names(&line, &format!("crate::{module}"), false, true) {
+                    found.push(format!("{place}: {}   <- {why}", line.trim()));
+                }
+            }
+        }
+    }
+    for (dialect, other) in DIALECTS {
+        for (place, line) in code_lines(&format!("api/{dialect}")) {
+            if names(&line, &format!("{other}::"), true, false) {
+                found.push(format!(
+                    "{place}: {}   <- a dialect does not call the other dialect",
+                    line.trim()
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn imports_run_downward() {
+    let found = violations();
+    assert!(
+        found.is_empty(),
+        "{} imports against the layers:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_scan_finds_what_it_looks_for() {
+    assert!(names("use crate::api::envelope;", "crate::api", false, true));
+    assert!(names("use crate::api;", "crate::api", false, true));
+    assert!(!names("use crate::apis::x;", "crate::api", false, true));
+    assert!(names("use super::v2::wire;", "v2::", true, false));
+    assert!(!names("use crate::api::xv2::wire;", "v2::", true, false));
+    // The scan sees the real tree: a folder that is not there would make every rule pass.
+    for (folder, _, _) in RULES {
+        if *folder != "web" {
+            assert!(!code_lines(folder).is_empty(), "src/{folder} has no code");
+        }
+    }
+}
