@@ -142,6 +142,22 @@ fn imports_run_downward() {
     );
 }
 
+/// The emulator is an operator, not a part of the gateway: it names none of the gateway's code.
+#[test]
+fn the_emulator_shares_nothing_with_the_gateway() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("emulator");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() > 10, "emulator/ has its sources");
+    files.push(root.join("Cargo.toml"));
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for name in ["momo_gateway", "momo-gateway"] {
+            assert!(!text.contains(name), "{} names {name}", file.display());
+        }
+    }
+}
+
 #[test]
 fn the_scan_finds_what_it_looks_for() {
     assert!(names("use crate::api::envelope;", "crate::api", false, true));

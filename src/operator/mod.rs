@@ -1,10 +1,9 @@
 //! Mobile-money operators (ALPHA, BETA, GAMMA, DELTA), each reached through a connector behind
 //! one interface. The built-in [`simulator::Simulator`] implements it for the Sandbox (and for
-//! Production while no real connector is configured). [`emulator`] is no connector: an HTTP server
-//! that speaks the operators' public protocols, with faults, for the connectors' tests.
+//! Production while no real connector is configured). The operator emulator, which the connectors'
+//! tests speak to over HTTP, is a crate of its own (`emulator/`): it shares no code with these.
 
 pub mod breaker;
-pub mod emulator;
 pub mod momo;
 pub mod registry;
 pub mod simulator;

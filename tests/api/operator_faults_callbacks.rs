@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use momo_gateway::domain::{OperatorCode, Timestamp};
-use momo_gateway::operator::emulator::wave_signature;
 use momo_gateway::reconcile::reconciler;
+use momo_operator_emulator::wave_signature;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

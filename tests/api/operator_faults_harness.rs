@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use momo_gateway::config::{ApiCredentials, Protocol};
 use momo_gateway::domain::{Environment, FailureCode, Kind, OperatorCode, Transaction};
-use momo_gateway::operator::emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use momo_gateway::reconcile::reconciler;
+use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use momo_gateway::config::Config;
 use momo_gateway::domain::Timestamp;
-use momo_gateway::operator::emulator::{Emulator, EmulatorSettings};
+use momo_operator_emulator::{Emulator, EmulatorSettings};
 use reqwest::StatusCode;
 use serde_json::Value;
 

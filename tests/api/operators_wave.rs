@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use momo_gateway::config::Protocol;
 use momo_gateway::domain::{Environment, OperatorCode, Timestamp};
-use momo_gateway::operator::emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use momo_gateway::reconcile::reconciler;
+use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -210,7 +210,7 @@ async fn forged_wave_webhooks_are_refused(w: Waved) {
     assert_eq!(forged.status, StatusCode::UNAUTHORIZED);
     // Signed with the right secret, it is only a hint: Wave says the session is still open.
     let body = serde_json::to_vec(&event).unwrap();
-    let signature = momo_gateway::operator::emulator::wave_signature("wave-webhook-secret", now, &body);
+    let signature = momo_operator_emulator::wave_signature("wave-webhook-secret", now, &body);
     let hint = answer(
         w.app
             .client

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use momo_gateway::domain::{Status, TransactionRecord};
-use momo_gateway::operator::emulator::{Emulator, EmulatorSettings, RunningEmulator};
+use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use serde_json::Value;
 
 const CALLBACK_TOKEN: &str = "reliability-momo-callback-token";

@@ -7,9 +7,9 @@ use serde_json::json;
 
 use super::{closed_port, request, settings_for, start, transaction, ERROR_URL, SUCCESS_URL};
 use crate::domain::{FailureCode, Kind, Timestamp};
-use crate::operator::emulator::EmulatorSettings;
 use crate::operator::wave::WaveConnector;
 use crate::operator::{BadAnswer, Operator, OperatorAnswer, OperatorError};
+use momo_operator_emulator::EmulatorSettings;
 
 /// A created session: the payer approves on Wave's page, whose URL the answer carries.
 fn awaits_payer(answer: Result<OperatorAnswer, OperatorError>) -> String {

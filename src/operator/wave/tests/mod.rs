@@ -14,8 +14,8 @@ use super::{WaveConnector, WaveSettings};
 use crate::domain::{
     Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
 };
-use crate::operator::emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use crate::operator::{Operator, OperatorAnswer, OperatorRequest};
+use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 
 /// The Sandbox delay of rows 02 and 03 in these tests.
 pub const DELAY: Duration = Duration::from_millis(50);

@@ -13,12 +13,12 @@ use axum::Json;
 use base64::Engine;
 
 use super::wire::{AccessToken, GatewayError, TokenError};
-use crate::operator::emulator::fields::header;
-use crate::operator::emulator::guard::{Guard, Protocol, Refusal};
-use crate::operator::emulator::listener::Connection;
-use crate::operator::emulator::settings::MomoProduct;
-use crate::operator::emulator::state::Flow;
-use crate::operator::emulator::{mint, Ctx};
+use crate::fields::header;
+use crate::guard::{Guard, Protocol, Refusal};
+use crate::listener::Connection;
+use crate::settings::MomoProduct;
+use crate::state::Flow;
+use crate::{mint, Ctx};
 
 /// A MoMo product: its own credentials and tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,9 +10,9 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
 use super::checkout::view;
-use crate::operator::emulator::callbacks::{self, Ticket};
-use crate::operator::emulator::state::{Flow, Outcome, Phase, Resolution};
-use crate::operator::emulator::Ctx;
+use crate::callbacks::{self, Ticket};
+use crate::state::{Flow, Outcome, Phase, Resolution};
+use crate::Ctx;
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")

@@ -11,9 +11,9 @@ use reqwest::Method;
 use super::checkout::view;
 use super::signature::sign;
 use super::wire::{Event, LastPaymentError};
-use crate::operator::emulator::callbacks::Delivery;
-use crate::operator::emulator::state::{Payment, Phase};
-use crate::operator::emulator::{mint, Ctx};
+use crate::callbacks::Delivery;
+use crate::state::{Payment, Phase};
+use crate::{mint, Ctx};
 
 const COMPLETED: &str = "checkout.session.completed";
 const PAYMENT_FAILED: &str = "checkout.session.payment_failed";

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
-use momo_gateway::operator::emulator::{CallbackMethod, Emulator, EmulatorSettings, FaultRule, MomoProduct};
+use momo_operator_emulator::{CallbackMethod, Emulator, EmulatorSettings, FaultRule, MomoProduct};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Method {

@@ -16,12 +16,12 @@ use serde_json::Value;
 use super::auth::{authorize, Product};
 use super::wire::{Party, RequestToPay, Transfer};
 use super::{error, not_found, result_now};
-use crate::operator::emulator::callbacks::{self, Ticket};
-use crate::operator::emulator::fields::{fits, header, is_msisdn, is_whole_amount};
-use crate::operator::emulator::guard::{Guard, Protocol, Refusal};
-use crate::operator::emulator::listener::Connection;
-use crate::operator::emulator::state::{Flow, Payment, Resolution};
-use crate::operator::emulator::{mint, scenario, Ctx};
+use crate::callbacks::{self, Ticket};
+use crate::fields::{fits, header, is_msisdn, is_whole_amount};
+use crate::guard::{Guard, Protocol, Refusal};
+use crate::listener::Connection;
+use crate::state::{Flow, Payment, Resolution};
+use crate::{mint, scenario, Ctx};
 
 /// The fields the checks look at, whichever the flow.
 struct Initiation {

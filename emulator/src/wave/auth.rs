@@ -2,12 +2,12 @@
 //! the documented codes (`missing-auth-header`, `invalid-auth`, `api-key-not-provided`,
 //! `no-matching-api-key`).
 
-use crate::operator::emulator::guard::Refusal;
+use crate::guard::Refusal;
 use axum::http::{HeaderMap, StatusCode};
 
 use super::wire::error;
-use crate::operator::emulator::fields::header;
-use crate::operator::emulator::Ctx;
+use crate::fields::header;
+use crate::Ctx;
 
 /// Checks the API key.
 pub fn authorize(ctx: &Ctx, headers: &HeaderMap) -> Result<(), Refusal> {

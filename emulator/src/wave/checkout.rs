@@ -18,12 +18,12 @@ use serde_json::Value;
 use super::auth::authorize;
 use super::guarded;
 use super::wire::{error, invalid, CheckoutSession, CreateCheckoutSession, LastPaymentError, SearchResult};
-use crate::operator::emulator::callbacks::{self, Ticket};
-use crate::operator::emulator::fields::{fits, header, is_e164, is_whole_amount};
-use crate::operator::emulator::guard::{Guard, Protocol, Refusal};
-use crate::operator::emulator::listener::Connection;
-use crate::operator::emulator::state::{Flow, Outcome, Payment, Phase, Resolution};
-use crate::operator::emulator::{mint, scenario, Ctx};
+use crate::callbacks::{self, Ticket};
+use crate::fields::{fits, header, is_e164, is_whole_amount};
+use crate::guard::{Guard, Protocol, Refusal};
+use crate::listener::Connection;
+use crate::state::{Flow, Outcome, Payment, Phase, Resolution};
+use crate::{mint, scenario, Ctx};
 
 /// The session as Wave shows it at `now`.
 pub fn view(ctx: &Ctx, payment: &Payment, now: Instant) -> CheckoutSession {

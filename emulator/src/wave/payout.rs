@@ -20,11 +20,11 @@ use serde_json::Value;
 use super::auth::authorize;
 use super::guarded;
 use super::wire::{error, invalid, CreatePayout, Payout, PayoutError, SearchResult};
-use crate::operator::emulator::fields::{fits, header, is_e164, is_whole_amount};
-use crate::operator::emulator::guard::{Guard, Protocol, Refusal};
-use crate::operator::emulator::listener::Connection;
-use crate::operator::emulator::state::{Flow, Outcome, Payment, Phase, Resolution};
-use crate::operator::emulator::{mint, scenario, Ctx};
+use crate::fields::{fits, header, is_e164, is_whole_amount};
+use crate::guard::{Guard, Protocol, Refusal};
+use crate::listener::Connection;
+use crate::state::{Flow, Outcome, Payment, Phase, Resolution};
+use crate::{mint, scenario, Ctx};
 
 /// Wave's payout fee in the emulator: 1 % of the amount, rounded up.
 fn fee(amount: &str) -> String {

@@ -8,10 +8,10 @@ use std::time::Instant;
 use reqwest::Method;
 
 use super::result;
-use crate::operator::emulator::callbacks::Delivery;
-use crate::operator::emulator::settings::CallbackMethod;
-use crate::operator::emulator::state::{Payment, Phase};
-use crate::operator::emulator::Ctx;
+use crate::callbacks::Delivery;
+use crate::settings::CallbackMethod;
+use crate::state::{Payment, Phase};
+use crate::Ctx;
 
 /// The callbacks for `payment`, settled by `now`.
 pub fn deliveries(ctx: &Ctx, payment: &Payment, now: Instant) -> Vec<Delivery> {
