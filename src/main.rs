@@ -7,8 +7,8 @@ use momo_gateway::cli::{self, Cli, Command};
 use momo_gateway::config::Config;
 use momo_gateway::telemetry;
 
-/// mimalloc rather than glibc's malloc: `malloc`/`free` were 13-15 % of the gateway's profile in
-/// scenario c on PostgreSQL (docs/performance.md).
+/// mimalloc rather than glibc's malloc: the allocator is a large share of the gateway's CPU on
+/// the creation paths (docs/performance.md, Where the time goes).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

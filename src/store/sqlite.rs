@@ -32,11 +32,10 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// for its automatic checkpoints, so the WAL stays the size it had with them.
 const WAL_RESTART_FRAMES: i64 = 1000;
 /// The WAL file's size that a restart leaves it (`journal_size_limit`). Under load the WAL holds
-/// several times `WAL_RESTART_FRAMES` by the time a restart comes (3,000 frames, 12 MB, in the
-/// bench's scenario c). Cut back to 8 MB at each restart, the file then had to grow again, ten
-/// times a second, and each commit that grew it paid for the allocation in its `fsync`: kept at
-/// the size it reaches, the writer spends 15 % less time in `COMMIT` (scenarios c and d +4–6 %,
-/// docs/performance.md). A file grown past this by a burst (a long reader holding restarts off)
+/// several times `WAL_RESTART_FRAMES` by the time a restart comes. Cut back at each restart, the
+/// file then had to grow again, and each commit that grew it paid for the allocation in its
+/// `fsync`; kept at the size it reaches, the writer spends less time in `COMMIT`
+/// (docs/performance.md, Where the time goes). A file grown past this by a burst (a long reader holding restarts off)
 /// is still cut back.
 const WAL_KEPT_BYTES: i64 = 64 * 1024 * 1024;
 /// How long a restart waits for the readers still in the WAL before it gives up.
@@ -85,7 +84,7 @@ impl SqliteStore {
         // Its temporary files stay in memory (`temp_store`): a multi-row statement of a batch
         // keeps the pages it changes in a statement journal, in case it must be rolled back
         // alone, and past 64 KiB SQLite moved that journal to a file it created and deleted in
-        // /var/tmp, a dozen times a second under load (scenario d +3–7 %, c within the noise).
+        // /var/tmp, many times a second under load, on the writer's path.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(30))
@@ -98,9 +97,9 @@ impl SqliteStore {
                     .pragma("temp_store", "memory"),
             )
             .await?;
-        // Eight readers: each SQLite connection works on a thread of its own, and with fewer
-        // the status lookups queue for a connection (measured: 4 → 8 took them from 8.8k to
-        // 12.5k req/s on 2 cores; 16 was slower again).
+        // Eight readers: each SQLite connection works on a thread of its own; with fewer the
+        // status lookups queue for a connection, and more only add threads competing for the
+        // cores.
         let reader = SqlitePoolOptions::new()
             .max_connections(8)
             .connect_with(options.clone().read_only(true))
@@ -134,7 +133,7 @@ impl SqliteStore {
 /// A passive checkpoint never starts the WAL over: SQLite rewinds it only when a write
 /// transaction begins while every frame has been copied and no reader reads from it, and the
 /// writer, busy with one batch after another, never begins at such a moment. Left at that, the
-/// WAL grows without end under sustained load (measured: 30 MB/s, until the disk was full).
+/// WAL grows without end under sustained load, until the disk is full.
 /// So once it holds `WAL_RESTART_FRAMES`, the writer connection itself is taken from its pool
 /// (no write runs meanwhile, and no second writer ever waits on a lock) for a `RESTART`
 /// checkpoint: it copies the few frames left and waits for the readers still in the WAL, so the

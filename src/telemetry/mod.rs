@@ -24,8 +24,8 @@ pub struct LogGuard(#[allow(dead_code)] tracing_appender::non_blocking::WorkerGu
 /// Log lines are formatted where they happen and written to stderr by a thread of their own,
 /// which writes whatever has queued up in one `write` and flushes whenever the queue is empty.
 /// Written on the request's thread, each line was a system call on a pipe (journald's,
-/// Docker's): three per payment, an eighth of the runtime's CPU in scenario c
-/// (docs/performance.md). Not lossy while the gateway runs: a full queue (10,000 lines, its
+/// Docker's): several per payment, CPU taken from the runtime's workers under load
+/// (docs/performance.md, Where the time goes). Not lossy while the gateway runs: a full queue (10,000 lines, its
 /// slots allocated up front) makes the loggers wait rather than drop lines, as a full pipe made
 /// them wait before. At exit the guard gives the thread a second to write what is queued; a
 /// `kill -9` loses the lines of the last instant.

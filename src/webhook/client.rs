@@ -19,9 +19,8 @@ const LOGGED_BYTES: usize = 1024;
 
 /// Idle connections kept per receiving host: as many as the dispatcher can have in flight to
 /// one host (two loops of 256 events each), so that the connections of one step are reused by
-/// the next. With 64, three in four deliveries of a busy endpoint opened a new connection
-/// (connect, then shutdown and close when the pool dropped it): a fifth of the gateway's CPU
-/// during the webhook drain.
+/// the next. With fewer, most deliveries to a busy endpoint opened a new connection (connect,
+/// then shutdown and close when the pool dropped it), a large part of the drain's CPU.
 const IDLE_PER_HOST: usize = 512;
 
 /// Checks a webhook URL's form, and (unless private targets are allowed) that it does not name a

@@ -7,8 +7,7 @@
 //! when every reader is busy, that is when the database is the bottleneck. On two cores, most
 //! of a one-row lookup's cost is per statement, not per row: on PostgreSQL the protocol round
 //! trip, executor start-up and wake-ups; on SQLite the hand-over of each statement to its
-//! connection's thread and back (two context switches), a third of the gateway's CPU in a
-//! profile of scenario e.
+//! connection's thread and back (two context switches), most of a one-row lookup's cost.
 //!
 //! Each database has its own query (`postgres`, `sqlite`), one fixed text whatever the batch
 //! size, so it stays prepared on each connection. Each row is read with its own request's tenant
@@ -35,9 +34,8 @@ const MAX: usize = 128;
 
 /// Reader tasks, each running one query at a time: lookups batch once all of them are busy.
 /// One per core (two to eight): a query in flight per core keeps the database busy, and more
-/// only split the same lookups into smaller batches. Measured on 2 cores, scenario e, in turns:
-/// PostgreSQL 15,850 and 15,719 req/s with two readers (p99 8.6 and 8.7 ms) against 13,566 and
-/// 15,414 with four (p99 10.7 and 9.3 ms); SQLite 15,785 (p99 8.5 ms) against 16,221 (9.3 ms).
+/// only split the same lookups into smaller batches: on two cores, two readers served lookups at
+/// least as fast as four, with a shorter tail (docs/performance-history.md).
 fn readers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
 }

@@ -6,7 +6,7 @@
 //! connection parses it once and soon keeps one plan of it. With `VALUES`, every batch size
 //! was a statement of its own, and the few hundred texts of the batch writers did not fit
 //! sqlx's cache of prepared statements (100 a connection): PostgreSQL parsed and planned them
-//! again and again, a tenth of its CPU during scenario c (docs/performance.md, ninth session).
+//! again and again (docs/performance.md, Where the time goes).
 //!
 //! Rows that a statement joins to a table (`UPDATE … FROM (rows)`) stay `VALUES` on both
 //! ([`RowValues::joined`]): a plan of `UNNEST` does not know how many rows come, and with a

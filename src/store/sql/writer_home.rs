@@ -3,14 +3,12 @@
 //! On PostgreSQL each writer task drives its connection's protocol itself: every statement of a
 //! batch is a round trip whose answer wakes the task. On the runtime shared with the HTTP
 //! workers that wake-up waited in the workers' queues behind requests, so a batch's transaction
-//! stayed open, its backend idle, between statements: sampled during scenario c, the writers'
-//! backends were "idle in transaction" about half the time, and the writers were busy 3.9 s of
-//! every second with four of them. On a thread and runtime of their own they are woken at once
+//! stayed open, its backend idle in transaction, between statements. On a thread and runtime of their own they are woken at once
 //! (the operating system shares the cores between that thread and the workers). Their
 //! connections must be opened there too: a connection answers through the reactor of the
 //! runtime that opened it. SQLite's writer connection is driven by sqlx's own thread, so its
-//! task only hands statements over, and measured no better on a thread of its own
-//! (docs/performance.md, eighth session of issue 11).
+//! task only hands statements over, and gains nothing from a thread of its own
+//! (docs/performance.md, Where the time goes).
 
 use std::future::Future;
 
