@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Selenium for Python (pinned, from PyPI) into target/venv-selenium, where the dashboard's
-# browser tests (tests/api/dashboard_browser_*.rs) drive headless Chromium with it through
-# tests/api/dashboard_browser.py. Chromium and its driver come from Debian's `chromium` and
+# browser tests (tests/api/dashboard/browser_*.rs) drive headless Chromium with it through
+# tests/api/support/dashboard_browser.py. Chromium and its driver come from Debian's `chromium` and
 # `chromium-driver` packages (.ci/run installs them). Does nothing when the venv is already there.
 # Prints the venv's python.
 set -euo pipefail

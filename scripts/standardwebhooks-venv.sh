@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the official Standard Webhooks library for Python (`standardwebhooks`, from PyPI) into
 # target/venv-standardwebhooks, where the webhook secret rotation test
-# (tests/api/webhooks_rotation.rs) verifies real deliveries with it. Does nothing when it is
+# (tests/api/webhooks/rotation.rs) verifies real deliveries with it. Does nothing when it is
 # already there. Prints the venv's python.
 set -euo pipefail
 cd "$(dirname "$0")/.."

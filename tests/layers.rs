@@ -172,3 +172,36 @@ fn the_scan_finds_what_it_looks_for() {
         }
     }
 }
+
+/// README.md's "Where things are" names every folder of `src/` and `tests/` (and the crates
+/// beside them), and nothing that is not there.
+#[test]
+fn the_readme_maps_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
+    let section = readme
+        .split("## Where things are")
+        .nth(1)
+        .expect("README.md has the section");
+    let block = section.split("```").nth(1).expect("the section has its map");
+    let named: Vec<&str> = block
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for path in &named {
+        assert!(root.join(path).exists(), "README.md names {path}, which is not there");
+    }
+    for parent in ["src", "tests"] {
+        let Ok(entries) = std::fs::read_dir(root.join(parent)) else {
+            panic!("{parent}/ is there")
+        };
+        for entry in entries.flatten().filter(|e| e.path().is_dir()) {
+            let folder = format!("{parent}/{}/", entry.file_name().to_string_lossy());
+            assert!(
+                named.contains(&folder.as_str()),
+                "README.md's map does not name {folder}"
+            );
+        }
+    }
+}

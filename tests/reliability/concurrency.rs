@@ -12,11 +12,11 @@ use momo_gateway::domain::Kind;
 use rand::seq::SliceRandom;
 use serde_json::Value;
 
-use crate::both_backends;
-use crate::common::TestDatabase;
 use crate::harness::{self, Merchant};
 use crate::load::{self, Generation, Payment};
-use crate::process::{self, Running};
+use momo_test_support::both_backends;
+use momo_test_support::process::{self, Running};
+use momo_test_support::TestDatabase;
 
 both_backends!(
     TestDatabase::create =>

@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{Backend, TestDatabase};
 use crate::harness::{self, env_count};
 use crate::outage::{self, Window};
 use crate::pg_proxy::{self, PgProxy};
-use crate::process;
+use momo_test_support::process;
+use momo_test_support::{Backend, TestDatabase};
 
 fn settings() -> Vec<(&'static str, String)> {
     vec![

@@ -17,7 +17,7 @@ use sqlx::{ConnectOptions, Connection};
 
 use crate::harness;
 use crate::outage::{self, Window};
-use crate::process;
+use momo_test_support::process;
 
 /// How long writes keep failing once the first 503 came.
 const HELD_FULL: Duration = Duration::from_secs(2);

@@ -16,7 +16,7 @@ use momo_gateway::reconcile::reconciler;
 use momo_gateway::service::Gateway;
 use momo_gateway::store::TransactionFilter;
 
-use crate::process;
+use momo_test_support::process;
 
 /// The token key of every gateway process of a scenario, so a token outlives a restart.
 pub const JWT_SECRET: &str = "reliability-jwt-secret-that-is-at-least-32-bytes";
@@ -33,7 +33,7 @@ pub fn env_count(name: &str, default: u64) -> u64 {
 
 /// A free port on loopback, for a process that must come back where it was: no outgoing
 /// connection takes it while the process is down.
-pub use crate::common::ports::free_port;
+pub use momo_test_support::ports::free_port;
 
 /// `sqlite` or `postgres`, for the figures.
 pub fn backend(database_url: &str) -> &'static str {

@@ -17,12 +17,12 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 
 use crate::audit::{self, Told};
-use crate::both_backends;
-use crate::common::TestDatabase;
 use crate::harness::{self, env_count, Merchant};
 use crate::load::{self, Generation, Load, Payment};
 use crate::operator::{self, Books};
-use crate::process;
+use momo_test_support::both_backends;
+use momo_test_support::process;
+use momo_test_support::TestDatabase;
 
 both_backends!(TestDatabase::create => sigkill_under_mixed_load_loses_duplicates_and_invents_nothing);
 

@@ -4,16 +4,6 @@
 //! -- --nocapture` shows them); docs/reliability.md has the commands, the full counts and the
 //! latest figures.
 
-#[path = "../common/mod.rs"]
-mod common;
-// Shared with the black-box suite, which uses all of them.
-#[allow(dead_code)]
-#[path = "../api/process.rs"]
-mod process;
-#[allow(dead_code)]
-#[path = "../api/receiver.rs"]
-mod receiver;
-
 mod audit;
 mod harness;
 mod load;

@@ -12,7 +12,7 @@ use momo_gateway::service::Gateway;
 use crate::audit::{self, Told};
 use crate::harness::{self, Merchant};
 use crate::load::{self, Generation, Load, Sent, Tally};
-use crate::process;
+use momo_test_support::process;
 
 const CLIENTS: usize = 16;
 /// How long the load runs on once the database is back.

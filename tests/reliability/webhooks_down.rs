@@ -14,12 +14,12 @@ use hmac::{Hmac, Mac};
 use momo_gateway::domain::{EventState, EventSummary};
 use sha2::Sha256;
 
-use crate::both_backends;
-use crate::common::TestDatabase;
 use crate::harness::{self, env_count};
 use crate::load;
-use crate::process;
-use crate::receiver::{Receiver, Reply};
+use momo_test_support::both_backends;
+use momo_test_support::process;
+use momo_test_support::receiver::{Receiver, Reply};
+use momo_test_support::TestDatabase;
 
 both_backends!(TestDatabase::create => events_piled_up_while_the_receiver_is_down_are_all_delivered_signed_under_one_id);
 

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 
 use momo_gateway::domain::EventState;
 
-use crate::both_backends;
-use crate::common::TestDatabase;
 use crate::harness::{self, env_count};
 use crate::load;
-use crate::process;
-use crate::receiver::{Receiver, Reply};
+use momo_test_support::both_backends;
+use momo_test_support::process;
+use momo_test_support::receiver::{Receiver, Reply};
+use momo_test_support::TestDatabase;
 
 both_backends!(TestDatabase::create => events_queued_in_a_killed_process_are_delivered_once_their_lease_ends);
 

@@ -3,7 +3,8 @@
 
 use momo_gateway::domain::{DashboardSession, Environment, NewDashboardSession, Tenant, Timestamp};
 
-use crate::{both_backends, credential, merchant, open, Opened};
+use crate::{credential, merchant, open, Opened};
+use momo_test_support::both_backends;
 
 both_backends!(
     open =>

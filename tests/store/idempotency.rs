@@ -8,8 +8,8 @@ use momo_gateway::config::BatchSettings;
 use momo_gateway::domain::{Environment, IdempotencyKey, KeptAnswer, MerchantId, Tenant, Timestamp};
 use momo_gateway::store::{ClaimOutcome, KeyClaim};
 
-use crate::both_backends;
 use crate::{open, Opened};
+use momo_test_support::both_backends;
 
 both_backends!(
     open =>

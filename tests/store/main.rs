@@ -1,7 +1,5 @@
 //! The store contract: the same tests against SQLite and PostgreSQL, through the `Store` trait.
 
-#[path = "../common/mod.rs"]
-mod common;
 mod dashboard;
 mod idempotency;
 
@@ -14,7 +12,7 @@ use momo_gateway::domain::{
 };
 use momo_gateway::store::{self, NewMerchant, NewMerchantEnvironment, Store, StoreError};
 
-use common::{Backend, TestDatabase};
+use momo_test_support::{both_backends, Backend, TestDatabase};
 
 /// A migrated store over a fresh database, and the database, which lives as long as the test.
 type Opened = (Arc<dyn Store>, TestDatabase);

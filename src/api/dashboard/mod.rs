@@ -4,7 +4,7 @@
 //!
 //! Every answer is an HTML page, errors included (404, 403, 401, 429, 503), never the JSON
 //! envelope; a request without a valid session is sent (303) to the sign-in page. These routes
-//! are not API operations: docs/openapi.yaml does not list them, and tests/api/openapi.rs
+//! are not API operations: docs/openapi.yaml does not list them, and tests/api/http/openapi.rs
 //! reads only the API's routers.
 
 mod api_keys;

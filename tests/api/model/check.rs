@@ -16,7 +16,7 @@ use sqlx::{PgPool, Row, SqlitePool};
 
 use super::run::World;
 use super::state::{Accounts, Payment};
-use crate::common::Backend;
+use momo_test_support::Backend;
 
 /// What is compared of one payment.
 #[derive(Debug, PartialEq, Eq)]

@@ -24,8 +24,8 @@ mod state;
 
 use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestError, TestRunner};
 
-use crate::both_backends;
-use crate::common::{Backend, TestDatabase};
+use momo_test_support::both_backends;
+use momo_test_support::{Backend, TestDatabase};
 
 /// The longest sequence drawn.
 const MAX_STEPS: usize = 50;

@@ -15,8 +15,8 @@ use momo_gateway::service::{Gateway, Party, PayerDecision, PaymentError, Payment
 use super::check::{same_payment, LedgerReader};
 use super::ops::Op;
 use super::state::{Created, Creation, Model, Pass, Script, Settings};
-use crate::common::{Backend, TestDatabase};
-use crate::helpers::TEST_JWT_SECRET;
+use crate::support::helpers::TEST_JWT_SECRET;
+use momo_test_support::{Backend, TestDatabase};
 
 const SETTINGS: Settings = Settings {
     delay: 2_000,

@@ -1,0 +1,3 @@
+//! Tokens and credentials: how a merchant signs in to the API.
+
+pub mod tokens;

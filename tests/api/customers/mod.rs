@@ -1,0 +1,4 @@
+//! Customer records and the payers a payment creates.
+
+pub mod payers;
+pub mod records;

@@ -1,0 +1,8 @@
+//! The merchant dashboard: its pages and forms over HTTP, and in a real browser.
+
+pub mod actions;
+pub mod browser_access;
+pub mod browser_payer;
+pub mod browser_refusals;
+pub mod browser_walkthrough;
+pub mod pages;

@@ -1,0 +1,7 @@
+//! The HTTP surface: envelopes, limits, request ids, hostile bytes, and the OpenAPI document.
+
+pub mod control_characters;
+pub mod envelopes;
+pub mod openapi;
+pub mod request_ids;
+pub mod server_limits;

@@ -1,0 +1,4 @@
+//! `Idempotency-Key`: replays, conflicts, and the leases of requests in flight.
+
+pub mod keys;
+pub mod leases;

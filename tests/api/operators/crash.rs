@@ -1,0 +1,165 @@
+//! A crash between the `PENDING` commit and the operator call: the gateway runs as a process
+//! whose operator (MoMo Open API) never answers the token request, so a transfer is recorded
+//! `PENDING` and the payment call is never sent; the process is killed with SIGKILL. Restarted
+//! against the real operator (the emulator), the gateway asks the operator, learns it never
+//! received the payment, and sends it again, once, with the same key: paid exactly once, the
+//! ledger balanced.
+
+use std::time::{Duration, Instant};
+
+use momo_gateway::config::Config;
+use momo_gateway::domain::Timestamp;
+use momo_operator_emulator::{Emulator, EmulatorSettings};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::support::helpers::{answer, TEST_JWT_SECRET};
+use crate::support::requests::transfer_v1;
+use momo_test_support::both_backends;
+use momo_test_support::process;
+use momo_test_support::TestDatabase;
+
+both_backends!(TestDatabase::create => a_crash_before_the_operator_call_is_recovered_by_sending_it_once);
+
+/// A TCP peer that accepts connections and never answers: the operator the first process waits on.
+async fn black_hole() -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    (url, task)
+}
+
+fn gateway(db: &TestDatabase, operator_url: &str) -> std::process::Command {
+    let mut command = process::command(&db.url);
+    command
+        .env("MOMO_JWT_SECRET", TEST_JWT_SECRET)
+        .env("MOMO_OPERATOR_CONNECTORS", "ALPHA:Sandbox=momo-openapi")
+        .env("MOMO_MOMO_OPENAPI_URL", operator_url)
+        .env(
+            "MOMO_MOMO_OPENAPI_COLLECTION",
+            "collection-user:collection-key:collection-subscription",
+        )
+        .env(
+            "MOMO_MOMO_OPENAPI_DISBURSEMENT",
+            "disbursement-user:disbursement-key:disbursement-subscription",
+        )
+        .env("MOMO_OPERATOR_TIMEOUT_MS", "60000")
+        .env("MOMO_RECONCILE_AFTER_MS", "200")
+        .env("MOMO_RECONCILE_INTERVAL_MS", "100");
+    command
+}
+
+async fn status(client: &reqwest::Client, base: &str, token: &str, id: &str) -> Option<Value> {
+    let a = answer(
+        client
+            .get(format!("{base}/v2/get-status-payment/{id}"))
+            .bearer_auth(token),
+    )
+    .await;
+    (a.status == StatusCode::OK).then(|| a.body["data"].clone())
+}
+
+async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: TestDatabase) {
+    // A merchant, made by the gateway itself (which also migrates the database).
+    let admin = momo_gateway::app::open(Config {
+        database_url: db.url.clone(),
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let merchant = admin.create_merchant("Crash", None, Timestamp::now()).await.unwrap();
+    let sandbox = merchant
+        .environments
+        .iter()
+        .find(|e| e.environment == momo_gateway::domain::Environment::Sandbox)
+        .unwrap()
+        .clone();
+    let client = reqwest::Client::new();
+    let token_of = |base: String| {
+        let (client, sandbox) = (client.clone(), sandbox.clone());
+        async move {
+            let a = answer(
+                client
+                    .post(format!("{base}/v1/auth"))
+                    .basic_auth(&sandbox.api_key, Some(&sandbox.api_secret))
+                    .header("X-Environment", "Sandbox"),
+            )
+            .await;
+            a.body["data"]["token"].as_str().unwrap().to_owned()
+        }
+    };
+
+    // 1. The operator never answers: the transfer is PENDING, the call never sent.
+    let (hole, _hole) = black_hole().await;
+    let first = process::serve(gateway(&db, &hole));
+    let token = token_of(first.base.clone()).await;
+    let (sender, base) = (client.clone(), first.base.clone());
+    let bearer = token.clone();
+    let creation = tokio::spawn(async move {
+        sender
+            .post(format!("{base}/v1/transfer/mobile-money"))
+            .bearer_auth(&bearer)
+            .json(&transfer_v1("crash-1", "0701020301", "ALPHA_MONEY_CI", "1000"))
+            .send()
+            .await
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(data) = status(&client, &first.base, &token, "crash-1").await {
+            assert_eq!(data["status"], "PENDING");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the transfer was never recorded");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    first.kill();
+    assert!(creation.await.unwrap().is_err(), "the merchant never got an answer");
+
+    // 2. Restarted against the operator, which never received it.
+    let emulator = Emulator::start(EmulatorSettings::default()).await.unwrap();
+    let second = process::serve(gateway(&db, &emulator.url));
+    let token = token_of(second.base.clone()).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let settled = loop {
+        let data = status(&client, &second.base, &token, "crash-1").await.unwrap();
+        if data["status"] != "PENDING" {
+            break data;
+        }
+        assert!(Instant::now() < deadline, "the reconciler never settled it: {data}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(settled["status"], "SUCCESSFUL", "{settled}");
+    let record = admin
+        .transaction(
+            &momo_gateway::domain::Tenant {
+                merchant_id: merchant.id.clone(),
+                environment: momo_gateway::domain::Environment::Sandbox,
+            },
+            "crash-1",
+        )
+        .await
+        .unwrap();
+    assert_eq!(record.transaction.failure_code, None);
+    let initiations: Value = reqwest::get(format!(
+        "{}/_emulator/initiations/{}",
+        emulator.url, record.transaction.id
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(initiations["executed"], 1, "paid exactly once: {initiations}");
+    assert_eq!(initiations["received"], 1, "the first call never left: {initiations}");
+    let balance = answer(client.get(format!("{}/v1/balance", second.base)).bearer_auth(&token)).await;
+    assert_eq!(balance.body["data"]["reserved"], "0", "the reservation is settled");
+    let check = admin.check_ledger().await.unwrap();
+    assert_eq!((check.postings_sum, check.inconsistent_balances), (0, 0));
+    let (exit, _) = second.terminate().await;
+    assert!(exit.success());
+}

@@ -1,0 +1,323 @@
+//! Faults of what the operator sends back (`operator_faults.rs` runs them on each route): a
+//! callback is only ever a hint. Dropped, the reconciler makes up for it; duplicated, stale or
+//! late, it settles nothing twice; forged, misrouted or malformed, it settles nothing at all,
+//! and the operator's own word settles the payment afterwards.
+
+use std::time::Duration;
+
+use momo_gateway::domain::{OperatorCode, Timestamp};
+use momo_gateway::reconcile::reconciler;
+use momo_operator_emulator::wave_signature;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::support::helpers::{answer, later, Answer};
+use crate::support::operator_faults::WaveCollection;
+use crate::support::operator_faults::{Faulted, Route, CALLBACK_TOKEN, PAST_THE_DELAY, WAVE_SECRET};
+
+/// Time for the status check a callback started to finish.
+const SETTLING: Duration = Duration::from_millis(300);
+
+/// The callback's answer: 200, with the gateway's receipt `outcome`.
+fn assert_receipt(what: &str, a: &Answer, outcome: &str) {
+    assert_eq!(a.status, StatusCode::OK, "{what}: {}", a.body);
+    assert_eq!(a.body["data"]["outcome"], outcome, "{what}: {}", a.body);
+}
+
+/// The operator settles the payment (row 02) but its callback is dropped: the reconciler finds it.
+pub async fn dropped(f: &Faulted, route: Route) {
+    f.fault(route.initiation(), "callback=drop", 1).await;
+    let id = f.id(route, "dropped");
+    f.pending_payment(route, &id, "02").await;
+    let made = f.callbacks_made(&id, 1).await;
+    assert!(
+        made[0]["error"].as_str().unwrap_or_default().contains("dropped"),
+        "{route}: {made:?}"
+    );
+    assert_eq!(f.status(&id).await, "PENDING", "{route}: no callback came");
+    let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+    assert_eq!(report.settled, 1, "{route}: polled");
+    assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route}");
+    assert_eq!(f.counts(&id).await, (1, 1), "{route}");
+}
+
+/// Every callback twice: both answered, one settlement (the ledger check counts one event per
+/// final transaction); the same callback replayed once final is `already_final`.
+pub async fn duplicated(f: &Faulted, route: Route) {
+    f.fault(route.initiation(), "callback=duplicate", 1).await;
+    let id = f.id(route, "twice");
+    f.pending_payment(route, &id, "02").await;
+    let made = f.callbacks_made(&id, 2).await;
+    assert_eq!(made.len(), 2, "{route}: {made:?}");
+    for callback in &made {
+        assert_eq!(callback["status"], 200, "{route}: answered: {callback}");
+    }
+    assert_eq!(f.settled(&id).await, "SUCCESSFUL", "{route}");
+    tokio::time::sleep(SETTLING).await;
+    let settled = f.snapshot(&id).await;
+    assert_receipt(
+        &format!("{route} replayed"),
+        &replay(f, &made[0]).await,
+        "already_final",
+    );
+    tokio::time::sleep(SETTLING).await;
+    assert_eq!(f.snapshot(&id).await, settled, "{route}: nothing changes once final");
+    assert_eq!(f.counts(&id).await, (1, 1), "{route}");
+}
+
+/// The final callback, then a stale one (MoMo's `PENDING` body; Wave's `payment_failed` after
+/// `completed`): the payment stays as the operator says it is now.
+pub async fn out_of_order(f: &Faulted, route: Route) {
+    f.fault(route.initiation(), "callback=out_of_order", 1).await;
+    let id = f.id(route, "stale");
+    f.pending_payment(route, &id, "02").await;
+    let made = f.callbacks_made(&id, 2).await;
+    let stale = made[1]["body"].as_str().unwrap_or_default();
+    let marker = if route.is_momo() {
+        "\"PENDING\""
+    } else {
+        "checkout.session.payment_failed"
+    };
+    assert!(stale.contains(marker), "{route}: the stale one came last: {made:?}");
+    for callback in &made {
+        assert_eq!(callback["status"], 200, "{route}: {callback}");
+    }
+    assert_eq!(f.settled(&id).await, "SUCCESSFUL", "{route}");
+    tokio::time::sleep(SETTLING).await;
+    assert_eq!(
+        f.status(&id).await,
+        "SUCCESSFUL",
+        "{route}: not undone by the stale one"
+    );
+    assert_eq!(f.record(&id).await.failure_code, None, "{route}");
+    assert_eq!(f.counts(&id).await, (1, 1), "{route}");
+}
+
+/// The reconciler settles the payment before its callback comes (1.5 s late); the callback, and
+/// a replay of it, change nothing. Wave sends no payout webhook: a signed event naming the
+/// payout (a replay from elsewhere) stands in for it.
+pub async fn late(f: &Faulted, route: Route) {
+    if route.calls_back() {
+        f.fault(route.initiation(), "callback_delay=1500ms", 1).await;
+    }
+    let id = f.id(route, "late");
+    let reference = f.pending_payment(route, &id, "02").await["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    tokio::time::sleep(PAST_THE_DELAY).await;
+    let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+    assert_eq!(report.settled, 1, "{route}: polled before the callback came");
+    let settled = f.snapshot(&id).await;
+    let replayed = if route.calls_back() {
+        let made = f.callbacks_made(&id, 1).await;
+        assert_eq!(made[0]["status"], 200, "{route}: {made:?}");
+        tokio::time::sleep(SETTLING).await;
+        replay(f, &made[0]).await
+    } else {
+        let body = success_claim(route, &reference);
+        authentic_callback(f, route, route.operator(), "Sandbox", &body).await
+    };
+    assert_receipt(&format!("{route} late"), &replayed, "already_final");
+    assert_eq!(f.snapshot(&id).await, settled, "{route}: nothing changes once final");
+    assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route}");
+}
+
+/// Callbacks claiming success for a payment that never resolves (row 06), none authentic: 401
+/// each, nothing settled. Then the operator's own callback settles it, except Wave's when the
+/// emulator signs it with another secret (refused too: the reconciler finds the payment).
+pub async fn forged(f: &Faulted, route: Route) {
+    if route == WaveCollection {
+        f.fault(route.initiation(), "callback=bad_signature", 1).await;
+    }
+    let id = f.id(route, "forged");
+    let reference = f.pending_payment(route, &id, "06").await["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = success_claim(route, &reference);
+    let op = route.operator();
+    let refusals: Vec<(String, Answer)> = if route.is_momo() {
+        let same_length = "x".repeat(CALLBACK_TOKEN.len());
+        vec![
+            ("no token".into(), momo_callback(f, op, "Sandbox", None, &body).await),
+            (
+                "empty token".into(),
+                momo_callback(f, op, "Sandbox", Some(""), &body).await,
+            ),
+            (
+                "same-length token".into(),
+                momo_callback(f, op, "Sandbox", Some(&same_length), &body).await,
+            ),
+        ]
+    } else {
+        let now = Timestamp::now().unix_seconds();
+        let signed = |secret: &str, t: i64, over: &str| Some(wave_signature(secret, t, over.as_bytes()));
+        let other_body = success_claim(route, "ANOTHERREF");
+        vec![
+            (
+                "another secret".into(),
+                wave_webhook(f, op, "Sandbox", signed("not-the-secret", now, &body), &body).await,
+            ),
+            (
+                "another body".into(),
+                wave_webhook(f, op, "Sandbox", signed(WAVE_SECRET, now, &other_body), &body).await,
+            ),
+            (
+                "301 s old".into(),
+                wave_webhook(f, op, "Sandbox", signed(WAVE_SECRET, now - 301, &body), &body).await,
+            ),
+            // Well ahead: our clock may have passed into the next second since `now`.
+            (
+                "330 s ahead".into(),
+                wave_webhook(f, op, "Sandbox", signed(WAVE_SECRET, now + 330, &body), &body).await,
+            ),
+        ]
+    };
+    for (how, a) in &refusals {
+        assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{route}, {how}: {}", a.body);
+    }
+    tokio::time::sleep(SETTLING).await;
+    assert_eq!(f.status(&id).await, "PENDING", "{route}: nothing settled on a forgery");
+    if route == WaveCollection {
+        f.settle_at_operator(&id, "succeeded").await;
+        let made = f.callbacks_made(&id, 1).await;
+        assert_eq!(
+            made[0]["status"], 401,
+            "{route}: the badly signed webhook refused: {made:?}"
+        );
+        tokio::time::sleep(SETTLING).await;
+        assert_eq!(f.status(&id).await, "PENDING", "{route}");
+        f.drain().await;
+        assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route}: found by a status check");
+    } else {
+        f.paid_at_operator(route, &id).await;
+    }
+    assert_eq!(f.counts(&id).await, (1, 1), "{route}");
+}
+
+/// Authentic callbacks naming the payment at the route of another operator of the same protocol,
+/// at its own operator's Production route, and one naming no payment at all: 200 `ignored`,
+/// nothing settled. The operator's own callback then settles it.
+pub async fn misrouted(f: &Faulted, route: Route) {
+    let id = f.id(route, "misrouted");
+    let reference = f.pending_payment(route, &id, "06").await["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = success_claim(route, &reference);
+    let unknown = success_claim(route, "NOSUCHREF9");
+    for (what, operator, env, body) in [
+        ("another operator's", route.sibling(), "Sandbox", &body),
+        ("another environment's", route.operator(), "Production", &body),
+        ("an unknown reference", route.operator(), "Sandbox", &unknown),
+    ] {
+        let a = authentic_callback(f, route, operator, env, body).await;
+        assert_receipt(&format!("{route}, {what}"), &a, "ignored");
+    }
+    tokio::time::sleep(SETTLING).await;
+    assert_eq!(f.status(&id).await, "PENDING", "{route}: nothing settled");
+    f.paid_at_operator(route, &id).await;
+    assert_eq!(f.counts(&id).await, (1, 1), "{route}");
+}
+
+/// Authentic callbacks whose bodies are not the protocol's, though they name the payment: 400,
+/// nothing settled. The operator's own callback then settles it.
+pub async fn malformed(f: &Faulted, route: Route) {
+    let id = f.id(route, "malformed");
+    let reference = f.pending_payment(route, &id, "06").await["ref"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let whole = success_claim(route, &reference);
+    let bodies = if route.is_momo() {
+        vec![
+            json!({"externalId": reference}).to_string(),
+            json!({"externalId": "", "status": "SUCCESSFUL"}).to_string(),
+            whole[..whole.len() - 1].to_owned(),
+        ]
+    } else {
+        vec![
+            json!({"type": "checkout.session.completed", "data": {"client_reference": reference}}).to_string(),
+            json!({"id": "AE_1", "type": "checkout.session.completed", "data": {"client_reference": ""}}).to_string(),
+            whole[..whole.len() - 1].to_owned(),
+        ]
+    };
+    for body in &bodies {
+        let a = authentic_callback(f, route, route.operator(), "Sandbox", body).await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{route}: {body}: {}", a.body);
+    }
+    tokio::time::sleep(SETTLING).await;
+    assert_eq!(f.status(&id).await, "PENDING", "{route}: nothing settled");
+    f.paid_at_operator(route, &id).await;
+    assert_eq!(f.counts(&id).await, (1, 1), "{route}");
+}
+
+/// Sends again, by hand, a callback the emulator made.
+async fn replay(f: &Faulted, callback: &Value) -> Answer {
+    let method = reqwest::Method::from_bytes(callback["method"].as_str().unwrap().as_bytes()).unwrap();
+    let mut request = f
+        .app
+        .client
+        .request(method, callback["url"].as_str().unwrap())
+        .header("content-type", "application/json")
+        .body(callback["body"].as_str().unwrap().to_owned());
+    if let Some(signature) = callback["signature"].as_str() {
+        request = request.header("Wave-Signature", signature);
+    }
+    answer(request).await
+}
+
+/// A MoMo callback by hand: `token` in the URL when given.
+async fn momo_callback(f: &Faulted, operator: OperatorCode, env: &str, token: Option<&str>, body: &str) -> Answer {
+    let query = token.map(|t| format!("?token={t}")).unwrap_or_default();
+    let url = f
+        .app
+        .url(&format!("/operator-callbacks/{}/{env}{query}", operator.name()));
+    answer(
+        f.app
+            .client
+            .put(url)
+            .header("content-type", "application/json")
+            .body(body.to_owned()),
+    )
+    .await
+}
+
+/// A Wave webhook by hand, with `signature` as its `Wave-Signature` when given.
+async fn wave_webhook(f: &Faulted, operator: OperatorCode, env: &str, signature: Option<String>, body: &str) -> Answer {
+    let url = f.app.url(&format!("/operator-callbacks/{}/{env}", operator.name()));
+    let mut request = f
+        .app
+        .client
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_owned());
+    if let Some(signature) = signature {
+        request = request.header("Wave-Signature", signature);
+    }
+    answer(request).await
+}
+
+/// An authenticated callback by hand, as `route`'s protocol makes them, to `operator`'s
+/// route in `env`.
+async fn authentic_callback(f: &Faulted, route: Route, operator: OperatorCode, env: &str, body: &str) -> Answer {
+    if route.is_momo() {
+        momo_callback(f, operator, env, Some(CALLBACK_TOKEN), body).await
+    } else {
+        let signature = wave_signature(WAVE_SECRET, Timestamp::now().unix_seconds(), body.as_bytes());
+        wave_webhook(f, operator, env, Some(signature), body).await
+    }
+}
+
+/// A callback body claiming that the payment `reference` succeeded.
+fn success_claim(route: Route, reference: &str) -> String {
+    if route.is_momo() {
+        json!({"amount": route.amount(), "currency": "XOF", "externalId": reference, "status": "SUCCESSFUL"})
+            .to_string()
+    } else {
+        json!({"id": "AE_by_hand", "type": "checkout.session.completed", "data": {
+            "client_reference": reference, "checkout_status": "complete", "payment_status": "succeeded"}})
+        .to_string()
+    }
+}

@@ -1,0 +1,11 @@
+//! The connectors against the operator emulator over HTTP, with its faults.
+
+pub mod aliases;
+pub mod crash;
+pub mod errors;
+pub mod faults;
+pub mod faults_answers;
+pub mod faults_callbacks;
+pub mod faults_initiation;
+pub mod momo;
+pub mod wave;

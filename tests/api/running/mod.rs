@@ -1,0 +1,8 @@
+//! The gateway as it runs: start-up, processes and signals, settings, metrics and workers.
+
+pub mod metrics_without_database;
+pub mod operations;
+pub mod platform_settings;
+pub mod processes;
+pub mod startup;
+pub mod workers;

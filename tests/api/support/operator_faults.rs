@@ -1,0 +1,442 @@
+//! The harness of the fault table (`operator_faults.rs`): the gateway with ALPHA and GAMMA routed
+//! to the MoMo Open API connector and BETA and DELTA to the Wave connector (in Sandbox and
+//! Production), the operator emulator behind them, and what every scenario needs: a payment per
+//! [`Route`], the emulator's counts and admin calls, callbacks made by hand, and the checks run
+//! after each scenario.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::time::Duration;
+
+use momo_gateway::config::{ApiCredentials, Protocol};
+use momo_gateway::domain::{Environment, FailureCode, Kind, OperatorCode, Transaction};
+use momo_gateway::reconcile::reconciler;
+use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::support::helpers::{answer, free_port, gateway_port, later, Answer, TestApp};
+use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
+use momo_test_support::Backend;
+
+pub const CALLBACK_TOKEN: &str = "momo-callback-token-for-fault-tests";
+pub const WAVE_SECRET: &str = "wave-webhook-secret";
+/// The emulator's Sandbox delay (rows 02, 03, 05).
+pub const DELAY: Duration = Duration::from_millis(300);
+/// Long enough for the emulator to have settled a row 02, 03 or 05 payment.
+pub const PAST_THE_DELAY: Duration = Duration::from_millis(450);
+pub const BREAKER_COOL_DOWN: Duration = Duration::from_millis(300);
+
+/// A protocol and a direction, each served by its own operator so that breakers, tokens and
+/// callback routes never mix between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// ALPHA, `momo-openapi` request-to-pay.
+    MomoCollection,
+    /// GAMMA, `momo-openapi` disbursement transfer.
+    MomoTransfer,
+    /// BETA, `wave-checkout` checkout session.
+    WaveCollection,
+    /// DELTA, `wave-checkout` payout.
+    WaveTransfer,
+}
+
+pub use Route::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
+
+pub const ALL_ROUTES: [Route; 4] = [MomoCollection, MomoTransfer, WaveCollection, WaveTransfer];
+
+impl fmt::Display for Route {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (protocol, direction) = match self {
+            MomoCollection => ("momo-openapi", "collection"),
+            MomoTransfer => ("momo-openapi", "transfer"),
+            WaveCollection => ("wave-checkout", "collection"),
+            WaveTransfer => ("wave-checkout", "transfer"),
+        };
+        write!(f, "{protocol} {direction}")
+    }
+}
+
+impl Route {
+    pub fn operator(self) -> OperatorCode {
+        match self {
+            MomoCollection => OperatorCode::Alpha,
+            MomoTransfer => OperatorCode::Gamma,
+            WaveCollection => OperatorCode::Beta,
+            WaveTransfer => OperatorCode::Delta,
+        }
+    }
+
+    /// Another operator served by the same protocol (and so the same callback secret).
+    pub fn sibling(self) -> OperatorCode {
+        match self {
+            MomoCollection => OperatorCode::Gamma,
+            MomoTransfer => OperatorCode::Alpha,
+            WaveCollection => OperatorCode::Delta,
+            WaveTransfer => OperatorCode::Beta,
+        }
+    }
+
+    pub fn protocol(self) -> Protocol {
+        match self {
+            MomoCollection | MomoTransfer => Protocol::MomoOpenApi,
+            WaveCollection | WaveTransfer => Protocol::WaveCheckout,
+        }
+    }
+
+    pub fn is_momo(self) -> bool {
+        self.protocol() == Protocol::MomoOpenApi
+    }
+
+    pub fn kind(self) -> Kind {
+        match self {
+            MomoCollection | WaveCollection => Kind::Collection,
+            MomoTransfer | WaveTransfer => Kind::Transfer,
+        }
+    }
+
+    pub fn amount(self) -> &'static str {
+        match self.kind() {
+            Kind::Collection => "1500",
+            Kind::Transfer => "1000",
+        }
+    }
+
+    /// The failure code of an outright refusal.
+    pub fn refusal_code(self) -> FailureCode {
+        match self {
+            MomoCollection => FailureCode::PayerDeclined,
+            MomoTransfer | WaveCollection | WaveTransfer => FailureCode::OperatorRefused,
+        }
+    }
+
+    /// The emulator's endpoint that initiates the payment.
+    pub fn initiation(self) -> &'static str {
+        match self {
+            MomoCollection => "momo.requesttopay",
+            MomoTransfer => "momo.transfer",
+            WaveCollection => "wave.checkout.create",
+            WaveTransfer => "wave.payout.create",
+        }
+    }
+
+    /// The emulator's endpoint the connector asks for the status.
+    pub fn status_lookup(self) -> &'static str {
+        match self {
+            MomoCollection => "momo.requesttopay.status",
+            MomoTransfer => "momo.transfer.status",
+            WaveCollection => "wave.checkout.search",
+            WaveTransfer => "wave.payout.search",
+        }
+    }
+
+    /// Whether the operator calls back when the payment settles (Wave sends no payout webhook).
+    pub fn calls_back(self) -> bool {
+        self != WaveTransfer
+    }
+
+    fn tag(self) -> &'static str {
+        match self {
+            MomoCollection => "mc",
+            MomoTransfer => "mt",
+            WaveCollection => "wc",
+            WaveTransfer => "wt",
+        }
+    }
+}
+
+/// Where the gateway's connectors are pointed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    Emulator,
+    /// A loopback port nobody listens on: every connection is refused.
+    ClosedPort,
+}
+
+/// The gateway, the emulator, and a Sandbox token.
+pub struct Faulted {
+    pub app: TestApp,
+    pub emulator: RunningEmulator,
+    pub token: String,
+}
+
+impl Faulted {
+    /// The gateway calling the emulator.
+    pub async fn spawn(backend: Backend) -> Option<Faulted> {
+        Faulted::start(backend, Reach::Emulator).await
+    }
+
+    /// The gateway calling a port where nothing listens (the emulator runs, uncalled).
+    pub async fn unreachable(backend: Backend) -> Option<Faulted> {
+        Faulted::start(backend, Reach::ClosedPort).await
+    }
+
+    async fn start(backend: Backend, reach: Reach) -> Option<Faulted> {
+        let port = gateway_port();
+        let mut settings = EmulatorSettings {
+            delay: DELAY,
+            ..EmulatorSettings::default()
+        };
+        settings.wave.webhook_url = Some(format!("http://127.0.0.1:{port}/operator-callbacks/BETA/Sandbox"));
+        let emulator = Emulator::start(settings).await.expect("the emulator starts");
+        let url = match reach {
+            Reach::Emulator => emulator.url.clone(),
+            Reach::ClosedPort => format!("http://127.0.0.1:{}", free_port()),
+        };
+        let creds = |product: &str| ApiCredentials {
+            user: format!("{product}-user"),
+            key: format!("{product}-key"),
+            subscription_key: format!("{product}-subscription"),
+        };
+        let app = TestApp::spawn_with(backend, |c| {
+            c.listen = ([127, 0, 0, 1], port).into();
+            c.public_url = format!("http://127.0.0.1:{port}");
+            c.connectors.routes = ALL_ROUTES
+                .iter()
+                .flat_map(|r| [Environment::Sandbox, Environment::Production].map(|e| (r.operator(), e, r.protocol())))
+                .collect();
+            c.connectors.timeout = Duration::from_millis(500);
+            c.connectors.momo_url = Some(url.clone());
+            c.connectors.momo_collection = Some(creds("collection"));
+            c.connectors.momo_disbursement = Some(creds("disbursement"));
+            c.connectors.momo_callback_token = Some(CALLBACK_TOKEN.to_owned());
+            c.connectors.wave_url = Some(url);
+            c.connectors.wave_api_key = Some("wave-test-key".to_owned());
+            c.connectors.wave_webhook_secret = Some(WAVE_SECRET.to_owned());
+            c.breaker.cool_down = BREAKER_COOL_DOWN;
+        })
+        .await?;
+        let token = app.sandbox_token().await;
+        Some(Faulted { app, emulator, token })
+    }
+
+    /// A merchant transaction id for `name` on `route`, unique in the run of one fault.
+    pub fn id(&self, route: Route, name: &str) -> String {
+        format!("{}-{name}", route.tag())
+    }
+
+    /// Creates a payment through v1 to or from a number ending in `ending`.
+    pub async fn create(&self, route: Route, id: &str, ending: &str) -> Answer {
+        let (phone, operator) = (
+            format!("07010203{ending}"),
+            format!("{}_MONEY_CI", route.operator().name()),
+        );
+        let (path, body) = match route.kind() {
+            Kind::Collection => (
+                "/v1/collecte/mobile-money",
+                collect_v1(id, &phone, &operator, route.amount()),
+            ),
+            Kind::Transfer => (
+                "/v1/transfer/mobile-money",
+                transfer_v1(id, &phone, &operator, route.amount()),
+            ),
+        };
+        post(&self.app, &self.token, path, &body).await
+    }
+
+    /// The same through v2.
+    pub async fn create_v2(&self, route: Route, id: &str, ending: &str) -> Answer {
+        let (phone, operator) = (
+            json!(format!("07010203{ending}")),
+            format!("{}_MONEY_CI", route.operator().name()),
+        );
+        let amount: Value = route.amount().parse::<u64>().unwrap().into();
+        let (path, body) = match route.kind() {
+            Kind::Collection => ("/v2/collecte/mobile-money", collect_v2(id, phone, &operator, amount)),
+            Kind::Transfer => ("/v2/transfers/mobile-money", transfer_v2(id, phone, &operator, amount)),
+        };
+        post(&self.app, &self.token, path, &body).await
+    }
+
+    /// Creates a payment that must come back 202 `PENDING`; its data.
+    pub async fn pending_payment(&self, route: Route, id: &str, ending: &str) -> Value {
+        let a = self.create(route, id, ending).await;
+        assert_eq!(
+            (a.status, a.body["data"]["status"].as_str()),
+            (StatusCode::ACCEPTED, Some("PENDING")),
+            "{route}: {id} is PENDING: {}",
+            a.body
+        );
+        a.body["data"].clone()
+    }
+
+    /// The v2 status lookup's data.
+    pub async fn lookup(&self, id: &str) -> Value {
+        let a = answer(
+            self.app
+                .get(&format!("/v2/get-status-payment/{id}"))
+                .bearer_auth(&self.token),
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::OK, "{id}: {}", a.body);
+        a.body["data"].clone()
+    }
+
+    pub async fn status(&self, id: &str) -> String {
+        self.lookup(id).await["status"].as_str().unwrap_or_default().to_owned()
+    }
+
+    /// Waits (up to 5 s) for `id` to leave PENDING.
+    pub async fn settled(&self, id: &str) -> String {
+        for _ in 0..100 {
+            let status = self.status(id).await;
+            if status != "PENDING" {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        "PENDING".to_owned()
+    }
+
+    pub async fn record(&self, id: &str) -> Transaction {
+        self.app
+            .gateway
+            .transaction(&self.app.sandbox_tenant(), id)
+            .await
+            .expect("the transaction exists")
+            .transaction
+    }
+
+    /// What a final transaction shows, to compare before and after a late callback.
+    pub async fn snapshot(&self, id: &str) -> String {
+        let t = self.record(id).await;
+        format!("{:?}", (t.status, t.updated_at, t.failure_code, t.failure_reason))
+    }
+
+    pub async fn emulator_get(&self, path: &str) -> Value {
+        reqwest::get(format!("{}{path}", self.emulator.url))
+            .await
+            .expect("the emulator answers")
+            .json()
+            .await
+            .expect("the emulator answers JSON")
+    }
+
+    /// How many times the operator received and executed the initiation of `id`.
+    pub async fn counts(&self, id: &str) -> (u64, u64) {
+        let key = self.record(id).await.id;
+        let c = self.emulator_get(&format!("/_emulator/initiations/{key}")).await;
+        (c["received"].as_u64().unwrap(), c["executed"].as_u64().unwrap())
+    }
+
+    /// A fault rule at the emulator's endpoint `on`, for the next `times` requests.
+    pub async fn fault(&self, on: &str, fault: &str, times: u32) {
+        let answer = reqwest::Client::new()
+            .post(format!("{}/_emulator/faults", self.emulator.url))
+            .json(&json!({"on": on, "fault": fault, "times": times}))
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_success(), "{:?}", answer.text().await);
+    }
+
+    /// Settles `id` at the operator (`succeeded`, `failed`), which calls back as it would.
+    pub async fn settle_at_operator(&self, id: &str, outcome: &str) {
+        let key = self.record(id).await.id;
+        let answer = reqwest::Client::new()
+            .post(format!("{}/_emulator/payments/{key}/settle", self.emulator.url))
+            .json(&json!({"outcome": outcome}))
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_success(), "{:?}", answer.text().await);
+    }
+
+    /// Settles `id` at the operator as a success, then waits for its callback to settle it
+    /// (or, where no callback comes, lets the reconciler find it).
+    pub async fn paid_at_operator(&self, route: Route, id: &str) {
+        self.settle_at_operator(id, "succeeded").await;
+        if route.calls_back() {
+            assert_eq!(self.settled(id).await, "SUCCESSFUL", "{route}: by the callback");
+        } else {
+            self.drain().await;
+            assert_eq!(self.status(id).await, "SUCCESSFUL", "{route}: by a status check");
+        }
+    }
+
+    /// Waits (up to 5 s) until the emulator has made (or dropped) `n` callbacks about `id`.
+    pub async fn callbacks_made(&self, id: &str, n: usize) -> Vec<Value> {
+        let key = self.record(id).await.id;
+        let payment = self.emulator_get(&format!("/_emulator/payments/{key}")).await["id"].clone();
+        let mut made = Vec::new();
+        for _ in 0..100 {
+            let all = self.emulator_get("/_emulator/callbacks").await;
+            made = all
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["payment"] == payment)
+                .cloned()
+                .collect();
+            if made.len() >= n {
+                return made;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("{id}: {n} callbacks expected, the emulator made {made:?}");
+    }
+
+    /// The transaction ids still PENDING, every tenant.
+    pub async fn pending(&self) -> Vec<String> {
+        self.app
+            .gateway
+            .pending_transactions(later(100_000_000), None, None, 1_000)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.transaction.transaction_id)
+            .collect()
+    }
+
+    /// Reconciler passes at later and later times (each after the previous one's backoff, all
+    /// young enough for a resend) until nothing is pending.
+    pub async fn drain(&self) {
+        for at in [60_000, 100_000, 160_000, 250_000, 400_000, 590_000] {
+            if self.pending().await.is_empty() {
+                return;
+            }
+            reconciler::run_once(&self.app.gateway, later(at)).await.unwrap();
+        }
+    }
+
+    pub async fn reserved(&self) -> String {
+        let a = answer(self.app.get("/v1/balance").bearer_auth(&self.token)).await;
+        a.body["data"]["reserved"].as_str().unwrap_or_default().to_owned()
+    }
+
+    /// What must hold after every scenario: nothing left PENDING, one payment at most per
+    /// transaction at the operator (under its internal id), nothing reserved, the ledger balanced.
+    pub async fn assert_invariants(&self, what: &str) {
+        assert_eq!(
+            self.pending().await,
+            Vec::<String>::new(),
+            "{what}: nothing left PENDING"
+        );
+        let payments = self.emulator_get("/_emulator/payments").await;
+        let mut per_reference: HashMap<String, usize> = HashMap::new();
+        for p in payments.as_array().unwrap() {
+            let wire = &p["wire"];
+            let reference = wire["externalId"]
+                .as_str()
+                .or(wire["client_reference"].as_str())
+                .unwrap_or_else(|| panic!("{what}: a payment that names no reference: {p}"));
+            *per_reference.entry(reference.to_owned()).or_default() += 1;
+            let ours = self.app.gateway.transaction_by_ref(reference).await.unwrap();
+            assert_eq!(
+                p["key"],
+                ours.transaction.id.as_str(),
+                "{what}: keyed by the internal id"
+            );
+        }
+        let twice: Vec<_> = per_reference.iter().filter(|(_, n)| **n > 1).collect();
+        assert!(
+            twice.is_empty(),
+            "{what}: paid more than once at the operator: {twice:?}"
+        );
+        for i in self.emulator_get("/_emulator/initiations").await.as_array().unwrap() {
+            assert!(i["executed"].as_u64().unwrap() <= 1, "{what}: executed twice: {i}");
+        }
+        assert_eq!(self.reserved().await, "0", "{what}: nothing left reserved");
+        self.app.assert_ledger().await;
+    }
+}

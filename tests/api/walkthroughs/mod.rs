@@ -1,0 +1,4 @@
+//! The README's walkthrough and the Python client, run as written.
+
+pub mod client_script;
+pub mod readme;

@@ -1,0 +1,9 @@
+//! Webhook endpoints, delivery, retries, signatures and the outbox under load.
+
+pub mod concurrency;
+pub mod delivery;
+pub mod endpoints;
+pub mod handoff;
+pub mod hostile;
+pub mod retries;
+pub mod rotation;

@@ -1,0 +1,103 @@
+//! SIGKILL while the batch writers are busy: 16 clients create collections (answered at once,
+//! so each is a creation batch and a settlement batch) and transfers against the gateway as a
+//! process, and it is killed in the middle. Every request that got a 2xx is stored, once, with
+//! its settlement; nothing is half-written: the ledger balances and no transfer's reservation is
+//! left without its transaction.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use momo_gateway::config::Config;
+use momo_gateway::domain::{Environment, Tenant, Timestamp};
+use reqwest::StatusCode;
+
+use crate::support::helpers::{answer, TEST_JWT_SECRET};
+use crate::support::requests::{collect_v1, transfer_v1};
+use momo_test_support::both_backends;
+use momo_test_support::process;
+use momo_test_support::TestDatabase;
+
+both_backends!(TestDatabase::create => a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing);
+
+async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing(db: TestDatabase) {
+    let admin = momo_gateway::app::open(Config {
+        database_url: db.url.clone(),
+        ..Config::default()
+    })
+    .await
+    .unwrap();
+    let merchant = admin.create_merchant("Batches", None, Timestamp::now()).await.unwrap();
+    let sandbox = merchant
+        .environments
+        .iter()
+        .find(|e| e.environment == Environment::Sandbox)
+        .unwrap()
+        .clone();
+    let mut command = process::command(&db.url);
+    command.env("MOMO_JWT_SECRET", TEST_JWT_SECRET);
+    let gateway = process::serve(command);
+    let client = reqwest::Client::new();
+    let auth = answer(
+        client
+            .post(format!("{}/v1/auth", gateway.base))
+            .basic_auth(&sandbox.api_key, Some(&sandbox.api_secret))
+            .header("X-Environment", "Sandbox"),
+    )
+    .await;
+    let token = auth.body["data"]["token"].as_str().unwrap().to_owned();
+
+    // 16 clients, each creating until the gateway is gone; the ids that got a 2xx are kept.
+    let answered = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut clients = tokio::task::JoinSet::new();
+    for worker in 0..16 {
+        let (client, base, token, answered) = (client.clone(), gateway.base.clone(), token.clone(), answered.clone());
+        clients.spawn(async move {
+            for i in 0.. {
+                let id = format!("k{worker}x{i}");
+                let (path, body) = if i % 4 == 3 {
+                    ("transfer", transfer_v1(&id, "0701020301", "GAMMA_MONEY_CI", "1000"))
+                } else {
+                    ("collecte", collect_v1(&id, "0701020301", "GAMMA_MONEY_CI", "1000"))
+                };
+                let sent = client
+                    .post(format!("{base}/v1/{path}/mobile-money"))
+                    .bearer_auth(&token)
+                    .json(&body)
+                    .send()
+                    .await;
+                match sent {
+                    Ok(r) if r.status().is_success() => answered.lock().unwrap().push(id),
+                    Ok(r) => assert_eq!(r.status(), StatusCode::PRECONDITION_FAILED, "{id}"),
+                    Err(_) => return, // the gateway is gone
+                }
+            }
+        });
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    gateway.kill();
+    while clients.join_next().await.is_some() {}
+
+    let answered = answered.lock().unwrap().clone();
+    assert!(answered.len() > 50, "the load ran: {} answered", answered.len());
+    let tenant = Tenant {
+        merchant_id: merchant.id.clone(),
+        environment: Environment::Sandbox,
+    };
+    for id in &answered {
+        let record = admin
+            .transaction(&tenant, id)
+            .await
+            .unwrap_or_else(|e| panic!("{id} was answered 2xx but is not stored: {e}"));
+        assert!(
+            record.transaction.status.is_final(),
+            "{id} was answered final (the simulator settles 01 at once): {:?}",
+            record.transaction.status
+        );
+    }
+    let check = admin.check_ledger().await.unwrap();
+    assert_eq!(
+        (check.postings_sum, check.inconsistent_balances),
+        (0, 0),
+        "nothing half-written"
+    );
+}

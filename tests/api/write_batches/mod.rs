@@ -1,0 +1,6 @@
+//! The write pipeline: items batched into one transaction, and what a caller sees of it.
+
+pub mod callers;
+pub mod crash;
+pub mod metrics;
+pub mod pipeline;
