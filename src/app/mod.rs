@@ -108,10 +108,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     // Two loops per process: one sends while the other records and claims. Leases keep them
     // (and other processes) from sending the same attempt twice.
     let dispatcher = gateway.webhook_dispatcher(&config.webhook)?;
-    if let Some(handed) = dispatcher.take_handoff() {
+    // The writers' settled events go straight to this process's dispatcher (`store::handoff`).
+    let (handed, queue) = crate::webhook::dispatcher::handoff_queue();
+    if gateway.hand_settled_events_to(handed, dispatcher.lease()) {
         workers.extend(crate::webhook::dispatcher::spawn_handoff_loops(
             dispatcher.clone(),
-            handed,
+            queue,
             workers_stopped.clone(),
         ));
     }

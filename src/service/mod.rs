@@ -99,6 +99,16 @@ impl Gateway {
             .map_err(|e| ServiceError::Invalid(format!("cannot build the webhook client: {e}")))
     }
 
+    /// Has the store's writers send this process's settled events to `queue`, leased for
+    /// `lease` (`store::handoff`); `false` when a queue was given before.
+    pub fn hand_settled_events_to(
+        &self,
+        queue: tokio::sync::mpsc::Sender<crate::store::LeasedEvent>,
+        lease: std::time::Duration,
+    ) -> bool {
+        self.store.hand_settled_events_to(queue, lease)
+    }
+
     /// Answers when the database answers (readiness).
     pub async fn ping(&self) -> Result<(), ServiceError> {
         Ok(self.store.ping().await?)

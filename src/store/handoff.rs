@@ -9,8 +9,8 @@
 //!
 //! Nothing is lost when the process dies with events in the queue: their lease ends, and a
 //! dispatcher's claim takes them then, as it takes an event whose attempt was cut off. When the
-//! queue is full, or no dispatcher of this process took it (tests that drive
-//! `Dispatcher::run_once`), a batch writes its events unleased, for the claims, as before.
+//! queue is full, or the process gave none (tests that drive `Dispatcher::run_once`), a batch
+//! writes its events unleased, for the claims.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -18,10 +18,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::domain::{Tenant, Timestamp};
-
-/// How many handed events may wait for the dispatcher: a second or two of settlements at full
-/// speed, about 1 KB each. A batch that finds no room leaves its events to the claims.
-const QUEUE: usize = 4096;
 
 /// A settled payment's webhook event, leased to this process's dispatcher when it was written.
 #[derive(Debug, Clone)]
@@ -42,7 +38,8 @@ pub(in crate::store) struct EventLease {
     pub until: Timestamp,
 }
 
-/// The writers' end of the queue, empty until a dispatcher takes the other end.
+/// The writers' end of the queue, empty until the process gives them one (`app` connects its
+/// other end to the dispatcher: storage hands events to a queue, not to a consumer).
 #[derive(Clone, Default)]
 pub(in crate::store) struct Handoff(Arc<OnceLock<Queue>>);
 
@@ -52,12 +49,10 @@ struct Queue {
 }
 
 impl Handoff {
-    /// The dispatcher's end of the queue, with events leased for `lease` from their batch;
-    /// `None` once taken.
-    pub fn take(&self, lease: Duration) -> Option<mpsc::Receiver<LeasedEvent>> {
-        let (sender, receiver) = mpsc::channel(QUEUE);
-        self.0.set(Queue { sender, lease }).ok()?;
-        Some(receiver)
+    /// From now on, the events of settlements go to `queue`, leased for `lease` from their
+    /// batch; `false` when a queue was given before (it stays).
+    pub fn attach(&self, queue: mpsc::Sender<LeasedEvent>, lease: Duration) -> bool {
+        self.0.set(Queue { sender: queue, lease }).is_ok()
     }
 
     /// Room in the queue for `events` events, and the lease to write them with; `None` when
@@ -113,17 +108,19 @@ mod tests {
     }
 
     #[test]
-    fn nothing_is_reserved_before_a_dispatcher_takes_the_queue() {
+    fn nothing_is_reserved_before_the_process_gives_a_queue() {
         assert!(Handoff::default().reserve(1).is_none());
     }
 
     #[tokio::test]
     async fn a_batch_gets_room_only_for_all_of_its_events_and_gives_back_what_it_did_not_use() {
+        const QUEUE: usize = 64;
         let handoff = Handoff::default();
-        let mut receiver = handoff.take(Duration::from_secs(30)).expect("the queue, once");
+        let (queue, mut receiver) = mpsc::channel(QUEUE);
+        assert!(handoff.attach(queue, Duration::from_secs(30)), "the first queue given");
         assert!(
-            handoff.take(Duration::from_secs(30)).is_none(),
-            "a second dispatcher gets none"
+            !handoff.attach(mpsc::channel(1).0, Duration::from_secs(30)),
+            "a second queue is refused"
         );
         assert!(handoff.reserve(QUEUE + 1).is_none(), "more than the queue holds");
         {

@@ -415,10 +415,11 @@ pub trait WebhookStore: Send + Sync + 'static {
             .unwrap_or(false))
     }
 
-    /// Has the writers hand this process's settled events to the returned queue, written
-    /// leased for `lease` (`handoff`); `None` after the first call. Events that find the queue
-    /// full are claimed as ever.
-    fn hand_off_events(&self, lease: std::time::Duration) -> Option<tokio::sync::mpsc::Receiver<LeasedEvent>>;
+    /// From now on the writers send this process's settled events to `queue`, written leased
+    /// for `lease` (`handoff`); `false` when a queue was given before. Events that find the
+    /// queue full are claimed as ever.
+    fn hand_settled_events_to(&self, queue: tokio::sync::mpsc::Sender<LeasedEvent>, lease: std::time::Duration)
+        -> bool;
 
     /// Handed events with where to send them (read, not written); events whose tenant has no
     /// row are left out, and stay leased until their lease ends, as the claim leaves them.

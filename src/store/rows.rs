@@ -1,7 +1,8 @@
 //! Turning database rows into domain values, for either database.
 
-use sqlx::{ColumnIndex, Decode, Row, Type};
+use sqlx::Row;
 
+use super::sql::{Col, Get, SqlDb};
 use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
@@ -9,14 +10,9 @@ use crate::domain::{
     Timestamp, Transaction,
 };
 
-/// Reads a column, for any database whose rows decode text and 64-bit integers.
-fn get<'r, R, T>(row: &'r R, column: &'static str) -> Result<T, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    T: Decode<'r, R::Database> + Type<R::Database>,
-{
-    row.try_get(column).map_err(StoreError::from)
+/// Reads a column.
+fn get<R: Row<Database: SqlDb>, T: Col>(row: &R, column: &str) -> Result<T, StoreError> {
+    row.col(column).map_err(StoreError::from)
 }
 
 pub(super) fn environment(raw: &str) -> Result<Environment, StoreError> {
@@ -24,13 +20,7 @@ pub(super) fn environment(raw: &str) -> Result<Environment, StoreError> {
         .map_err(|e: crate::domain::environment::UnknownEnvironment| StoreError::Corrupt(e.to_string()))
 }
 
-pub(super) fn credential<R>(row: &R) -> Result<Credential, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(super) fn credential<R: Row<Database: SqlDb>>(row: &R) -> Result<Credential, StoreError> {
     let secret_hash: String = get(row, "secret_hash")?;
     Ok(Credential {
         id: get(row, "id")?,
@@ -43,13 +33,7 @@ where
     })
 }
 
-pub(super) fn customer<R>(row: &R) -> Result<Customer, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(super) fn customer<R: Row<Database: SqlDb>>(row: &R) -> Result<Customer, StoreError> {
     let phone: String = get(row, "phone")?;
     Ok(Customer {
         id: get(row, "id")?,
@@ -70,13 +54,7 @@ where
     })
 }
 
-pub(super) fn transaction_record<R>(row: &R) -> Result<TransactionRecord, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<TransactionRecord, StoreError> {
     let corrupt = |what: &str, value: &str| StoreError::Corrupt(format!("{what} {value:?}"));
     let tenant = Tenant {
         merchant_id: MerchantId(get(row, "merchant_id")?),
@@ -137,13 +115,11 @@ where
 }
 
 /// An event with where to send it: `endpoint` is its tenant's `merchant_environments` row.
-pub(super) fn due_event<R>(event: LeasedEvent, attempts: u32, endpoint: &R) -> Result<DueEvent, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(super) fn due_event<R: Row<Database: SqlDb>>(
+    event: LeasedEvent,
+    attempts: u32,
+    endpoint: &R,
+) -> Result<DueEvent, StoreError> {
     Ok(DueEvent {
         id: event.id,
         tenant: event.tenant,
@@ -167,13 +143,10 @@ where
 }
 
 /// A claimed event as the claim returned it, with its attempts so far.
-pub(super) fn claimed_event<R>(row: &R, lease_until: Timestamp) -> Result<(LeasedEvent, u32), StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(super) fn claimed_event<R: Row<Database: SqlDb>>(
+    row: &R,
+    lease_until: Timestamp,
+) -> Result<(LeasedEvent, u32), StoreError> {
     let event = LeasedEvent {
         id: get(row, "id")?,
         tenant: Tenant {
@@ -187,13 +160,7 @@ where
     Ok((event, get::<R, i64>(row, "attempts")?.max(0) as u32))
 }
 
-pub(super) fn event_summary<R>(row: &R) -> Result<EventSummary, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(super) fn event_summary<R: Row<Database: SqlDb>>(row: &R) -> Result<EventSummary, StoreError> {
     let state: String = get(row, "state")?;
     let event_state = names::parse_event_state(&state)?;
     let next_attempt_at: i64 = get(row, "next_attempt_at")?;
@@ -216,13 +183,7 @@ where
     })
 }
 
-pub(super) fn attempt<R>(row: &R) -> Result<Attempt, StoreError>
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(super) fn attempt<R: Row<Database: SqlDb>>(row: &R) -> Result<Attempt, StoreError> {
     Ok(Attempt {
         attempt: get::<R, i64>(row, "attempt")?.max(0) as u32,
         at: Timestamp(get(row, "at")?),

@@ -71,10 +71,9 @@ impl Dispatcher {
         self.deliver(due, now).await
     }
 
-    /// Has the writers of this process hand their settled events to the returned queue, for
-    /// [`spawn_handoff_loops`]; `None` when this process's queue is already taken.
-    pub fn take_handoff(&self) -> Option<mpsc::Receiver<LeasedEvent>> {
-        self.store.hand_off_events(self.lease)
+    /// How long a claimed (or handed) event is this dispatcher's.
+    pub fn lease(&self) -> Duration {
+        self.lease
     }
 
     /// Attempts events the writers handed over, as `run_once` attempts claimed ones.
@@ -264,6 +263,16 @@ pub fn spawn_loop(dispatcher: Dispatcher, mut stop: watch::Receiver<bool>) -> Jo
         }
         tracing::debug!("webhook dispatcher stopped");
     })
+}
+
+/// How many handed events may wait for the dispatcher: a second or two of settlements at full
+/// speed, about 1 KB each. A batch that finds no room leaves its events to the claims.
+const HANDOFF_QUEUE: usize = 4096;
+
+/// The queue between the writers and the handoff loops: `app` gives the store its sending end
+/// and [`spawn_handoff_loops`] the other.
+pub fn handoff_queue() -> (mpsc::Sender<LeasedEvent>, mpsc::Receiver<LeasedEvent>) {
+    mpsc::channel(HANDOFF_QUEUE)
 }
 
 /// How long a handoff loop gathers events after the first: each step's results are one write

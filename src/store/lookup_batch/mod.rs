@@ -22,7 +22,9 @@ mod sqlite;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use sqlx::{ColumnIndex, Decode, Row, Type};
+use sqlx::Row;
+
+use super::sql::{Get, SqlDb};
 use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::queued::take_queued;
@@ -136,18 +138,11 @@ async fn read_loop(reader: Arc<dyn BatchRead>, receiver: Arc<Mutex<mpsc::Receive
 /// The rows of a batch, each with `n` (its lookup's position, from 1), `credential_active`
 /// (`NULL` when the credential does not exist) and the transaction's columns (`NULL` when the
 /// tenant has no such transaction), as each of `lookups` lookups' result, in order.
-fn answers<R>(lookups: usize, found: &[R]) -> BatchResult
-where
-    R: Row,
-    &'static str: ColumnIndex<R>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> bool: Decode<'r, R::Database> + Type<R::Database>,
-{
+fn answers<R: Row<Database: SqlDb>>(lookups: usize, found: &[R]) -> BatchResult {
     // A row that does not decode fails its own lookup, not the batch's.
     let checked = |row: &R| -> Result<CheckedLookup, StoreError> {
-        let active: Option<bool> = row.try_get("credential_active")?;
-        let id: Option<String> = row.try_get("id")?;
+        let active: Option<bool> = row.col("credential_active")?;
+        let id: Option<String> = row.col("id")?;
         Ok(CheckedLookup {
             credential_active: active == Some(true),
             record: id.map(|_| rows::transaction_record(row)).transpose()?,
@@ -155,7 +150,7 @@ where
     };
     let mut results: Vec<Option<Result<CheckedLookup, StoreError>>> = (0..lookups).map(|_| None).collect();
     for row in found {
-        let n: i64 = row.try_get("n")?;
+        let n: i64 = row.col("n")?;
         let slot = usize::try_from(n - 1)
             .ok()
             .and_then(|i| results.get_mut(i))

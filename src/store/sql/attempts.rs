@@ -5,11 +5,12 @@
 
 use std::collections::HashSet;
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
+use sqlx::Transaction;
 
 use super::row_values::ColumnType::{Int, Text};
 use super::row_values::{Columns, RowValues};
-use super::{Column, SqlDb};
+use super::SqlDb;
+use super::{Args, Get};
 use crate::domain::{EventState, Timestamp};
 use crate::store::{names, EventUpdate, Finished, StoreError};
 
@@ -41,21 +42,11 @@ const ATTEMPT_COLUMNS: &Columns = &[
 ];
 
 /// Records each finished attempt whose lease is still held; `true` for those recorded.
-pub(super) async fn record<DB>(
+pub(super) async fn record<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     batch: &[Finished],
     now: Timestamp,
-) -> Result<Vec<bool>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<Vec<bool>, StoreError> {
     let mut recorded: HashSet<&str> = HashSet::with_capacity(batch.len());
     for chunk in batch.chunks(CHUNK) {
         let mut values = RowValues::joined(RECORDED_COLUMNS, chunk.len());
@@ -91,8 +82,8 @@ where
             values.as_v::<DB>()
         );
         // A lost lease: another dispatcher owns the event now, and nothing of it is recorded.
-        for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
-            let id: String = row.try_get("id")?;
+        for row in values.bind(sqlx::query(&sql))?.fetch_all(DB::on(&mut **tx)).await? {
+            let id: String = row.col("id")?;
             if let Some(finished) = chunk.iter().find(|f| f.event.id == id) {
                 recorded.insert(finished.event.id.as_str());
             }
@@ -118,7 +109,7 @@ where
                 .text(a.response.as_deref());
         }
         let sql = values.insert_into::<DB>("webhook_attempts", "");
-        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
+        values.bind(sqlx::query(&sql))?.execute(DB::on(&mut **tx)).await?;
     }
     // Rare (a 410): one statement each, in tenant order, so two dispatchers lock these rows
     // in one order.
@@ -139,10 +130,10 @@ where
         sqlx::query(
             "UPDATE merchant_environments SET webhook_disabled_at = $1 WHERE merchant_id = $2 AND environment = $3",
         )
-        .bind(now.millis())
-        .bind(merchant)
-        .bind(environment)
-        .execute(&mut **tx)
+        .arg(now.millis())
+        .arg(merchant)
+        .arg(environment)
+        .execute(DB::on(&mut **tx))
         .await?;
     }
     Ok(batch.iter().map(|f| recorded.contains(f.event.id.as_str())).collect())

@@ -15,10 +15,10 @@
 //! order of tenant, payer and id. SQLite's single writer connection serializes every write, so
 //! there it credits the balance row directly and locks nothing.
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
+use sqlx::Transaction;
 
-use super::{Column, SqlDb};
-use crate::domain::Tenant;
+use super::SqlDb;
+use super::{Args, Get};
 use crate::store::StoreError;
 
 /// How the writers of a store share a tenant's balance.
@@ -62,26 +62,23 @@ impl BalancePlan {
             .then_some(self.slot)
     }
 
-    /// [`BalancePlan::credit_slot`] of a tenant.
-    pub fn slot_for(&self, tenant: &Tenant) -> Option<i64> {
-        self.credit_slot(&tenant.merchant_id.0, tenant.environment.as_str())
+    /// A plan for a write outside the batches, which locks nothing first: every move goes
+    /// to the balance row.
+    pub fn balance_row() -> BalancePlan {
+        BalancePlan {
+            slot: 0,
+            slotted: Vec::new(),
+        }
     }
 }
 
 /// Locks what a batch of writer `slot` needs of each tenant's balance, `tenants` in key order.
-pub(in crate::store) async fn lock_balances<DB>(
+pub(in crate::store) async fn lock_balances<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     locking: BalanceLocking,
     slot: i64,
     tenants: &[(&str, &str, BalanceUse)],
-) -> Result<BalancePlan, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    i64: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<BalancePlan, StoreError> {
     let mut plan = BalancePlan {
         slot,
         slotted: Vec::new(),
@@ -94,11 +91,11 @@ where
             BalanceUse::Debits => fold_credits(tx, merchant, environment).await?,
             BalanceUse::Credits => {
                 sqlx::query(CREDIT_SLOT)
-                    .bind(merchant)
-                    .bind(environment)
-                    .bind(slot)
-                    .bind(0i64)
-                    .execute(&mut **tx)
+                    .arg(merchant)
+                    .arg(environment)
+                    .arg(slot)
+                    .arg(0i64)
+                    .execute(DB::on(&mut **tx))
                     .await?;
                 plan.slotted.push((merchant.to_owned(), environment.to_owned()));
             }
@@ -108,42 +105,39 @@ where
 }
 
 /// Locks a tenant's balance row and moves its committed credits from their slots into it.
-async fn fold_credits<DB>(tx: &mut Transaction<'_, DB>, merchant: &str, environment: &str) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    i64: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+async fn fold_credits<DB: SqlDb>(
+    tx: &mut Transaction<'_, DB>,
+    merchant: &str,
+    environment: &str,
+) -> Result<(), StoreError> {
     // `NO KEY`: a credit's first use of its slot checks its foreign key to this row with a key
     // share lock, which `FOR UPDATE` would make wait on this batch while it waits on that slot.
     sqlx::query("SELECT 1 FROM balances WHERE merchant_id = $1 AND environment = $2 FOR NO KEY UPDATE")
-        .bind(merchant)
-        .bind(environment)
-        .execute(&mut **tx)
+        .arg(merchant)
+        .arg(environment)
+        .execute(DB::on(&mut **tx))
         .await?;
     // `FOR UPDATE` answers each slot as its last credit committed it.
     let slots = sqlx::query(
         "SELECT slot, amount FROM balance_credits WHERE merchant_id = $1 AND environment = $2 AND amount > 0 \
          ORDER BY slot FOR UPDATE",
     )
-    .bind(merchant)
-    .bind(environment)
-    .fetch_all(&mut **tx)
+    .arg(merchant)
+    .arg(environment)
+    .fetch_all(DB::on(&mut **tx))
     .await?;
     let mut folded = 0i64;
     for row in &slots {
-        let (slot, amount): (i64, i64) = (row.try_get("slot")?, row.try_get("amount")?);
+        let (slot, amount): (i64, i64) = (row.col("slot")?, row.col("amount")?);
         // Minus what was read, never "= 0": only what this batch counted leaves the slot.
         sqlx::query(
             "UPDATE balance_credits SET amount = amount - $1 WHERE merchant_id = $2 AND environment = $3 AND slot = $4",
         )
-        .bind(amount)
-        .bind(merchant)
-        .bind(environment)
-        .bind(slot)
-        .execute(&mut **tx)
+        .arg(amount)
+        .arg(merchant)
+        .arg(environment)
+        .arg(slot)
+        .execute(DB::on(&mut **tx))
         .await?;
         folded = folded
             .checked_add(amount)
@@ -151,10 +145,10 @@ where
     }
     if folded > 0 {
         sqlx::query("UPDATE balances SET available = available + $1 WHERE merchant_id = $2 AND environment = $3")
-            .bind(folded)
-            .bind(merchant)
-            .bind(environment)
-            .execute(&mut **tx)
+            .arg(folded)
+            .arg(merchant)
+            .arg(environment)
+            .execute(DB::on(&mut **tx))
             .await?;
     }
     Ok(())
@@ -165,16 +159,11 @@ where
 /// a savepoint needs it: rolling a savepoint back releases the row locks taken inside it, so
 /// without this a batch could let go of a payer, take a transaction id, then wait for the payer
 /// again, while another batch holds that payer and waits for the id.
-pub(in crate::store) async fn lock_payers<DB>(
+pub(in crate::store) async fn lock_payers<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     locking: BalanceLocking,
     payers: &[(&str, &str, &str)],
-) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-{
+) -> Result<(), StoreError> {
     if locking == BalanceLocking::Serial {
         return Ok(());
     }
@@ -182,10 +171,10 @@ where
         sqlx::query(
             "SELECT 1 FROM customers WHERE merchant_id = $1 AND environment = $2 AND payer_phone = $3 FOR UPDATE",
         )
-        .bind(merchant)
-        .bind(environment)
-        .bind(phone)
-        .execute(&mut **tx)
+        .arg(merchant)
+        .arg(environment)
+        .arg(phone)
+        .execute(DB::on(&mut **tx))
         .await?;
     }
     Ok(())

@@ -5,24 +5,19 @@
 
 use std::collections::HashMap;
 
-use sqlx::{ColumnIndex, Executor, Row, Transaction};
+use sqlx::Transaction;
 
-use super::{placeholders, Column, SqlDb};
+use super::{placeholders, SqlDb};
+use super::{Args, Get};
 use crate::domain::Tenant;
 use crate::store::StoreError;
 
 /// Each of `callers` (a credential id and the tenant it was used for) whose credential is
 /// active and is that tenant's: one statement for a whole batch.
-pub(super) async fn active_callers<DB>(
+pub(super) async fn active_callers<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     callers: &[(&str, &Tenant)],
-) -> Result<Vec<bool>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    String: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<Vec<bool>, StoreError> {
     let mut ids: Vec<&str> = callers.iter().map(|(id, _)| *id).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -35,13 +30,10 @@ where
     );
     let mut query = sqlx::query(&sql);
     for id in &ids {
-        query = query.bind(id.to_string());
+        query = query.arg(id.to_string());
     }
-    for row in query.fetch_all(&mut **tx).await? {
-        active.insert(
-            row.try_get("id")?,
-            (row.try_get("merchant_id")?, row.try_get("environment")?),
-        );
+    for row in query.fetch_all(DB::on(&mut **tx)).await? {
+        active.insert(row.col("id")?, (row.col("merchant_id")?, row.col("environment")?));
     }
     Ok(callers
         .iter()
@@ -54,17 +46,11 @@ where
 }
 
 /// `Revoked` unless `credential_id` is active and `tenant`'s.
-pub(super) async fn check_caller<DB>(
+pub(super) async fn check_caller<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     credential_id: &str,
     tenant: &Tenant,
-) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    String: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<(), StoreError> {
     match active_callers(tx, &[(credential_id, tenant)]).await?.as_slice() {
         [true] => Ok(()),
         _ => Err(StoreError::Revoked),

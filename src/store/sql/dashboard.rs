@@ -1,8 +1,7 @@
 //! The `DashboardStore` methods for every [`Backend`]: the same SQL on both databases.
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
-
-use super::{Backend, Column, RowsAffected, SqlDb};
+use super::{Args, Get};
+use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::{
     Activity, Attempt, DashboardSession, MerchantId, NewDashboardSession, OperatorCode, RecentAttempt, Tenant,
     Timestamp, Transition, WebhookEndpoint,
@@ -16,27 +15,19 @@ impl<S, DB> DashboardStore for S
 where
     S: Backend<Db = DB>,
     DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    Option<String>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
 {
     async fn insert_session(&self, s: &NewDashboardSession) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, credential_id, created_at, \
              last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $5, $6)",
         )
-        .bind(s.token_hash.as_str())
-        .bind(s.session.tenant.merchant_id.0.as_str())
-        .bind(s.session.tenant.environment.as_str())
-        .bind(s.session.credential_id.as_str())
-        .bind(s.created_at.millis())
-        .bind(s.expires_at.millis())
-        .execute(self.writer())
+        .arg(s.token_hash.as_str())
+        .arg(s.session.tenant.merchant_id.0.as_str())
+        .arg(s.session.tenant.environment.as_str())
+        .arg(s.session.credential_id.as_str())
+        .arg(s.created_at.millis())
+        .arg(s.expires_at.millis())
+        .execute(DB::pool(self.writer()))
         .await?;
         Ok(())
     }
@@ -54,28 +45,28 @@ where
                          AND c.revoked_at IS NULL) \
              RETURNING merchant_id, environment, credential_id",
         )
-        .bind(now.millis())
-        .bind(token_hash)
-        .bind(idle_since.millis())
-        .fetch_optional(self.writer())
+        .arg(now.millis())
+        .arg(token_hash)
+        .arg(idle_since.millis())
+        .fetch_optional(DB::pool(self.writer()))
         .await?;
         let Some(row) = row else {
             return Ok(None);
         };
-        let environment: String = row.try_get("environment")?;
+        let environment: String = row.col("environment")?;
         Ok(Some(DashboardSession {
             tenant: Tenant {
-                merchant_id: MerchantId(row.try_get("merchant_id")?),
+                merchant_id: MerchantId(row.col("merchant_id")?),
                 environment: rows::environment(&environment)?,
             },
-            credential_id: row.try_get("credential_id")?,
+            credential_id: row.col("credential_id")?,
         }))
     }
 
     async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM dashboard_sessions WHERE token_hash = $1")
-            .bind(token_hash)
-            .execute(self.writer())
+            .arg(token_hash)
+            .execute(DB::pool(self.writer()))
             .await?;
         Ok(())
     }
@@ -85,9 +76,9 @@ where
             "DELETE FROM dashboard_sessions WHERE expires_at <= $1 OR last_seen_at <= $2 \
              OR credential_id IN (SELECT id FROM credentials WHERE revoked_at IS NOT NULL)",
         )
-        .bind(now.millis())
-        .bind(idle_since.millis())
-        .execute(self.writer())
+        .arg(now.millis())
+        .arg(idle_since.millis())
+        .execute(DB::pool(self.writer()))
         .await?;
         Ok(done.rows_affected())
     }
@@ -101,20 +92,20 @@ where
              WHERE transaction_id = $1 \
              ORDER BY at, CASE WHEN from_status IS NULL THEN 0 ELSE 1 END, id",
         )
-        .bind(transaction_key)
-        .fetch_all(self.reader())
+        .arg(transaction_key)
+        .fetch_all(DB::pool(self.reader()))
         .await?;
         found
             .iter()
             .map(|row| {
-                let from: Option<String> = row.try_get("from_status")?;
-                let to: String = row.try_get("to_status")?;
+                let from: Option<String> = row.col("from_status")?;
+                let to: String = row.col("to_status")?;
                 Ok(Transition {
                     from: from.as_deref().map(names::parse_status).transpose()?,
                     to: names::parse_status(&to)?,
-                    cause: row.try_get("cause")?,
-                    detail: row.try_get("detail")?,
-                    at: Timestamp(row.try_get("at")?),
+                    cause: row.col("cause")?,
+                    detail: row.col("detail")?,
+                    at: Timestamp(row.col("at")?),
                 })
             })
             .collect()
@@ -127,24 +118,24 @@ where
              FROM transactions WHERE merchant_id = $1 AND environment = $2 AND created_at >= $3 \
              GROUP BY 1, 2, 3",
         )
-        .bind(tenant.merchant_id.0.as_str())
-        .bind(tenant.environment.as_str())
-        .bind(since.millis())
-        .bind(DAY_MS)
-        .fetch_all(self.reader())
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(since.millis())
+        .arg(DAY_MS)
+        .fetch_all(DB::pool(self.reader()))
         .await?;
         found
             .iter()
             .map(|row| {
-                let operator: String = row.try_get("operator")?;
-                let status: String = row.try_get("status")?;
+                let operator: String = row.col("operator")?;
+                let status: String = row.col("status")?;
                 Ok(Activity {
-                    day: row.try_get("day")?,
+                    day: row.col("day")?,
                     operator: OperatorCode::from_name(&operator)
                         .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
                     status: names::parse_status(&status)?,
-                    count: row.try_get("n")?,
-                    amount: row.try_get("total")?,
+                    count: row.col("n")?,
+                    amount: row.col("total")?,
                 })
             })
             .collect()
@@ -158,25 +149,25 @@ where
              JOIN transactions t ON t.id = e.transaction_id \
              WHERE e.merchant_id = $1 AND e.environment = $2 ORDER BY a.at DESC, a.id DESC LIMIT $3",
         )
-        .bind(tenant.merchant_id.0.as_str())
-        .bind(tenant.environment.as_str())
-        .bind(limit as i64)
-        .fetch_all(self.reader())
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(limit as i64)
+        .fetch_all(DB::pool(self.reader()))
         .await?;
         let tests = sqlx::query(
             "SELECT CAST(1 AS BIGINT) AS attempt, at, url, status_code, latency_ms, error, response FROM webhook_test_deliveries \
              WHERE merchant_id = $1 AND environment = $2 ORDER BY at DESC, id DESC LIMIT $3",
         )
-        .bind(tenant.merchant_id.0.as_str())
-        .bind(tenant.environment.as_str())
-        .bind(limit as i64)
-        .fetch_all(self.reader())
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(limit as i64)
+        .fetch_all(DB::pool(self.reader()))
         .await?;
         let mut all = Vec::with_capacity(events.len() + tests.len());
         for row in &events {
-            let status: String = row.try_get("to_status")?;
+            let status: String = row.col("to_status")?;
             all.push(RecentAttempt {
-                transaction_id: Some(row.try_get("transaction_id")?),
+                transaction_id: Some(row.col("transaction_id")?),
                 event_status: Some(names::parse_status(&status)?),
                 attempt: rows::attempt(row)?,
             });
@@ -202,24 +193,24 @@ where
             "SELECT webhook_url, webhook_secret, previous_webhook_secret, previous_webhook_secret_until, \
              webhook_disabled_at FROM merchant_environments WHERE merchant_id = $1 AND environment = $2",
         )
-        .bind(tenant.merchant_id.0.as_str())
-        .bind(tenant.environment.as_str())
-        .fetch_optional(self.reader())
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .fetch_optional(DB::pool(self.reader()))
         .await?;
         let Some(row) = row else {
             return Ok(None);
         };
-        let mut secrets = vec![row.try_get::<String, _>("webhook_secret")?];
-        let previous: Option<String> = row.try_get("previous_webhook_secret")?;
-        let until: Option<i64> = row.try_get("previous_webhook_secret_until")?;
+        let mut secrets = vec![row.col::<String>("webhook_secret")?];
+        let previous: Option<String> = row.col("previous_webhook_secret")?;
+        let until: Option<i64> = row.col("previous_webhook_secret_until")?;
         if let (Some(previous), Some(until)) = (previous, until) {
             if now.millis() < until {
                 secrets.push(previous);
             }
         }
-        let disabled: Option<i64> = row.try_get("webhook_disabled_at")?;
+        let disabled: Option<i64> = row.col("webhook_disabled_at")?;
         let endpoint = WebhookEndpoint {
-            url: row.try_get("webhook_url")?,
+            url: row.col("webhook_url")?,
             disabled: disabled.is_some(),
         };
         Ok(Some((endpoint, secrets)))
@@ -230,16 +221,16 @@ where
             "INSERT INTO webhook_test_deliveries (id, merchant_id, environment, at, url, status_code, latency_ms, \
              error, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
-        .bind(crate::domain::ids::new_record_id().to_string())
-        .bind(tenant.merchant_id.0.as_str())
-        .bind(tenant.environment.as_str())
-        .bind(a.at.millis())
-        .bind(a.url.as_str())
-        .bind(a.status_code.map(i64::from))
-        .bind(a.latency_ms)
-        .bind(a.error.as_deref())
-        .bind(a.response.as_deref())
-        .execute(self.writer())
+        .arg(crate::domain::ids::new_record_id().to_string())
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(a.at.millis())
+        .arg(a.url.as_str())
+        .arg(a.status_code.map(i64::from))
+        .arg(a.latency_ms)
+        .arg(a.error.as_deref())
+        .arg(a.response.as_deref())
+        .execute(DB::pool(self.writer()))
         .await?;
         Ok(())
     }

@@ -5,10 +5,9 @@
 //! key's answer and letting a key go ride in the batch writer's transactions (`batch`), beside
 //! the payments' writes: concurrent keyed requests share commits, each with its own outcome.
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
-
-use super::writes::{KeyWrite, Write, Written};
-use super::{Backend, Column, RowsAffected, SqlDb};
+use super::batch::KeyWrite;
+use super::{Args, Get};
+use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::{IdempotencyKey, KeptAnswer, KeyHolder, Tenant, Timestamp};
 use crate::store::idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 use crate::store::StoreError;
@@ -48,21 +47,9 @@ impl<S, DB> IdempotencyStore for S
 where
     S: Backend<Db = DB>,
     DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    Option<String>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
 {
     async fn claim_idempotency_key(&self, claim: &KeyClaim) -> Result<ClaimOutcome, StoreError> {
-        match self.batcher().write(Write::Claim(Box::new(claim.clone()))).await? {
-            Written::Claim(outcome) => Ok(outcome),
-            Written::Inserted(_) | Written::Settled(_) | Written::Key(_) => Err(StoreError::Corrupt(
-                "the writer answered a claim with another write's".into(),
-            )),
-        }
+        self.batcher().write(claim.clone()).await
     }
 
     async fn keep_idempotent_answer(
@@ -78,7 +65,7 @@ where
             token: token.to_owned(),
             answer: Some(answer.clone()),
         };
-        key_written(self.batcher().write(Write::Key(Box::new(write))).await?)
+        self.batcher().write(write).await
     }
 
     async fn release_idempotency_key(
@@ -93,100 +80,74 @@ where
             token: token.to_owned(),
             answer: None,
         };
-        key_written(self.batcher().write(Write::Key(Box::new(write))).await?)
+        self.batcher().write(write).await
     }
 
     async fn purge_idempotency_keys(&self, now: Timestamp, limit: u32) -> Result<u64, StoreError> {
         let purged = sqlx::query::<DB>(S::PURGE_IDEMPOTENCY_KEYS)
-            .bind(now.millis())
-            .bind(i64::from(limit))
-            .execute(self.writer())
+            .arg(now.millis())
+            .arg(i64::from(limit))
+            .execute(DB::pool(self.writer()))
             .await?;
         Ok(purged.rows_affected())
     }
 }
 
-fn key_written(written: Written) -> Result<bool, StoreError> {
-    match written {
-        Written::Key(changed) => Ok(changed),
-        Written::Inserted(_) | Written::Settled(_) | Written::Claim(_) => Err(StoreError::Corrupt(
-            "the writer answered a key's write with a payment's".into(),
-        )),
-    }
-}
-
 /// `sql` with the key's own columns bound: `$1` to `$3` of every statement on a key.
-fn key_query<'q, DB>(
+fn key_query<'q, DB: SqlDb>(
     sql: &'q str,
     tenant: &'q Tenant,
     key: &'q IdempotencyKey,
-) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>
-where
-    DB: SqlDb,
-    &'q str: Encode<'q, DB> + Type<DB>,
-{
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>> {
     sqlx::query::<DB>(sql)
-        .bind(tenant.merchant_id.0.as_str())
-        .bind(tenant.environment.as_str())
-        .bind(key.as_str())
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(key.as_str())
 }
 
 /// Keeps a key's answer (`answer`) or lets the key go (`None`) in the batch's transaction,
 /// provided the claim token still holds it and no answer is kept: `false` when it wrote nothing.
-pub(super) async fn write_key_in<DB>(tx: &mut sqlx::Transaction<'_, DB>, write: &KeyWrite) -> Result<bool, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    i64: Column<DB>,
-{
+pub(super) async fn write_key_in<DB: SqlDb>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    write: &KeyWrite,
+) -> Result<bool, StoreError> {
     let query = match &write.answer {
         Some(answer) => key_query::<DB>(KEEP, &write.tenant, &write.key)
-            .bind(write.token.as_str())
-            .bind(i64::from(answer.status))
-            .bind(answer.body.as_str()),
-        None => key_query::<DB>(RELEASE, &write.tenant, &write.key).bind(write.token.as_str()),
+            .arg(write.token.as_str())
+            .arg(i64::from(answer.status))
+            .arg(answer.body.as_str()),
+        None => key_query::<DB>(RELEASE, &write.tenant, &write.key).arg(write.token.as_str()),
     };
-    Ok(query.execute(&mut **tx).await?.rows_affected() == 1)
+    Ok(query.execute(DB::on(&mut **tx)).await?.rows_affected() == 1)
 }
 
 /// Claims a key in the batch's transaction: an insert, a takeover, a read of the holder, each
 /// settled by the database (a concurrent claim's uncommitted row makes the insert wait for it).
-pub(super) async fn claim_in<DB>(
+pub(super) async fn claim_in<DB: SqlDb>(
     tx: &mut sqlx::Transaction<'_, DB>,
     claim: &KeyClaim,
-) -> Result<ClaimOutcome, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    Option<String>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<ClaimOutcome, StoreError> {
     let bind = |sql: &'static str| {
         key_query::<DB>(sql, &claim.tenant, &claim.key)
-            .bind(claim.fingerprint.as_str())
-            .bind(claim.token.as_str())
-            .bind(claim.locked_until.millis())
-            .bind(claim.at.millis())
-            .bind(claim.expires_at.millis())
+            .arg(claim.fingerprint.as_str())
+            .arg(claim.token.as_str())
+            .arg(claim.locked_until.millis())
+            .arg(claim.at.millis())
+            .arg(claim.expires_at.millis())
     };
     for _ in 0..ROUNDS {
-        if bind(INSERT).execute(&mut **tx).await?.rows_affected() == 1 {
+        if bind(INSERT).execute(DB::on(&mut **tx)).await?.rows_affected() == 1 {
             return Ok(ClaimOutcome::Claimed);
         }
-        if bind(TAKE_OVER).execute(&mut **tx).await?.rows_affected() == 1 {
+        if bind(TAKE_OVER).execute(DB::on(&mut **tx)).await?.rows_affected() == 1 {
             return Ok(ClaimOutcome::Claimed);
         }
         let row = key_query::<DB>(HOLDER, &claim.tenant, &claim.key)
-            .fetch_optional(&mut **tx)
+            .fetch_optional(DB::on(&mut **tx))
             .await?;
         if let Some(row) = row {
-            let status: Option<i64> = row.try_get("response_status")?;
-            let body: Option<String> = row.try_get("response_body")?;
+            let status: Option<i64> = row.col("response_status")?;
+            let body: Option<String> = row.col("response_body")?;
             let answer = match (status, body) {
                 (Some(status), Some(body)) => Some(KeptAnswer {
                     status: u16::try_from(status)
@@ -196,7 +157,7 @@ where
                 _ => None,
             };
             return Ok(ClaimOutcome::Held(KeyHolder {
-                fingerprint: row.try_get("fingerprint")?,
+                fingerprint: row.col("fingerprint")?,
                 answer,
             }));
         }

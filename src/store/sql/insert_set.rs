@@ -11,14 +11,15 @@
 
 use std::collections::HashMap;
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
+use sqlx::Transaction;
 
 use super::balance_locks::BalancePlan;
 use super::customers::{payer_row, PAYER_COLUMNS, PAYER_ON_CONFLICT};
 use super::payments::{transaction_row, INSERTED_COLUMNS};
 use super::row_values::RowValues;
-use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
-use super::{Column, SqlDb};
+use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
+use super::Get;
+use super::SqlDb;
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Customer, Status, Timestamp, Transaction as Payment};
 use crate::store::{rows, StoreError};
@@ -31,16 +32,8 @@ pub(super) struct Creation<'a> {
     pub first_check: Timestamp,
 }
 
-/// Whether `creations` can go as one set: two or more, no payer twice (each creation answers
-/// with its payer as its own upsert left it, which a set would blur).
-pub(super) fn fits_a_set(creations: &[Creation]) -> bool {
-    let mut payers: Vec<(&str, &str, &str)> = creations.iter().map(|c| payer_key(c.payer)).collect();
-    payers.sort_unstable();
-    payers.dedup();
-    creations.len() >= 2 && payers.len() == creations.len()
-}
-
-fn payer_key(c: &Customer) -> (&str, &str, &str) {
+/// A payer's key: (merchant, environment, phone).
+pub(super) fn payer_key(c: &Customer) -> (&str, &str, &str) {
     (
         c.tenant.merchant_id.0.as_str(),
         c.tenant.environment.as_str(),
@@ -48,22 +41,12 @@ fn payer_key(c: &Customer) -> (&str, &str, &str) {
     )
 }
 
-/// Creates every one of `creations` (see `fits_a_set`), or none: each one's payer as stored.
-pub(super) async fn insert_all<DB>(
+/// Creates every one of `creations` (no payer twice), or none: each one's payer as stored.
+pub(super) async fn insert_all<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     creations: &[Creation<'_>],
     plan: &BalancePlan,
-) -> Result<Vec<Customer>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<Vec<Customer>, StoreError> {
     let payers = upsert_payers(tx, creations).await?;
     let mut customers = Vec::with_capacity(creations.len());
     for c in creations {
@@ -79,7 +62,7 @@ where
             transaction_row(&mut values, c.transaction, &customer.id, c.first_check);
         }
         let sql = values.insert_into::<DB>("transactions", "ON CONFLICT DO NOTHING RETURNING id");
-        let inserted = values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await?;
+        let inserted = values.bind(sqlx::query(&sql))?.fetch_all(DB::on(&mut **tx)).await?;
         if inserted.len() != chunk.len() {
             return Err(StoreError::Conflict {
                 constraint: "a transaction id of the batch is taken".into(),
@@ -103,31 +86,20 @@ where
         .filter(|c| !c.entry.is_empty())
         .map(|c| EntryRow {
             tenant: &c.transaction.tenant,
-            transaction_id: &c.transaction.id,
+            transaction_id: Some(&c.transaction.id),
             at: c.transaction.created_at,
             entry: c.entry,
         })
         .collect();
-    move_balances(tx, &entries, plan).await?;
-    insert_postings(tx, &entries).await?;
+    write_entries(tx, &entries, plan).await?;
     Ok(customers)
 }
 
 /// The payers, upserted as a lone creation upserts its own, by (merchant, environment, phone).
-async fn upsert_payers<DB>(
+async fn upsert_payers<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     creations: &[Creation<'_>],
-) -> Result<HashMap<(String, String, String), Customer>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<HashMap<(String, String, String), Customer>, StoreError> {
     let mut payers = HashMap::with_capacity(creations.len());
     for chunk in creations.chunks(CHUNK) {
         let mut values = RowValues::new(PAYER_COLUMNS, chunk.len());
@@ -135,12 +107,12 @@ where
             payer_row(&mut values, c.payer);
         }
         let sql = values.insert_into::<DB>("customers", &PAYER_ON_CONFLICT);
-        for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
+        for row in values.bind(sqlx::query(&sql))?.fetch_all(DB::on(&mut **tx)).await? {
             let customer = rows::customer(&row)?;
             let key = (
                 customer.tenant.merchant_id.0.clone(),
                 customer.tenant.environment.as_str().to_owned(),
-                row.try_get::<String, _>("phone")?,
+                row.col::<String>("phone")?,
             );
             payers.insert(key, customer);
         }

@@ -2,12 +2,13 @@
 //! every [`Backend`]. Reads go to the backend's reader pool and writes to its writer; SQLite's
 //! writer is a single connection, so writers queue instead of failing busy.
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
-
+use super::balance_locks::BalancePlan;
 use super::customers::{self, customer_row, payer_row, CLAIM_PHONE, CUSTOMER_ROW_COLUMNS, PAYER_COLUMNS};
 use super::row_values::RowValues;
+use super::set_steps::{write_entries, EntryRow};
 use super::steps::WriteSteps;
-use super::{Backend, Column, RowsAffected, SqlDb};
+use super::{Args, Get};
+use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::merchant::EnvironmentSummary;
 use crate::domain::{Credential, Customer, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
 use crate::store::{rows, MerchantStore, NewMerchant, StoreError};
@@ -17,16 +18,9 @@ impl<S, DB> MerchantStore for S
 where
     S: Backend<Db = DB>,
     DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    bool: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
 {
     async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(self.reader()).await?;
+        sqlx::query("SELECT 1").execute(DB::pool(self.reader())).await?;
         Ok(())
     }
 
@@ -39,48 +33,48 @@ where
 
     async fn setting_or_insert(&self, key: &str, candidate: &str) -> Result<String, StoreError> {
         sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
-            .bind(key)
-            .bind(candidate)
-            .execute(self.writer())
+            .arg(key)
+            .arg(candidate)
+            .execute(DB::pool(self.writer()))
             .await?;
         let row = sqlx::query("SELECT value FROM settings WHERE key = $1")
-            .bind(key)
-            .fetch_one(self.writer())
+            .arg(key)
+            .fetch_one(DB::pool(self.writer()))
             .await?;
-        Ok(row.try_get("value")?)
+        Ok(row.col("value")?)
     }
 
     async fn has_merchants(&self) -> Result<bool, StoreError> {
         let row = sqlx::query("SELECT EXISTS (SELECT 1 FROM merchants) AS present")
-            .fetch_one(self.reader())
+            .fetch_one(DB::pool(self.reader()))
             .await?;
-        Ok(row.try_get::<bool, _>("present")?)
+        Ok(row.col::<bool>("present")?)
     }
 
     async fn create_merchant(&self, m: &NewMerchant) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
         sqlx::query("INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)")
-            .bind(&m.id.0)
-            .bind(&m.name)
-            .bind(m.created_at.millis())
-            .execute(&mut *tx)
+            .arg(&m.id.0)
+            .arg(&m.name)
+            .arg(m.created_at.millis())
+            .execute(DB::on(&mut *tx))
             .await?;
         for env in &m.environments {
             sqlx::query(
                 "INSERT INTO merchant_environments (merchant_id, environment, webhook_url, webhook_secret) \
                  VALUES ($1, $2, $3, $4)",
             )
-            .bind(&m.id.0)
-            .bind(env.environment.as_str())
-            .bind(env.webhook_url.as_deref())
-            .bind(&env.webhook_secret)
-            .execute(&mut *tx)
+            .arg(&m.id.0)
+            .arg(env.environment.as_str())
+            .arg(env.webhook_url.as_deref())
+            .arg(&env.webhook_secret)
+            .execute(DB::on(&mut *tx))
             .await?;
             tx.insert_credential(&env.credential).await?;
             sqlx::query("INSERT INTO balances (merchant_id, environment, available, reserved) VALUES ($1, $2, 0, 0)")
-                .bind(&m.id.0)
-                .bind(env.environment.as_str())
-                .execute(&mut *tx)
+                .arg(&m.id.0)
+                .arg(env.environment.as_str())
+                .execute(DB::on(&mut *tx))
                 .await?;
             if env.opening_balance > 0 {
                 let tenant = Tenant {
@@ -88,7 +82,13 @@ where
                     environment: env.environment,
                 };
                 let entry = crate::domain::ledger::credit(env.opening_balance);
-                tx.apply_entry(&tenant, None, &entry, m.created_at, None).await?;
+                let row = EntryRow {
+                    tenant: &tenant,
+                    transaction_id: None,
+                    at: m.created_at,
+                    entry: &entry,
+                };
+                write_entries(&mut tx, &[row], &BalancePlan::balance_row()).await?;
             }
         }
         tx.commit().await?;
@@ -97,10 +97,10 @@ where
 
     async fn merchant_name(&self, id: &MerchantId) -> Result<Option<String>, StoreError> {
         let row = sqlx::query("SELECT name FROM merchants WHERE id = $1")
-            .bind(&id.0)
-            .fetch_optional(self.reader())
+            .arg(&id.0)
+            .fetch_optional(DB::pool(self.reader()))
             .await?;
-        row.map(|r| r.try_get("name")).transpose().map_err(StoreError::from)
+        row.map(|r| r.col("name")).transpose().map_err(StoreError::from)
     }
 
     async fn merchants(&self) -> Result<Vec<MerchantSummary>, StoreError> {
@@ -112,25 +112,25 @@ where
              ON c.merchant_id = e.merchant_id AND c.environment = e.environment AND c.revoked_at IS NULL \
              ORDER BY m.created_at, m.id, e.environment",
         )
-        .fetch_all(self.reader())
+        .fetch_all(DB::pool(self.reader()))
         .await?;
         let mut merchants: Vec<MerchantSummary> = Vec::new();
         for row in rows {
-            let id: String = row.try_get("id")?;
+            let id: String = row.col("id")?;
             if merchants.last().map(|m| m.id.0 != id).unwrap_or(true) {
                 merchants.push(MerchantSummary {
                     id: MerchantId(id),
-                    name: row.try_get("name")?,
-                    created_at: Timestamp(row.try_get("created_at")?),
+                    name: row.col("name")?,
+                    created_at: Timestamp(row.col("created_at")?),
                     environments: Vec::new(),
                 });
             }
-            let env: String = row.try_get("environment")?;
+            let env: String = row.col("environment")?;
             if let Some(m) = merchants.last_mut() {
                 m.environments.push(EnvironmentSummary {
                     environment: rows::environment(&env)?,
-                    api_key: row.try_get::<Option<String>, _>("api_key")?.unwrap_or_default(),
-                    webhook_url: row.try_get("webhook_url")?,
+                    api_key: row.col::<Option<String>>("api_key")?.unwrap_or_default(),
+                    webhook_url: row.col("webhook_url")?,
                 });
             }
         }
@@ -139,16 +139,16 @@ where
 
     async fn credential_by_key(&self, api_key: &str) -> Result<Option<Credential>, StoreError> {
         let row = sqlx::query("SELECT * FROM credentials WHERE api_key = $1")
-            .bind(api_key)
-            .fetch_optional(self.reader())
+            .arg(api_key)
+            .fetch_optional(DB::pool(self.reader()))
             .await?;
         row.as_ref().map(rows::credential).transpose()
     }
 
     async fn credential(&self, id: &str) -> Result<Option<Credential>, StoreError> {
         let row = sqlx::query("SELECT * FROM credentials WHERE id = $1")
-            .bind(id)
-            .fetch_optional(self.reader())
+            .arg(id)
+            .fetch_optional(DB::pool(self.reader()))
             .await?;
         row.as_ref().map(rows::credential).transpose()
     }
@@ -159,10 +159,10 @@ where
             "UPDATE credentials SET revoked_at = $1 \
              WHERE merchant_id = $2 AND environment = $3 AND revoked_at IS NULL",
         )
-        .bind(replacement.created_at.millis())
-        .bind(&tenant.merchant_id.0)
-        .bind(tenant.environment.as_str())
-        .execute(&mut *tx)
+        .arg(replacement.created_at.millis())
+        .arg(&tenant.merchant_id.0)
+        .arg(tenant.environment.as_str())
+        .execute(DB::on(&mut *tx))
         .await?;
         if revoked.rows_affected() == 0 {
             return Err(StoreError::NotFound);
@@ -177,10 +177,10 @@ where
             "UPDATE merchant_environments SET webhook_url = $1, webhook_disabled_at = NULL \
              WHERE merchant_id = $2 AND environment = $3",
         )
-        .bind(url)
-        .bind(&tenant.merchant_id.0)
-        .bind(tenant.environment.as_str())
-        .execute(self.writer())
+        .arg(url)
+        .arg(&tenant.merchant_id.0)
+        .arg(tenant.environment.as_str())
+        .execute(DB::pool(self.writer()))
         .await?;
         if updated.rows_affected() == 0 {
             return Err(StoreError::NotFound);
@@ -200,11 +200,11 @@ where
              previous_webhook_secret_until = $1, webhook_secret = $2 \
              WHERE merchant_id = $3 AND environment = $4",
         )
-        .bind(previous_until.millis())
-        .bind(secret)
-        .bind(&tenant.merchant_id.0)
-        .bind(tenant.environment.as_str())
-        .execute(self.writer())
+        .arg(previous_until.millis())
+        .arg(secret)
+        .arg(&tenant.merchant_id.0)
+        .arg(tenant.environment.as_str())
+        .execute(DB::pool(self.writer()))
         .await?;
         if updated.rows_affected() == 0 {
             return Err(StoreError::NotFound);
@@ -217,12 +217,15 @@ where
         let mut payer = RowValues::new(PAYER_COLUMNS, 1);
         payer_row(&mut payer, c);
         let sql = payer.insert_into::<DB>("customers", CLAIM_PHONE);
-        let claimed = payer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
+        let claimed = payer.bind(sqlx::query(&sql))?.execute(DB::pool(self.writer())).await?;
         if claimed.rows_affected() == 0 {
             let mut customer = RowValues::new(CUSTOMER_ROW_COLUMNS, 1);
             customer_row(&mut customer, c);
             let sql = customer.insert_into::<DB>("customers", "");
-            customer.bind(sqlx::query(&sql))?.execute(self.writer()).await?;
+            customer
+                .bind(sqlx::query(&sql))?
+                .execute(DB::pool(self.writer()))
+                .await?;
         }
         Ok(())
     }
@@ -233,10 +236,10 @@ where
             *customers::CUSTOMER_COLUMNS
         );
         let row = sqlx::query(&sql)
-            .bind(&tenant.merchant_id.0)
-            .bind(tenant.environment.as_str())
-            .bind(id)
-            .fetch_optional(self.reader())
+            .arg(&tenant.merchant_id.0)
+            .arg(tenant.environment.as_str())
+            .arg(id)
+            .fetch_optional(DB::pool(self.reader()))
             .await?;
         row.as_ref().map(rows::customer).transpose()
     }
@@ -254,12 +257,12 @@ where
             page.limit
         );
         let mut query = sqlx::query(&sql)
-            .bind(&tenant.merchant_id.0)
-            .bind(tenant.environment.as_str());
+            .arg(&tenant.merchant_id.0)
+            .arg(tenant.environment.as_str());
         if let Some(cursor) = &page.after {
-            query = query.bind(cursor.created_at.millis()).bind(&cursor.id);
+            query = query.arg(cursor.created_at.millis()).arg(&cursor.id);
         }
-        let rows = query.fetch_all(self.reader()).await?;
+        let rows = query.fetch_all(DB::pool(self.reader())).await?;
         rows.iter().map(rows::customer).collect()
     }
 }

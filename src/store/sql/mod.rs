@@ -5,9 +5,8 @@
 //! hands out its pools. `SqliteStore` and `PostgresStore` implement `Backend`; what differs
 //! between them (pools, the outbox claim) stays in their own modules.
 //!
-//! Rust does not carry a trait's `where` clauses over to its users, so each generic impl
-//! repeats the short list of what the shared SQL needs of the driver (executing on a pooled
-//! or transaction connection, binding and reading text and integers). `SqlDb` holds the rest.
+//! Generic code names one bound, `DB: SqlDb` (`driver`): the driver executes, binds and reads
+//! for it, so no function repeats what the driver must be able to do.
 
 pub(super) mod attempts;
 pub(super) mod balance_locks;
@@ -15,6 +14,7 @@ pub(super) mod batch;
 pub(super) mod caller_check;
 pub(super) mod customers;
 pub(super) mod dashboard;
+pub(super) mod driver;
 pub(super) mod idempotency;
 pub(super) mod insert_set;
 pub(super) mod merchants;
@@ -27,10 +27,10 @@ pub(super) mod steps;
 pub(super) mod transactions;
 pub(super) mod webhooks;
 pub(super) mod writer_home;
-pub(super) mod writes;
 
-use sqlx::query::Query;
-use sqlx::{Database, Decode, Encode, IntoArguments, Pool, Type};
+use sqlx::{Database, Pool};
+
+pub(super) use driver::{Args, Col, Get, RowsAffected, SqlDb};
 
 /// A database's pools, as the shared SQL uses them.
 pub(super) trait Backend: Send + Sync + 'static {
@@ -73,83 +73,6 @@ pub(super) trait Backend: Send + Sync + 'static {
 
     /// Open and idle connections of the pools.
     fn pool_stats(&self) -> (u32, u32);
-}
-
-/// What the shared SQL needs of a sqlx driver beyond [`Database`], in the form Rust carries
-/// over to generic code (bounds on the driver's own associated types).
-pub(super) trait SqlDb:
-    Database<QueryResult: RowsAffected> + for<'q> Database<Arguments<'q>: IntoArguments<'q, Self>>
-{
-    /// Whether the driver takes an `INSERT`'s rows as one array a column (`row_values`).
-    const ARRAYS: bool;
-
-    /// Binds the rows of a multi-row statement (`row_values`): as one array a column when
-    /// `arrays` (only ever with `ARRAYS`), else as one parameter a value.
-    fn bind_rows<'q>(
-        query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
-        columns: Vec<row_values::ColumnValues>,
-        arrays: bool,
-    ) -> Query<'q, Self, <Self as Database>::Arguments<'q>>;
-}
-
-impl SqlDb for sqlx::Sqlite {
-    /// SQLite has no arrays: always one parameter a value.
-    const ARRAYS: bool = false;
-
-    fn bind_rows<'q>(
-        query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
-        columns: Vec<row_values::ColumnValues>,
-        _arrays: bool,
-    ) -> Query<'q, Self, <Self as Database>::Arguments<'q>> {
-        row_values::bind_row_major(query, columns)
-    }
-}
-
-impl SqlDb for sqlx::Postgres {
-    const ARRAYS: bool = true;
-
-    fn bind_rows<'q>(
-        query: Query<'q, Self, <Self as Database>::Arguments<'q>>,
-        columns: Vec<row_values::ColumnValues>,
-        arrays: bool,
-    ) -> Query<'q, Self, <Self as Database>::Arguments<'q>> {
-        if arrays {
-            row_values::bind_columns(query, columns)
-        } else {
-            row_values::bind_row_major(query, columns)
-        }
-    }
-}
-
-/// How many rows a statement changed: each driver has its own result type.
-pub(super) trait RowsAffected {
-    fn rows_affected(&self) -> u64;
-}
-
-impl RowsAffected for sqlx::sqlite::SqliteQueryResult {
-    fn rows_affected(&self) -> u64 {
-        sqlx::sqlite::SqliteQueryResult::rows_affected(self)
-    }
-}
-
-impl RowsAffected for sqlx::postgres::PgQueryResult {
-    fn rows_affected(&self) -> u64 {
-        sqlx::postgres::PgQueryResult::rows_affected(self)
-    }
-}
-
-/// A Rust type the shared SQL both binds and reads, which the driver encodes as one column
-/// type: text, 64-bit integers, booleans, and their `NULL`s.
-pub(super) trait Column<DB: Database>:
-    for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send + Sync
-{
-}
-
-impl<DB, T> Column<DB> for T
-where
-    DB: Database,
-    T: for<'q> Encode<'q, DB> + for<'r> Decode<'r, DB> + Type<DB> + Send + Sync,
-{
 }
 
 /// `($1, $2), ($3, $4)` for `rows` rows of `columns` placeholders: the `VALUES` of a multi-row

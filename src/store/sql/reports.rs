@@ -1,10 +1,9 @@
 //! `ReportStore` for every [`Backend`]: the statement's page of postings with its opening
 //! balances, and the settlement report's groups, each in one statement.
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
-
 use super::transactions::Bind;
-use super::{Backend, Column, SqlDb};
+use super::{Args, Get};
+use super::{Backend, SqlDb};
 use crate::domain::statement::PostingSource;
 use crate::domain::{
     Balance, Day, LedgerPosting, OperatorCode, PageRequest, Position, PostingPage, ReportScope, SettlementRow,
@@ -115,12 +114,6 @@ impl<S, DB> ReportStore for S
 where
     S: Backend<Db = DB>,
     DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<String>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
 {
     async fn ledger_postings(
         &self,
@@ -133,19 +126,19 @@ where
             .replace("{conditions}", &conditions)
             .replace("{limit}", &page.limit.to_string());
         let mut query = sqlx::query(&sql)
-            .bind(tenant.merchant_id.0.as_str())
-            .bind(tenant.environment.as_str());
+            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.environment.as_str());
         for bind in binds {
             query = match bind {
-                Bind::Text(text) => query.bind(text),
-                Bind::Int(int) => query.bind(int),
+                Bind::Text(text) => query.arg(text),
+                Bind::Int(int) => query.arg(int),
             };
         }
-        let rows = query.fetch_all(self.reader()).await?;
+        let rows = query.fetch_all(DB::pool(self.reader())).await?;
         let opening = match rows.first() {
             Some(row) => Balance {
-                available: row.try_get("opening_available")?,
-                reserved: row.try_get("opening_reserved")?,
+                available: row.col("opening_available")?,
+                reserved: row.col("opening_reserved")?,
             },
             None => Balance {
                 available: 0,
@@ -158,24 +151,24 @@ where
 
     async fn settlement_rows(&self, scope: &ReportScope, day: Day) -> Result<Vec<SettlementRow>, StoreError> {
         let rows = sqlx::query(SETTLEMENT)
-            .bind(scope.environment.as_str())
-            .bind(scope.merchant.as_ref().map(|m| m.0.as_str()).unwrap_or(""))
-            .bind(day.start().millis())
-            .bind(day.end().millis())
-            .fetch_all(self.reader())
+            .arg(scope.environment.as_str())
+            .arg(scope.merchant.as_ref().map(|m| m.0.as_str()).unwrap_or(""))
+            .arg(day.start().millis())
+            .arg(day.end().millis())
+            .fetch_all(DB::pool(self.reader()))
             .await?;
         rows.iter()
             .map(|row| {
-                let operator: String = row.try_get("operator")?;
+                let operator: String = row.col("operator")?;
                 Ok(SettlementRow {
                     operator: OperatorCode::from_name(&operator)
                         .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
-                    kind: names::parse_kind(&row.try_get::<String, _>("kind")?)?,
-                    status: names::parse_status(&row.try_get::<String, _>("status")?)?,
-                    count: row.try_get("n")?,
-                    amount: row.try_get("amount")?,
-                    fees: row.try_get("fees")?,
-                    net: row.try_get("net")?,
+                    kind: names::parse_kind(&row.col::<String>("kind")?)?,
+                    status: names::parse_status(&row.col::<String>("status")?)?,
+                    count: row.col("n")?,
+                    amount: row.col("amount")?,
+                    fees: row.col("fees")?,
+                    net: row.col("net")?,
                 })
             })
             .collect()
@@ -183,35 +176,28 @@ where
 }
 
 /// A statement row: the posting and, unless it is a credit from outside, its transaction.
-fn posting<DB>(row: &DB::Row) -> Result<LedgerPosting, StoreError>
-where
-    DB: SqlDb,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<String>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
-    let reference: Option<String> = row.try_get("ref")?;
+fn posting<DB: SqlDb>(row: &DB::Row) -> Result<LedgerPosting, StoreError> {
+    let reference: Option<String> = row.col("ref")?;
     let source = match reference {
         None => None,
         Some(reference) => {
-            let operator: String = row.try_get("operator")?;
+            let operator: String = row.col("operator")?;
             Some(PostingSource {
                 reference,
-                transaction_id: row.try_get("merchant_transaction_id")?,
-                kind: names::parse_kind(&row.try_get::<String, _>("kind")?)?,
+                transaction_id: row.col("merchant_transaction_id")?,
+                kind: names::parse_kind(&row.col::<String>("kind")?)?,
                 operator: OperatorCode::from_name(&operator)
                     .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
-                status: names::parse_status(&row.try_get::<String, _>("status")?)?,
+                status: names::parse_status(&row.col::<String>("status")?)?,
             })
         }
     };
     Ok(LedgerPosting {
-        id: row.try_get("id")?,
-        entry_id: row.try_get("entry_id")?,
-        at: Timestamp(row.try_get("created_at")?),
-        account: names::parse_account(&row.try_get::<String, _>("account")?)?,
-        amount: row.try_get("amount")?,
+        id: row.col("id")?,
+        entry_id: row.col("entry_id")?,
+        at: Timestamp(row.col("created_at")?),
+        account: names::parse_account(&row.col::<String>("account")?)?,
+        amount: row.col("amount")?,
         source,
     })
 }

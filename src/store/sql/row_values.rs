@@ -22,7 +22,7 @@
 //! parameter.
 
 use sqlx::query::Query;
-use sqlx::{Database, Encode, Type};
+use sqlx::Database;
 
 use super::SqlDb;
 use crate::store::StoreError;
@@ -226,15 +226,10 @@ impl RowValues {
 }
 
 /// `VALUES`: each value its own parameter, row after row.
-pub(super) fn bind_row_major<'q, DB>(
+pub(super) fn bind_row_major<'q, DB: SqlDb>(
     mut query: Query<'q, DB, <DB as Database>::Arguments<'q>>,
     columns: Vec<ColumnValues>,
-) -> Query<'q, DB, <DB as Database>::Arguments<'q>>
-where
-    DB: Database,
-    Option<String>: Encode<'q, DB> + Type<DB>,
-    Option<i64>: Encode<'q, DB> + Type<DB>,
-{
+) -> Query<'q, DB, <DB as Database>::Arguments<'q>> {
     let rows = columns.first().map_or(0, ColumnValues::len);
     let mut columns: Vec<ColumnIter> = columns
         .into_iter()
@@ -246,8 +241,8 @@ where
     for _ in 0..rows {
         for column in &mut columns {
             query = match column {
-                ColumnIter::Text(values) => query.bind(values.next().flatten()),
-                ColumnIter::Int(values) => query.bind(values.next().flatten()),
+                ColumnIter::Text(values) => DB::bind_string(query, values.next().flatten()),
+                ColumnIter::Int(values) => DB::bind_int(query, values.next().flatten()),
             };
         }
     }

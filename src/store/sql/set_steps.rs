@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use sqlx::{Encode, Executor, Transaction, Type};
+use sqlx::Transaction;
 
 use super::balance_locks::{BalancePlan, CREDIT_SLOT};
 use super::row_values::ColumnType::{Int, Text};
 use super::row_values::{Columns, RowValues};
-use super::{Column, RowsAffected, SqlDb};
+use super::Args;
+use super::{RowsAffected, SqlDb};
 use crate::domain::ledger::{self, Posting};
 use crate::domain::{Cause, Status, Tenant, Timestamp};
 use crate::store::{names, StoreError};
@@ -47,26 +48,19 @@ pub(super) struct TransitionRow<'a> {
     pub at: Timestamp,
 }
 
-/// A ledger entry to write and move its tenant's balance by.
-pub(super) struct EntryRow<'a> {
+/// A ledger entry to write and move its tenant's balance by: a transaction's, or a top-up's
+/// (no transaction).
+pub(in crate::store) struct EntryRow<'a> {
     pub tenant: &'a Tenant,
-    pub transaction_id: &'a str,
+    pub transaction_id: Option<&'a str>,
     pub at: Timestamp,
     pub entry: &'a [Posting],
 }
 
-pub(super) async fn insert_transitions<DB>(
+pub(super) async fn insert_transitions<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     rows: &[TransitionRow<'_>],
-) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-{
+) -> Result<(), StoreError> {
     for chunk in rows.chunks(CHUNK) {
         let mut values = RowValues::new(TRANSITION_COLUMNS, chunk.len());
         for row in chunk {
@@ -80,26 +74,31 @@ where
                 .int(row.at.millis());
         }
         let sql = values.insert_into::<DB>("transaction_transitions", "");
-        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
+        values.bind(sqlx::query(&sql))?.execute(DB::on(&mut **tx)).await?;
     }
     Ok(())
+}
+
+/// Writes `rows`' ledger entries and moves their tenants' balances by them: the one way a
+/// posting is written, for a batch's set of transactions or a single top-up.
+pub(in crate::store) async fn write_entries<DB: SqlDb>(
+    tx: &mut Transaction<'_, DB>,
+    rows: &[EntryRow<'_>],
+    plan: &BalancePlan,
+) -> Result<(), StoreError> {
+    move_balances(tx, rows, plan).await?;
+    insert_postings(tx, rows).await
 }
 
 /// One move per tenant: the sum of its entries. Every entry of one set moves its tenant's
 /// balance the same way (settlements only add to the available balance or release a
 /// reservation; creations only reserve), so the sum goes below zero when one of its steps
 /// would, and `InsufficientFunds` sends the batch to the pass where each write stands alone.
-pub(super) async fn move_balances<DB>(
+async fn move_balances<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     rows: &[EntryRow<'_>],
     plan: &BalancePlan,
-) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    i64: Column<DB>,
-{
+) -> Result<(), StoreError> {
     let mut moves: BTreeMap<(&str, &str), (i64, i64)> = BTreeMap::new();
     for row in rows {
         let (available, reserved) = ledger::balance_delta(row.entry);
@@ -116,11 +115,11 @@ where
             // The plan gives a slot only to a tenant none of whose writes can debit.
             Some(slot) if reserved == 0 && available > 0 => {
                 sqlx::query(CREDIT_SLOT)
-                    .bind(merchant)
-                    .bind(environment)
-                    .bind(slot)
-                    .bind(available)
-                    .execute(&mut **tx)
+                    .arg(merchant)
+                    .arg(environment)
+                    .arg(slot)
+                    .arg(available)
+                    .execute(DB::on(&mut **tx))
                     .await?;
             }
             _ => {
@@ -128,11 +127,11 @@ where
                     "UPDATE balances SET available = available + $1, reserved = reserved + $2 \
                      WHERE merchant_id = $3 AND environment = $4 AND available + $1 >= 0 AND reserved + $2 >= 0",
                 )
-                .bind(available)
-                .bind(reserved)
-                .bind(merchant)
-                .bind(environment)
-                .execute(&mut **tx)
+                .arg(available)
+                .arg(reserved)
+                .arg(merchant)
+                .arg(environment)
+                .execute(DB::on(&mut **tx))
                 .await?;
                 if changed.rows_affected() == 0 {
                     return Err(StoreError::InsufficientFunds);
@@ -143,14 +142,7 @@ where
     Ok(())
 }
 
-pub(super) async fn insert_postings<DB>(tx: &mut Transaction<'_, DB>, rows: &[EntryRow<'_>]) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-{
+async fn insert_postings<DB: SqlDb>(tx: &mut Transaction<'_, DB>, rows: &[EntryRow<'_>]) -> Result<(), StoreError> {
     let postings: Vec<(String, &EntryRow, &Posting)> = rows
         .iter()
         .flat_map(|row| {
@@ -172,7 +164,7 @@ where
                 .int(posting.amount);
         }
         let sql = values.insert_into::<DB>("ledger_postings", "");
-        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
+        values.bind(sqlx::query(&sql))?.execute(DB::on(&mut **tx)).await?;
     }
     Ok(())
 }

@@ -11,13 +11,14 @@
 
 use std::collections::HashSet;
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Transaction, Type};
+use sqlx::Transaction;
 
 use super::balance_locks::BalancePlan;
 use super::row_values::ColumnType::{Int, Text};
 use super::row_values::{Columns, RowValues};
-use super::set_steps::{insert_postings, insert_transitions, move_balances, EntryRow, TransitionRow, CHUNK};
-use super::{Column, SqlDb};
+use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
+use super::SqlDb;
+use super::{Args, Get};
 use crate::domain::Status;
 use crate::store::handoff::EventLease;
 use crate::store::{names, Settlement, StoreError};
@@ -47,22 +48,12 @@ const EVENT_COLUMNS: &Columns = &[
 /// Settles each of `settlements` (no transaction twice) that is still `PENDING`: `true` for
 /// those it moved. Their events are written with `lease` when the dispatcher takes them
 /// straight from the batch (`handoff`).
-pub(super) async fn settle_all<DB>(
+pub(super) async fn settle_all<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     settlements: &[&Settlement],
     plan: &BalancePlan,
     lease: Option<&EventLease>,
-) -> Result<Vec<bool>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+) -> Result<Vec<bool>, StoreError> {
     let mut moved: HashSet<&str> = HashSet::with_capacity(settlements.len());
     for chunk in settlements.chunks(CHUNK) {
         let mut values = RowValues::joined(SETTLED_COLUMNS, chunk.len());
@@ -82,8 +73,8 @@ where
              RETURNING transactions.id",
             values.as_v::<DB>()
         );
-        for row in values.bind(sqlx::query(&sql))?.fetch_all(&mut **tx).await? {
-            let id: String = row.try_get("id")?;
+        for row in values.bind(sqlx::query(&sql))?.fetch_all(DB::on(&mut **tx)).await? {
+            let id: String = row.col("id")?;
             if let Some(s) = chunk.iter().find(|s| s.transaction.id == id) {
                 moved.insert(s.transaction.id.as_str());
             }
@@ -110,13 +101,12 @@ where
         .iter()
         .map(|s| EntryRow {
             tenant: &s.transaction.tenant,
-            transaction_id: &s.transaction.id,
+            transaction_id: Some(&s.transaction.id),
             at: s.at,
             entry: &s.entry,
         })
         .collect();
-    move_balances(tx, &entries, plan).await?;
-    insert_postings(tx, &entries).await?;
+    write_entries(tx, &entries, plan).await?;
     insert_events(tx, &done, lease).await?;
     insert_audits(tx, &done).await?;
     Ok(settlements
@@ -127,20 +117,11 @@ where
 
 /// The outbox events of `done`'s settlements, leased with `lease` when it is given (the
 /// dispatcher takes them straight from the batch), else due at once for the claims.
-pub(super) async fn insert_events<DB>(
+pub(super) async fn insert_events<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     done: &[&Settlement],
     lease: Option<&EventLease>,
-) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-{
+) -> Result<(), StoreError> {
     let token = lease.map(|l| l.token.as_str());
     for chunk in done.chunks(CHUNK) {
         let mut values = RowValues::new(EVENT_COLUMNS, chunk.len());
@@ -159,30 +140,26 @@ where
                 .text(token);
         }
         let sql = values.insert_into::<DB>("outbox_events", "");
-        values.bind(sqlx::query(&sql))?.execute(&mut **tx).await?;
+        values.bind(sqlx::query(&sql))?.execute(DB::on(&mut **tx)).await?;
     }
     Ok(())
 }
 
 /// The audit rows of `done`'s settlements that a person made (`transactions resolve`). They
 /// are rare, so one statement each.
-pub(super) async fn insert_audits<DB>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-{
+pub(super) async fn insert_audits<DB: SqlDb>(
+    tx: &mut Transaction<'_, DB>,
+    done: &[&Settlement],
+) -> Result<(), StoreError> {
     for s in done {
         let Some(audit) = s.audit.as_deref() else { continue };
         sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
-            .bind(crate::domain::ids::new_record_id().to_string())
-            .bind("transactions resolve")
-            .bind(s.transaction.id.as_str())
-            .bind(audit)
-            .bind(s.at.millis())
-            .execute(&mut **tx)
+            .arg(crate::domain::ids::new_record_id().to_string())
+            .arg("transactions resolve")
+            .arg(s.transaction.id.as_str())
+            .arg(audit)
+            .arg(s.at.millis())
+            .execute(DB::on(&mut **tx))
             .await?;
     }
     Ok(())

@@ -2,9 +2,8 @@
 //! claim, which each backend supplies as `Backend::CLAIM_DUE_EVENTS` (`FOR UPDATE SKIP LOCKED`
 //! on PostgreSQL; SQLite's single writer already serializes claims).
 
-use sqlx::{ColumnIndex, Encode, Executor, Row, Type};
-
-use super::{Backend, Column, RowsAffected, SqlDb};
+use super::{Args, Get};
+use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::{PageRequest, Tenant, Timestamp};
 use crate::store::names;
 use crate::store::{
@@ -31,13 +30,6 @@ impl<S, DB> WebhookStore for S
 where
     S: Backend<Db = DB>,
     DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
 {
     async fn claim_due_events(
         &self,
@@ -47,11 +39,11 @@ where
     ) -> Result<Vec<DueEvent>, StoreError> {
         let token = uuid::Uuid::new_v4().to_string();
         let claimed = sqlx::query(S::CLAIM_DUE_EVENTS)
-            .bind(lease_until.millis())
-            .bind(&token)
-            .bind(now.millis())
-            .bind(limit as i64)
-            .fetch_all(self.writer())
+            .arg(lease_until.millis())
+            .arg(&token)
+            .arg(now.millis())
+            .arg(limit as i64)
+            .fetch_all(DB::pool(self.writer()))
             .await?;
         if claimed.is_empty() {
             return Ok(Vec::new());
@@ -59,10 +51,7 @@ where
         // The order the claim chose them in (`RETURNING` keeps none).
         let mut keys = Vec::with_capacity(claimed.len());
         for row in &claimed {
-            keys.push((
-                row.try_get::<i64, _>("next_attempt_at")?,
-                row.try_get::<String, _>("id")?,
-            ));
+            keys.push((row.col::<i64>("next_attempt_at")?, row.col::<String>("id")?));
         }
         let mut order: Vec<usize> = (0..claimed.len()).collect();
         order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
@@ -73,8 +62,12 @@ where
         address(self.writer(), events).await
     }
 
-    fn hand_off_events(&self, lease: std::time::Duration) -> Option<tokio::sync::mpsc::Receiver<LeasedEvent>> {
-        self.batcher().handoff().take(lease)
+    fn hand_settled_events_to(
+        &self,
+        queue: tokio::sync::mpsc::Sender<LeasedEvent>,
+        lease: std::time::Duration,
+    ) -> bool {
+        self.batcher().handoff().attach(queue, lease)
     }
 
     async fn address_events(&self, events: Vec<LeasedEvent>) -> Result<Vec<DueEvent>, StoreError> {
@@ -105,14 +98,14 @@ where
         }
         sql.push_str(&format!(" ORDER BY e.created_at DESC, e.id DESC LIMIT {}", page.limit));
         let mut query = sqlx::query(&sql)
-            .bind(merchant)
-            .bind(environment)
-            .bind(filter.transaction_id.clone().unwrap_or_default())
-            .bind(filter.state.map(names::event_state).unwrap_or(""));
+            .arg(merchant)
+            .arg(environment)
+            .arg(filter.transaction_id.clone().unwrap_or_default())
+            .arg(filter.state.map(names::event_state).unwrap_or(""));
         if let Some(after) = &page.after {
-            query = query.bind(after.created_at.millis()).bind(after.id.clone());
+            query = query.arg(after.created_at.millis()).arg(after.id.clone());
         }
-        let rows = query.fetch_all(self.reader()).await?;
+        let rows = query.fetch_all(DB::pool(self.reader())).await?;
         rows.iter().map(rows::event_summary).collect()
     }
 
@@ -124,10 +117,10 @@ where
         let (merchant, environment) = tenant_binds(tenant);
         let sql = format!("{} WHERE {} AND e.id = $3", EVENT_SELECT, TENANT_CONDITION);
         let Some(row) = sqlx::query(&sql)
-            .bind(merchant)
-            .bind(environment)
-            .bind(id)
-            .fetch_optional(self.reader())
+            .arg(merchant)
+            .arg(environment)
+            .arg(id)
+            .fetch_optional(DB::pool(self.reader()))
             .await?
         else {
             return Ok(None);
@@ -137,8 +130,8 @@ where
             "SELECT attempt, at, url, status_code, latency_ms, error, response FROM webhook_attempts \
              WHERE event_id = $1 ORDER BY at, attempt",
         )
-        .bind(id)
-        .fetch_all(self.reader())
+        .arg(id)
+        .fetch_all(DB::pool(self.reader()))
         .await?;
         let attempts = attempts.iter().map(rows::attempt).collect::<Result<Vec<_>, _>>()?;
         Ok(Some((summary, attempts)))
@@ -151,11 +144,11 @@ where
              lease_until = NULL, lease_token = NULL, last_error = NULL \
              WHERE id = $4 AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
         )
-        .bind(merchant)
-        .bind(environment)
-        .bind(now.millis())
-        .bind(id)
-        .execute(self.writer())
+        .arg(merchant)
+        .arg(environment)
+        .arg(now.millis())
+        .arg(id)
+        .execute(DB::pool(self.writer()))
         .await?;
         if changed.rows_affected() == 0 {
             return Err(StoreError::NotFound);
@@ -177,12 +170,12 @@ where
              WHERE state = 'failed' AND created_at >= $4 AND created_at < $5 \
              AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
         )
-        .bind(merchant)
-        .bind(environment)
-        .bind(now.millis())
-        .bind(from.millis())
-        .bind(to.millis())
-        .execute(self.writer())
+        .arg(merchant)
+        .arg(environment)
+        .arg(now.millis())
+        .arg(from.millis())
+        .arg(to.millis())
+        .execute(DB::pool(self.writer()))
         .await?;
         Ok(changed.rows_affected())
     }
@@ -190,16 +183,10 @@ where
 
 /// The events with where each goes: one statement for their tenants (usually one). An event
 /// whose tenant has no row is left out, and stays leased until its lease ends.
-async fn address<DB>(pool: &sqlx::Pool<DB>, events: Vec<(LeasedEvent, u32)>) -> Result<Vec<DueEvent>, StoreError>
-where
-    DB: SqlDb,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-    String: Column<DB>,
-    i64: Column<DB>,
-    Option<i64>: Column<DB>,
-    &'static str: ColumnIndex<DB::Row>,
-{
+async fn address<DB: SqlDb>(
+    pool: &sqlx::Pool<DB>,
+    events: Vec<(LeasedEvent, u32)>,
+) -> Result<Vec<DueEvent>, StoreError> {
     if events.is_empty() {
         return Ok(Vec::new());
     }
@@ -219,15 +206,15 @@ where
     let mut query = sqlx::query(&sql);
     for tenant in &tenants {
         query = query
-            .bind(tenant.merchant_id.0.as_str())
-            .bind(tenant.environment.as_str());
+            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.environment.as_str());
     }
-    let endpoints = query.fetch_all(pool).await?;
+    let endpoints = query.fetch_all(DB::pool(pool)).await?;
     let mut due = Vec::with_capacity(events.len());
     for (event, attempts) in events {
         let endpoint = endpoints.iter().find(|m| {
-            m.try_get::<String, _>("merchant_id").ok().as_deref() == Some(event.tenant.merchant_id.0.as_str())
-                && m.try_get::<String, _>("environment").ok().as_deref() == Some(event.tenant.environment.as_str())
+            m.col::<String>("merchant_id").ok().as_deref() == Some(event.tenant.merchant_id.0.as_str())
+                && m.col::<String>("environment").ok().as_deref() == Some(event.tenant.environment.as_str())
         });
         if let Some(endpoint) = endpoint {
             due.push(rows::due_event(event, attempts, endpoint)?);

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use momo_gateway::webhook::dispatcher::spawn_handoff_loops;
+use momo_gateway::webhook::dispatcher::{handoff_queue, spawn_handoff_loops};
 use reqwest::StatusCode;
 
 use crate::support::helpers::{answer, later, TestApp};
@@ -33,8 +33,15 @@ async fn events_in(app: &TestApp, token: &str, state: &str) -> usize {
 async fn a_settled_payment_s_event_is_sent_as_its_batch_commits_without_a_claim(app: TestApp) {
     let (receiver, token) = listen(&app, vec![], None).await;
     let d = dispatcher(&app);
-    let handed = d.take_handoff().expect("the process's queue, taken once");
-    assert!(d.take_handoff().is_none(), "one queue per process");
+    let (queue, handed) = handoff_queue();
+    assert!(
+        app.gateway.hand_settled_events_to(queue, d.lease()),
+        "the process's queue, given once"
+    );
+    assert!(
+        !app.gateway.hand_settled_events_to(handoff_queue().0, d.lease()),
+        "one queue per process"
+    );
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let loops = spawn_handoff_loops(d.clone(), handed, stopped);
     // A payer number the simulator fails at once: the creation settles in its batch.
@@ -70,8 +77,12 @@ async fn a_settled_payment_s_event_is_sent_as_its_batch_commits_without_a_claim(
 async fn a_handed_event_nobody_sent_is_claimed_once_its_lease_ends_and_not_before(app: TestApp) {
     let (receiver, token) = listen(&app, vec![], None).await;
     let d = dispatcher(&app);
-    // Taken and never read: the writers lease their events to a dispatcher that sends nothing.
-    let mut handed = d.take_handoff().expect("the process's queue");
+    // Given and never read: the writers lease their events to a dispatcher that sends nothing.
+    let (queue, mut handed) = handoff_queue();
+    assert!(
+        app.gateway.hand_settled_events_to(queue, d.lease()),
+        "the process's queue"
+    );
     post(
         &app,
         &token,
