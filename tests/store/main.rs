@@ -2,6 +2,9 @@
 
 mod dashboard;
 mod idempotency;
+mod leases;
+mod payments;
+mod settlements;
 
 use std::sync::Arc;
 

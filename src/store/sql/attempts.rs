@@ -3,7 +3,7 @@
 //! multi-row `INSERT` keeps their attempts, instead of two statements per event. The same SQL
 //! runs on SQLite (3.35 and later) and PostgreSQL.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use sqlx::Transaction;
 
@@ -47,10 +47,76 @@ pub(super) async fn record<DB: SqlDb>(
     batch: &[Finished],
     now: Timestamp,
 ) -> Result<Vec<bool>, StoreError> {
-    let mut recorded: HashSet<&str> = HashSet::with_capacity(batch.len());
-    for chunk in batch.chunks(CHUNK) {
+    let mut recorded = vec![false; batch.len()];
+    for round in rounds_of_distinct_events(batch) {
+        record_round(tx, batch, &round, now, &mut recorded).await?;
+    }
+    let recorded_of = |i: usize| recorded[i];
+    let tried: Vec<_> = batch
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| recorded_of(i))
+        .filter_map(|(_, f)| f.attempt.as_ref().map(|a| (f, a)))
+        .collect();
+    insert_attempts(tx, &tried).await?;
+    // Rare (a 410): one statement each, in tenant order, so two dispatchers lock these rows
+    // in one order.
+    let mut gone: Vec<_> = batch
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| recorded_of(i))
+        .map(|(_, f)| f)
+        .filter(|f| matches!(f.update, EventUpdate::FailedAndDisableEndpoint { .. }))
+        .map(|f| {
+            (
+                f.event.tenant.merchant_id.0.as_str(),
+                f.event.tenant.environment.as_str(),
+            )
+        })
+        .collect();
+    gone.sort_unstable();
+    gone.dedup();
+    for (merchant, environment) in gone {
+        sqlx::query(
+            "UPDATE merchant_environments SET webhook_disabled_at = $1 WHERE merchant_id = $2 AND environment = $3",
+        )
+        .arg(now.millis())
+        .arg(merchant)
+        .arg(environment)
+        .execute(DB::on(&mut **tx))
+        .await?;
+    }
+    Ok(recorded)
+}
+
+/// The batch's positions in rounds where no event comes twice: an event finished twice in one
+/// batch (a handed event that a claim also took once its lease ran out) is answered by its own
+/// token in each round, never by the other's.
+fn rounds_of_distinct_events(batch: &[Finished]) -> Vec<Vec<usize>> {
+    let mut rounds: Vec<Vec<usize>> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(batch.len());
+    for (i, f) in batch.iter().enumerate() {
+        let round = seen.entry(f.event.id.as_str()).and_modify(|r| *r += 1).or_insert(0);
+        if rounds.len() <= *round {
+            rounds.push(Vec::new());
+        }
+        rounds[*round].push(i);
+    }
+    rounds
+}
+
+/// Moves the events of one round (`positions` in `batch`) whose lease is still held, and marks
+/// them in `recorded`.
+async fn record_round<DB: SqlDb>(
+    tx: &mut Transaction<'_, DB>,
+    batch: &[Finished],
+    positions: &[usize],
+    now: Timestamp,
+    recorded: &mut [bool],
+) -> Result<(), StoreError> {
+    for chunk in positions.chunks(CHUNK) {
         let mut values = RowValues::joined(RECORDED_COLUMNS, chunk.len());
-        for Finished { event, attempt, update } in chunk {
+        for Finished { event, attempt, update } in chunk.iter().map(|&i| &batch[i]) {
             let (state, next_attempt_at, error, delivered_at) = match update {
                 EventUpdate::Delivered => (EventState::Delivered, now.millis(), None, Some(now.millis())),
                 EventUpdate::RetryAt { next_attempt_at, error } => (
@@ -84,16 +150,19 @@ pub(super) async fn record<DB: SqlDb>(
         // A lost lease: another dispatcher owns the event now, and nothing of it is recorded.
         for row in values.bind(sqlx::query(&sql))?.fetch_all(DB::on(&mut **tx)).await? {
             let id: String = row.col("id")?;
-            if let Some(finished) = chunk.iter().find(|f| f.event.id == id) {
-                recorded.insert(finished.event.id.as_str());
+            if let Some(&i) = chunk.iter().find(|&&i| batch[i].event.id == id) {
+                recorded[i] = true;
             }
         }
     }
-    let tried: Vec<_> = batch
-        .iter()
-        .filter(|f| recorded.contains(f.event.id.as_str()))
-        .filter_map(|f| f.attempt.as_ref().map(|a| (f, a)))
-        .collect();
+    Ok(())
+}
+
+/// The attempt rows of the recorded events that were tried.
+async fn insert_attempts<DB: SqlDb>(
+    tx: &mut Transaction<'_, DB>,
+    tried: &[(&Finished, &crate::domain::Attempt)],
+) -> Result<(), StoreError> {
     for chunk in tried.chunks(CHUNK) {
         let mut values = RowValues::new(ATTEMPT_COLUMNS, chunk.len());
         for (finished, a) in chunk {
@@ -111,30 +180,5 @@ pub(super) async fn record<DB: SqlDb>(
         let sql = values.insert_into::<DB>("webhook_attempts", "");
         values.bind(sqlx::query(&sql))?.execute(DB::on(&mut **tx)).await?;
     }
-    // Rare (a 410): one statement each, in tenant order, so two dispatchers lock these rows
-    // in one order.
-    let mut gone: Vec<_> = batch
-        .iter()
-        .filter(|f| recorded.contains(f.event.id.as_str()))
-        .filter(|f| matches!(f.update, EventUpdate::FailedAndDisableEndpoint { .. }))
-        .map(|f| {
-            (
-                f.event.tenant.merchant_id.0.as_str(),
-                f.event.tenant.environment.as_str(),
-            )
-        })
-        .collect();
-    gone.sort_unstable();
-    gone.dedup();
-    for (merchant, environment) in gone {
-        sqlx::query(
-            "UPDATE merchant_environments SET webhook_disabled_at = $1 WHERE merchant_id = $2 AND environment = $3",
-        )
-        .arg(now.millis())
-        .arg(merchant)
-        .arg(environment)
-        .execute(DB::on(&mut **tx))
-        .await?;
-    }
-    Ok(batch.iter().map(|f| recorded.contains(f.event.id.as_str())).collect())
+    Ok(())
 }
