@@ -46,7 +46,7 @@ pub(super) async fn caller(parts: &Parts, gateway: &Gateway, rechecked: bool) ->
     if let Some(Established(principal)) = parts.extensions.get::<Established>() {
         return Ok(principal.clone());
     }
-    let dialect = Dialect::of_path(parts.uri.path());
+    let dialect = Dialect::of(&parts.extensions);
     let token = bearer_token(&parts.headers).ok_or_else(|| {
         gateway.metrics().auth_failure("bearer");
         Rejection(

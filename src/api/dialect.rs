@@ -1,5 +1,5 @@
 //! Rendering an error where the dialect is known only at run time (extractors, fallbacks, the
-//! request guard): the path's generation picks its envelope, or the dashboard its page.
+//! request guard): the request's generation picks its envelope.
 //! Handlers of one generation use their own `Error` type instead.
 
 use axum::response::Response;
@@ -13,8 +13,6 @@ impl ApiError {
         match dialect {
             Dialect::V1 => v1::envelope::error(self),
             Dialect::V2 => v2::envelope::error(self),
-            // Its page says what went wrong in the merchant's terms, not the API's reason.
-            Dialect::Dashboard => super::dashboard::bare_error(self.kind.status()),
         }
     }
 }

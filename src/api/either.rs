@@ -19,9 +19,9 @@ fn is_v2_body(body: &Value) -> bool {
         .any(|k| body.get(k).is_some())
 }
 
-/// The generation an answer to `path` with `body` takes: the path's, but on
+/// The generation an answer to `path` with `body` takes: the path's (`of_path`), but on
 /// `/v1/transfers/mobile-money` the body's.
-pub fn dialect_of(path: &str, body: &[u8]) -> Dialect {
+pub fn dialect_of(of_path: Dialect, path: &str, body: &[u8]) -> Dialect {
     if path == "/v1/transfers/mobile-money" {
         if let Ok(probe) = parse_json::<Value>(body) {
             if is_v2_body(&probe) {
@@ -29,7 +29,7 @@ pub fn dialect_of(path: &str, body: &[u8]) -> Dialect {
             }
         }
     }
-    Dialect::of_path(path)
+    of_path
 }
 
 /// `POST /v1/transfers/mobile-money`: the v2 body gets the v2 answer, any other the v1 one.

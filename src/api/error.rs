@@ -6,20 +6,25 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::request_id;
+use crate::http::request_id;
 use crate::service::ServiceError;
 
-/// The form an error answer takes: the envelope of an API generation, or the dashboard's HTML.
+/// The envelope an answer takes: that of an API generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     V1,
     V2,
-    /// The dashboard's pages, whose errors are pages too.
-    Dashboard,
 }
 
 impl Dialect {
-    /// The dialect named by the path prefix; paths outside the three answer in v1.
+    /// The dialect of a request, as the guard found it (`guard.rs`); v1 for one that did not
+    /// go through it.
+    pub fn of(extensions: &axum::http::Extensions) -> Dialect {
+        extensions.get::<Dialect>().copied().unwrap_or(Dialect::V1)
+    }
+
+    /// The dialect named by the path prefix (`/v2` or v1 for every other path): called once a
+    /// request, by the guard.
     pub fn of_path(path: &str) -> Dialect {
         let under = |prefix: &str| {
             path.strip_prefix(prefix)
@@ -27,8 +32,6 @@ impl Dialect {
         };
         if under("/v2") {
             Dialect::V2
-        } else if under("/dashboard") {
-            Dialect::Dashboard
         } else {
             Dialect::V1
         }
@@ -211,9 +214,7 @@ mod tests {
             ("/v2", Dialect::V2),
             ("/v2/collecte/mobile-money", Dialect::V2),
             ("/v2x", Dialect::V1),
-            ("/dashboard", Dialect::Dashboard),
-            ("/dashboard/transactions", Dialect::Dashboard),
-            ("/dashboards", Dialect::V1),
+            ("/v2/", Dialect::V2),
             ("/v1/customers", Dialect::V1),
             ("/health", Dialect::V1),
         ] {

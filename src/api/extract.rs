@@ -18,7 +18,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = Rejection;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let dialect = Dialect::of_path(req.uri().path());
+        let dialect = Dialect::of(req.extensions());
         let bytes = json_bytes(req, state).await.map_err(|e| Rejection(dialect, e))?;
         parse_json(&bytes).map(JsonBody).map_err(|e| Rejection(dialect, e))
     }
@@ -82,7 +82,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
     type Rejection = Rejection;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let dialect = Dialect::of_path(parts.uri.path());
+        let dialect = Dialect::of(&parts.extensions);
         axum::extract::Query::<T>::try_from_uri(&parts.uri)
             .map(|q| QueryParams(q.0))
             .map_err(|e| {
@@ -102,7 +102,7 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     type Rejection = Rejection;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let dialect = Dialect::of_path(parts.uri.path());
+        let dialect = Dialect::of(&parts.extensions);
         axum::extract::Path::<String>::from_request_parts(parts, state)
             .await
             .map(|p| PathId(p.0))

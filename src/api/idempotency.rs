@@ -48,9 +48,9 @@ pub async fn layer(State(gateway): State<Gateway>, req: Request, next: Next) -> 
     let path = parts.uri.path().to_owned();
     let bytes = match body_bytes(reader, &()).await {
         Ok(bytes) => bytes,
-        Err(e) => return e.render(Dialect::of_path(&path)),
+        Err(e) => return e.render(Dialect::of(&parts.extensions)),
     };
-    let dialect = either::dialect_of(&path, &bytes);
+    let dialect = either::dialect_of(Dialect::of(&parts.extensions), &path, &bytes);
     let raw = parts.headers.get(KEY_HEADER).map(|v| v.to_str().unwrap_or("\u{fffd}"));
     let key = match IdempotencyKey::parse(raw.unwrap_or_default()) {
         Ok(key) => key,

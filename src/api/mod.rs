@@ -1,13 +1,11 @@
 //! The HTTP layer: two wire dialects (v1 camelCase, v2 snake_case) over one set of use cases.
 //!
 //! Routing comes before authentication, and every answer, errors included, is the JSON
-//! envelope of the generation named by the path prefix.
+//! envelope of the generation named by the path prefix: the guard (`guard.rs`) reads it from
+//! the path once and every extractor and handler after it reads it from the request.
 
 pub mod auth;
-pub mod checkout;
-pub mod client_address;
 pub mod csv;
-pub mod dashboard;
 pub mod dialect;
 pub mod either;
 pub mod error;
@@ -22,29 +20,21 @@ pub mod payment_failure;
 pub mod printable;
 #[cfg(test)]
 mod properties;
-pub mod request_id;
-pub mod trace_context;
 pub mod v1;
 pub mod v2;
 
-use std::any::Any;
-
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use tower::util::MapRequestLayer;
-use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::propagate_header::PropagateHeaderLayer;
-use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
 
 use self::error::{ApiError, Dialect, ErrorKind};
 use crate::service::Gateway;
 
-/// The whole HTTP surface of the gateway.
+/// The API: both dialects and the paths beside them (health, metrics, the OpenAPI document,
+/// operator callbacks). `app` serves it beside the web pages (`web::router`), inside the
+/// request-id and trace layers they share (`http::request_layers`).
 pub fn router(gateway: Gateway) -> Router {
     let max_body = gateway.config().max_body_bytes;
     Router::new()
@@ -56,14 +46,10 @@ pub fn router(gateway: Gateway) -> Router {
             "/operator-callbacks/{operator}/{environment}",
             axum::routing::post(operator_callbacks::receive).put(operator_callbacks::receive),
         )
-        .route("/checkout/{token}", get(checkout::show))
-        .route("/checkout/{token}/approve", axum::routing::post(checkout::approve))
-        .route("/checkout/{token}/decline", axum::routing::post(checkout::decline))
         .route("/v1/transfers/mobile-money", axum::routing::post(either::transfer))
         .route("/v1/get-status-payment/{id}", get(either::status))
         .route("/v1/transaction/{id}", get(either::status))
         .merge(v1::routes())
-        .merge(dashboard::routes())
         .merge(v2::routes())
         // Inside the control-character check, so a key is never claimed for a request it refuses.
         .route_layer(axum::middleware::from_fn_with_state(
@@ -75,24 +61,10 @@ pub fn router(gateway: Gateway) -> Router {
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))
-        .layer(CatchPanicLayer::custom(panic_response))
-        // Outermost first: the caller's ids when valid, else ours, echoed; the request's span
-        // and log line; then our guard (timeout, envelope, metrics) inside that span.
-        .layer(
-            ServiceBuilder::new()
-                .layer(MapRequestLayer::new(request_id::ignore_invalid))
-                .layer(SetRequestIdLayer::x_request_id(request_id::TraceIdOrOurs))
-                .layer(PropagateRequestIdLayer::x_request_id())
-                .layer(PropagateHeaderLayer::new(request_id::TRACEPARENT))
-                .layer(
-                    TraceLayer::new_for_http()
-                        .make_span_with(request_id::RequestSpan)
-                        .on_request(())
-                        .on_response(request_id::RequestServed)
-                        .on_failure(()),
-                )
-                .layer(axum::middleware::from_fn_with_state(gateway.clone(), guard::middleware)),
-        )
+        .layer(CatchPanicLayer::custom(crate::http::panic_response))
+        // Outermost of the API's own: the request's dialect, its timeout, the envelope of
+        // every error answer, the request metrics.
+        .layer(axum::middleware::from_fn_with_state(gateway.clone(), guard::middleware))
         .with_state(gateway)
 }
 
@@ -107,22 +79,10 @@ async fn openapi() -> Response {
 
 async fn unknown_route(req: Request) -> Response {
     let reason = format!("no route for {} {}", req.method(), req.uri().path());
-    ApiError::new(ErrorKind::NotFound, reason).render(Dialect::of_path(req.uri().path()))
+    ApiError::new(ErrorKind::NotFound, reason).render(Dialect::of(req.extensions()))
 }
 
 async fn method_not_allowed(req: Request) -> Response {
     let reason = format!("{} does not accept {}", req.uri().path(), req.method());
-    ApiError::new(ErrorKind::MethodNotAllowed, reason).render(Dialect::of_path(req.uri().path()))
-}
-
-/// A panic is a bug: log it and answer a bare 500, which the guard (`guard.rs`) turns into the
-/// envelope with the request id.
-fn panic_response(panic: Box<dyn Any + Send + 'static>) -> Response {
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned());
-    tracing::error!(request_id = %request_id::current(), panic = %message, "handler panicked");
-    StatusCode::INTERNAL_SERVER_ERROR.into_response()
+    ApiError::new(ErrorKind::MethodNotAllowed, reason).render(Dialect::of(req.extensions()))
 }

@@ -48,23 +48,6 @@ impl PageParams {
     }
 }
 
-/// Trims the extra record read by [`PageParams::page_request`] and returns the cursor of the
-/// next page, if there is one.
-pub fn split_page<T>(
-    mut records: Vec<T>,
-    page: &PageRequest,
-    cursor_of: impl Fn(&T) -> Cursor,
-) -> (Vec<T>, Option<Cursor>) {
-    let wanted = (page.limit - 1) as usize;
-    if records.len() > wanted {
-        records.truncate(wanted);
-        let next = records.last().map(cursor_of);
-        (records, next)
-    } else {
-        (records, None)
-    }
-}
-
 /// Adds `X-Next-Cursor` to a list answer.
 pub fn with_next_cursor(mut response: Response, next: Option<Cursor>) -> Response {
     if let Some(value) = next.and_then(|c| HeaderValue::from_str(&c.encode()).ok()) {

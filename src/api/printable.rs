@@ -12,17 +12,17 @@
 use axum::extract::Request;
 use axum::middleware::Next;
 use axum::response::Response;
-use percent_encoding::percent_decode_str;
 
 use super::error::{ApiError, Dialect, ErrorKind};
+use crate::http::printable::holds_control_character;
 
 pub async fn refuse_control_characters(req: Request, next: Next) -> Response {
     let uri = req.uri();
-    let dialect = Dialect::of_path(uri.path());
+    let dialect = Dialect::of(req.extensions());
     if holds_control_character(uri.path()) {
         // DECISIONS: an unknown id, malformed or not, is 404; the reason says why nothing can match.
         let kind = match dialect {
-            Dialect::V1 | Dialect::Dashboard => ErrorKind::NotFound,
+            Dialect::V1 => ErrorKind::NotFound,
             Dialect::V2 => ErrorKind::TransactionNotFound,
         };
         return ApiError::new(
@@ -38,28 +38,4 @@ pub async fn refuse_control_characters(req: Request, next: Next) -> Response {
         .render(dialect);
     }
     next.run(req).await
-}
-
-/// Whether `raw`, percent-decoded, holds a control character (C0, DEL or C1). Bytes that do
-/// not decode to UTF-8 are left to the handlers, which already answer them (an unknown id).
-pub fn holds_control_character(raw: &str) -> bool {
-    percent_decode_str(raw)
-        .decode_utf8_lossy()
-        .chars()
-        .any(char::is_control)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_characters_are_found_encoded_or_not() {
-        for raw in ["%00", "a%00b", "%1f", "%1F", "%7F", "%C2%85", "x%0Ay", "%09", "a\u{0}"] {
-            assert!(holds_control_character(raw), "{raw}");
-        }
-        for raw in ["", "abc", "%20", "%FF", "%C3%A9", "é", "%", "%0", "%zz", "a+b", "%2500"] {
-            assert!(!holds_control_character(raw), "{raw}");
-        }
-    }
 }

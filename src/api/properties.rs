@@ -20,7 +20,6 @@ use super::error::{ApiError, ErrorKind};
 use super::extract::parse_json;
 use super::fields::{self, RawAmount};
 use super::pagination::{PageParams, LIST_CAP};
-use super::printable::holds_control_character;
 use super::v1::customers::CreateCustomer;
 use super::v1::payments::{CollectionV1, TransferV1};
 use super::v1::transactions::ListParams;
@@ -28,6 +27,7 @@ use super::v1::webhooks::EventParams;
 use super::v2::payments::{collection_request, TransferV2};
 use crate::domain::amount::AmountProblem;
 use crate::domain::{Amount, EventState, OperatorAliases};
+use crate::http::printable::holds_control_character;
 
 /// Passes when `result` is a value or a client error; fails on any other error.
 fn value_or_4xx<T>(result: Result<T, ApiError>) -> Result<(), TestCaseError> {

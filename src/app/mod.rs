@@ -33,6 +33,11 @@ pub async fn open_with(config: Config, operators: Operators) -> anyhow::Result<G
     Ok(Gateway::new(store, config, operators).await?)
 }
 
+/// The whole HTTP surface: the API beside the web pages, inside the layers they share.
+pub fn router(gateway: Gateway) -> axum::Router {
+    crate::http::request_layers(crate::api::router(gateway.clone()).merge(crate::web::router(gateway)))
+}
+
 /// A running HTTP server, for `serve` and for tests.
 pub struct Server {
     pub addr: SocketAddr,
@@ -61,7 +66,7 @@ impl Server {
     fn serve(gateway: Gateway, listener: TcpListener) -> anyhow::Result<Server> {
         let addr = listener.local_addr()?;
         let (shutdown, stopped) = oneshot::channel::<()>();
-        let app = crate::api::router(gateway.clone());
+        let app = router(gateway.clone());
         let settings = gateway.config().http.clone();
         let task = tokio::spawn(http::serve(listener, app, settings, async {
             let _ = stopped.await;

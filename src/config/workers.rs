@@ -22,7 +22,7 @@ pub struct HttpSettings {
     pub trusted_proxies: Vec<IpRange>,
 }
 
-/// How long a merchant dashboard session lasts (`api::dashboard`).
+/// How long a merchant dashboard session lasts (`web::dashboard`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DashboardSettings {
     /// A session unused for this long ends.

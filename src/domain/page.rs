@@ -68,6 +68,23 @@ pub struct PageRequest {
     pub after: Option<Cursor>,
 }
 
+/// Trims the extra record read for a page (a request asks for one more than it shows, to know
+/// whether another page follows) and returns the cursor of the next page, if there is one.
+pub fn split_page<T>(
+    mut records: Vec<T>,
+    page: &PageRequest,
+    cursor_of: impl Fn(&T) -> Cursor,
+) -> (Vec<T>, Option<Cursor>) {
+    let wanted = (page.limit - 1) as usize;
+    if records.len() > wanted {
+        records.truncate(wanted);
+        let next = records.last().map(cursor_of);
+        (records, next)
+    } else {
+        (records, None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,10 @@
 //! The request's identity and its log lines, on tower-http's `request-id` and `trace` layers
-//! (the stack is in `api::router`): the caller's `X-Request-Id` or `traceparent` when valid
+//! (the stack is `http::request_layers`): the caller's `X-Request-Id` or `traceparent` when valid
 //! (`trace_context.rs`), else an id of ours; echoed on the answer; one span per request with
 //! its method, route, request id and trace id, and one `request served` line with its status
 //! and latency.
 //!
-//! What the layers do not do stays in `guard.rs`, which reads the id the layers set (the
+//! What the layers do not do stays in the guards (`api::guard`, `web::guard`), which reads the id the layers set (the
 //! [`RequestId`] extension): the request timeout, the envelope of answers made outside our
 //! handlers, the request metrics, and [`current`] for an error's reason.
 
@@ -23,7 +23,7 @@ use super::trace_context::Incoming;
 pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
 
 tokio::task_local! {
-    pub(super) static REQUEST_ID: String;
+    pub static REQUEST_ID: String;
 }
 
 /// The id of the request being served, or `-` outside one.

@@ -20,6 +20,19 @@ pub struct CheckoutPayment {
 }
 
 impl Gateway {
+    /// The page where the payer of `record` approves, for the collections that have one: our
+    /// BETA launch page (`/checkout/{token}`), or the operator's own (a Wave checkout), never
+    /// one of ours in Production. Both dialects show it: v1 as `betaLaunchUrl`, v2 as
+    /// `redirectUrl`.
+    pub fn launch_url(&self, record: &TransactionRecord) -> Option<String> {
+        let t = &record.transaction;
+        match (&t.checkout_token, &t.launch_url) {
+            (Some(token), _) => Some(format!("{}/checkout/{token}", self.config.public_url)),
+            (None, Some(operator_page)) => Some(operator_page.clone()),
+            (None, None) => None,
+        }
+    }
+
     /// The payment whose payer's page has this token; `NotFound` for any other.
     pub async fn checkout_payment(&self, token: &str) -> Result<CheckoutPayment, ServiceError> {
         let record = self.beta_collection(token).await?;

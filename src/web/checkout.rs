@@ -5,7 +5,7 @@
 //! `/checkout/{token}/approve` or `/decline`, which settle the transaction first and then send
 //! the payer (303) to the merchant's `urlSuccess` / `errorUrl`, or show the result. The token is
 //! random and stored with the transaction: holding the reference (merchants, webhook receivers,
-//! logs) is not enough to approve a payment.
+//! logs) is not enough to approve a payment. Its errors are pages too (`failure`).
 
 use axum::extract::{Path, State};
 use axum::http::header::LOCATION;
@@ -13,31 +13,27 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup, DOCTYPE};
 
-use super::error::{ApiError, Dialect, ErrorKind};
 use crate::domain::{Status, Timestamp, TransactionRecord};
 use crate::service::{CheckoutPayment, Gateway, PayerDecision, ServiceError};
 
-/// The BETA launch page of a transaction, for the collections that have one. Both dialects
-/// show it: v1 as `betaLaunchUrl`, v2 as `redirectUrl`.
-pub fn launch_url(gateway: &Gateway, record: &TransactionRecord) -> Option<String> {
-    let t = &record.transaction;
-    match (&t.checkout_token, &t.launch_url) {
-        (Some(token), _) => Some(format!("{}/checkout/{token}", gateway.config().public_url)),
-        // The operator's own page (a Wave checkout), never one of ours in Production.
-        (None, Some(operator_page)) => Some(operator_page.clone()),
-        (None, None) => None,
-    }
-}
-
-fn not_found() -> Response {
-    ApiError::new(ErrorKind::NotFound, "no payment waits for approval at this address").render(Dialect::V1)
-}
-
+/// Why no page can be shown: a page too, never the API's envelope.
 fn failure(e: ServiceError) -> Response {
-    match e {
-        ServiceError::NotFound(_) => not_found(),
-        other => ApiError::from(other).render(Dialect::V1),
-    }
+    let (status, text) = match e {
+        ServiceError::NotFound(_) => (StatusCode::NOT_FOUND, "No payment waits for approval at this address."),
+        ServiceError::Invalid(_) | ServiceError::Unauthorized(_) => (
+            StatusCode::BAD_REQUEST,
+            "This payment cannot be approved or declined here.",
+        ),
+        ServiceError::Unavailable(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The service cannot answer right now. Try again in a moment.",
+        ),
+        ServiceError::Internal(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Something went wrong. Try again later.",
+        ),
+    };
+    (status, page("BETA Money", html! { h1 { "BETA Money" } p { (text) } })).into_response()
 }
 
 /// A page: every text in `body` is escaped by maud, so what a merchant named itself cannot

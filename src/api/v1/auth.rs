@@ -12,9 +12,9 @@ use serde::Serialize;
 
 use super::Error;
 use crate::api::auth::basic_credentials;
-use crate::api::client_address::client_address;
 use crate::api::error::ApiError;
 use crate::domain::{Environment, Timestamp};
+use crate::http::client_address::client_address;
 use crate::service::Gateway;
 
 #[derive(Serialize)]

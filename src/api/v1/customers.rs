@@ -10,7 +10,8 @@ use super::{envelope, Error};
 use crate::api::auth::Authenticated;
 use crate::api::error::ApiError;
 use crate::api::extract::{JsonBody, PathId, QueryParams};
-use crate::api::pagination::{split_page, with_next_cursor, PageParams};
+use crate::api::pagination::{with_next_cursor, PageParams};
+use crate::domain::page::split_page;
 use crate::domain::{self, Cursor, Email, Msisdn, NewCustomer, PersonName, Timestamp};
 use crate::service::Gateway;
 

@@ -10,7 +10,6 @@ use super::customers::AddressIn;
 use super::transactions::TransactionOut;
 use super::{envelope, Error};
 use crate::api::auth::RecheckedCaller;
-use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
 use crate::api::fields::{self, RawAmount};
@@ -163,7 +162,7 @@ impl TransferV1 {
 
 fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord) -> TransactionOut<'a> {
     let mut out = TransactionOut::from(record);
-    out.beta_launch_url = launch_url(gateway, record);
+    out.beta_launch_url = gateway.launch_url(record);
     out
 }
 

@@ -11,7 +11,6 @@ use super::transactions::TransactionV2;
 use super::wire::{Spelling, StatusV2};
 use super::{envelope, Error};
 use crate::api::auth::RecheckedCaller;
-use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
 use crate::api::fields::{self, RawAmount};
@@ -218,7 +217,7 @@ impl TransferV2 {
 
 fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spelling: Spelling) -> TransactionV2<'a> {
     let mut out = TransactionV2::from(record);
-    if let Some(url) = launch_url(gateway, record) {
+    if let Some(url) = gateway.launch_url(record) {
         out.redirect_url = Some(Some(url));
     }
     out.status = StatusV2::spelled(record.transaction.status, spelling);

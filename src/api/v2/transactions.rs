@@ -8,7 +8,6 @@ use serde::Serialize;
 use super::envelope;
 use super::wire::{KindV2, StatusV2};
 use crate::api::auth::RecheckedCaller;
-use crate::api::checkout::launch_url;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
 use crate::domain::TransactionRecord;
@@ -81,7 +80,7 @@ pub fn status_answer(gateway: &Gateway, record: &TransactionRecord) -> Response 
         Status::Failed => "PAYMENT_FAILED",
     };
     let mut body = TransactionV2::from(record);
-    body.redirect_url = Some(launch_url(gateway, record));
+    body.redirect_url = Some(gateway.launch_url(record));
     envelope::success(StatusCode::OK, message, body)
 }
 

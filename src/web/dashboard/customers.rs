@@ -10,7 +10,7 @@ use maud::html;
 use super::layout::{self, html_response, segment, when, Flash, Spec};
 use super::session::Ctx;
 use super::transactions;
-use crate::api::pagination::split_page;
+use crate::domain::page::split_page;
 use crate::domain::{Cursor, PageRequest, TransactionFilter};
 use crate::service::Gateway;
 

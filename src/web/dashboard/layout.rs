@@ -182,7 +182,7 @@ pub fn unavailable(lang: Lang) -> Response {
 
 fn unavailable_with(lang: Lang, status: StatusCode) -> Response {
     let t = lang.text();
-    let id = crate::api::request_id::current();
+    let id = crate::http::request_id::current();
     error_page(
         lang,
         status,

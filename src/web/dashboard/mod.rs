@@ -1,11 +1,7 @@
-//! The merchant dashboard (`/dashboard`, docs/dashboard.md): HTML rendered on the server with
-//! maud, plain forms, no script. It sits beside the API dialects and, like them, goes through
-//! the use cases of `service`, never the store.
+//! The merchant dashboard (`/dashboard`, docs/dashboard.md), one of the web pages (`web`).
 //!
-//! Every answer is an HTML page, errors included (404, 403, 401, 429, 503), never the JSON
-//! envelope; a request without a valid session is sent (303) to the sign-in page. These routes
-//! are not API operations: docs/openapi.yaml does not list them, and tests/api/http/openapi.rs
-//! reads only the API's routers.
+//! Every answer is an HTML page, errors included (404, 403, 401, 429, 503); a request without a
+//! valid session is sent (303) to the sign-in page.
 
 mod api_keys;
 mod customers;

@@ -13,7 +13,7 @@ use maud::{html, Markup};
 use super::i18n::Text;
 use super::layout::{self, html_response, money, segment, when, Flash, Spec};
 use super::session::Ctx;
-use crate::api::pagination::split_page;
+use crate::domain::page::split_page;
 use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp};
 use crate::domain::{Tenant, TransactionFilter, TransactionRecord};
 use crate::service::{Gateway, ServiceError};
