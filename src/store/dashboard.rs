@@ -1,36 +1,14 @@
-//! What the merchant dashboard needs of storage beyond the API's: sessions, a transaction's
-//! transitions, the overview's activity, and the webhooks page's attempts and test deliveries.
+//! Views the merchant dashboard reads beyond the API's: a transaction's transitions, the
+//! overview's activity, the webhooks page's attempts and endpoint. What they guarantee: they
+//! only read, each in one statement, so a page never shows a half-written change.
 
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::domain::{
-    Activity, Attempt, DashboardSession, NewDashboardSession, RecentAttempt, Tenant, Timestamp, Transition,
-    WebhookEndpoint,
-};
+use crate::domain::{Activity, RecentAttempt, Tenant, Timestamp, Transition, WebhookEndpoint};
 
 #[async_trait]
-pub trait DashboardStore: Send + Sync + 'static {
-    /// Records a new session.
-    async fn insert_session(&self, session: &NewDashboardSession) -> Result<(), StoreError>;
-
-    /// The session of `token_hash` if it is still valid at `now` (before its absolute end,
-    /// used after `idle_since`, its credential not revoked), marking it used at `now`. One
-    /// statement, so a rotation committed before it is always seen.
-    async fn use_session(
-        &self,
-        token_hash: &str,
-        now: Timestamp,
-        idle_since: Timestamp,
-    ) -> Result<Option<DashboardSession>, StoreError>;
-
-    /// Ends a session (sign-out). Ending an unknown one is not an error.
-    async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError>;
-
-    /// Deletes sessions that can no longer be used: past their end, idle since before
-    /// `idle_since`, or of a revoked credential. Returns how many.
-    async fn delete_stale_sessions(&self, now: Timestamp, idle_since: Timestamp) -> Result<u64, StoreError>;
-
+pub trait ActivityStore: Send + Sync + 'static {
     /// The transitions of a transaction (by the gateway's own id), oldest first.
     async fn transitions(&self, transaction_key: &str) -> Result<Vec<Transition>, StoreError>;
 
@@ -48,7 +26,4 @@ pub trait DashboardStore: Send + Sync + 'static {
         tenant: &Tenant,
         now: Timestamp,
     ) -> Result<Option<(WebhookEndpoint, Vec<String>)>, StoreError>;
-
-    /// Logs a test delivery.
-    async fn insert_test_delivery(&self, tenant: &Tenant, attempt: &Attempt) -> Result<(), StoreError>;
 }

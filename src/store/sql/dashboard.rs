@@ -1,88 +1,18 @@
-//! The `DashboardStore` methods for every [`Backend`]: the same SQL on both databases.
+//! The `ActivityStore` methods for every [`Backend`]: the same SQL on both databases.
 
 use super::{Args, Get};
-use super::{Backend, RowsAffected, SqlDb};
-use crate::domain::{
-    Activity, Attempt, DashboardSession, MerchantId, NewDashboardSession, OperatorCode, RecentAttempt, Tenant,
-    Timestamp, Transition, WebhookEndpoint,
-};
-use crate::store::{names, rows, DashboardStore, StoreError};
+use super::{Backend, SqlDb};
+use crate::domain::{Activity, OperatorCode, RecentAttempt, Tenant, Timestamp, Transition, WebhookEndpoint};
+use crate::store::{names, rows, ActivityStore, StoreError};
 
 const DAY_MS: i64 = 86_400_000;
 
 #[async_trait::async_trait]
-impl<S, DB> DashboardStore for S
+impl<S, DB> ActivityStore for S
 where
     S: Backend<Db = DB>,
     DB: SqlDb,
 {
-    async fn insert_session(&self, s: &NewDashboardSession) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, credential_id, created_at, \
-             last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $5, $6)",
-        )
-        .arg(s.token_hash.as_str())
-        .arg(s.session.tenant.merchant_id.0.as_str())
-        .arg(s.session.tenant.environment.as_str())
-        .arg(s.session.credential_id.as_str())
-        .arg(s.created_at.millis())
-        .arg(s.expires_at.millis())
-        .execute(DB::pool(self.writer()))
-        .await?;
-        Ok(())
-    }
-
-    async fn use_session(
-        &self,
-        token_hash: &str,
-        now: Timestamp,
-        idle_since: Timestamp,
-    ) -> Result<Option<DashboardSession>, StoreError> {
-        let row = sqlx::query(
-            "UPDATE dashboard_sessions SET last_seen_at = $1 \
-             WHERE token_hash = $2 AND expires_at > $1 AND last_seen_at > $3 \
-             AND EXISTS (SELECT 1 FROM credentials c WHERE c.id = dashboard_sessions.credential_id \
-                         AND c.revoked_at IS NULL) \
-             RETURNING merchant_id, environment, credential_id",
-        )
-        .arg(now.millis())
-        .arg(token_hash)
-        .arg(idle_since.millis())
-        .fetch_optional(DB::pool(self.writer()))
-        .await?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let environment: String = row.col("environment")?;
-        Ok(Some(DashboardSession {
-            tenant: Tenant {
-                merchant_id: MerchantId(row.col("merchant_id")?),
-                environment: rows::environment(&environment)?,
-            },
-            credential_id: row.col("credential_id")?,
-        }))
-    }
-
-    async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM dashboard_sessions WHERE token_hash = $1")
-            .arg(token_hash)
-            .execute(DB::pool(self.writer()))
-            .await?;
-        Ok(())
-    }
-
-    async fn delete_stale_sessions(&self, now: Timestamp, idle_since: Timestamp) -> Result<u64, StoreError> {
-        let done = sqlx::query(
-            "DELETE FROM dashboard_sessions WHERE expires_at <= $1 OR last_seen_at <= $2 \
-             OR credential_id IN (SELECT id FROM credentials WHERE revoked_at IS NOT NULL)",
-        )
-        .arg(now.millis())
-        .arg(idle_since.millis())
-        .execute(DB::pool(self.writer()))
-        .await?;
-        Ok(done.rows_affected())
-    }
-
     /// In the order they happened. A payment settled at once is created and settled within
     /// one millisecond: the creation (from no status) goes first, not whichever random id sorts
     /// first.
@@ -214,24 +144,5 @@ where
             disabled: disabled.is_some(),
         };
         Ok(Some((endpoint, secrets)))
-    }
-
-    async fn insert_test_delivery(&self, tenant: &Tenant, a: &Attempt) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO webhook_test_deliveries (id, merchant_id, environment, at, url, status_code, latency_ms, \
-             error, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .arg(crate::domain::ids::new_record_id().to_string())
-        .arg(tenant.merchant_id.0.as_str())
-        .arg(tenant.environment.as_str())
-        .arg(a.at.millis())
-        .arg(a.url.as_str())
-        .arg(a.status_code.map(i64::from))
-        .arg(a.latency_ms)
-        .arg(a.error.as_deref())
-        .arg(a.response.as_deref())
-        .execute(DB::pool(self.writer()))
-        .await?;
-        Ok(())
     }
 }

@@ -21,6 +21,7 @@ pub(super) mod merchants;
 pub(super) mod payments;
 pub(super) mod reports;
 pub(super) mod row_values;
+pub(super) mod sessions;
 pub(super) mod set_steps;
 pub(super) mod settle_set;
 pub(super) mod steps;

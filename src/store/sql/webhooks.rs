@@ -82,6 +82,25 @@ where
         Ok(recorded)
     }
 
+    async fn insert_test_delivery(&self, tenant: &Tenant, a: &Attempt) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO webhook_test_deliveries (id, merchant_id, environment, at, url, status_code, latency_ms, \
+             error, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .arg(crate::domain::ids::new_record_id().to_string())
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(a.at.millis())
+        .arg(a.url.as_str())
+        .arg(a.status_code.map(i64::from))
+        .arg(a.latency_ms)
+        .arg(a.error.as_deref())
+        .arg(a.response.as_deref())
+        .execute(DB::pool(self.writer()))
+        .await?;
+        Ok(())
+    }
+
     async fn events(
         &self,
         tenant: Option<&Tenant>,

@@ -1,0 +1,147 @@
+//! Transactions and the ledger: the `PaymentStore`, and what its writes take.
+
+use async_trait::async_trait;
+
+use super::{ProcessStoreStats, StoreError, StoreStats};
+use crate::domain::ledger::Posting;
+use crate::domain::{
+    Balance, Cursor, Customer, Kind, Outcome, PageRequest, Tenant, Timestamp, Transaction, TransactionFilter,
+    TransactionRecord,
+};
+
+/// A transaction reaching its final state, with everything that must be written with it.
+#[derive(Debug, Clone)]
+pub struct Settlement {
+    pub transaction: Transaction,
+    pub outcome: Outcome,
+    pub at: Timestamp,
+    /// What `updated_at` becomes: `None` for a transaction final at its creation.
+    pub updated_at: Option<Timestamp>,
+    /// The ledger entry of the outcome.
+    pub entry: Vec<Posting>,
+    /// The webhook event: its id and body.
+    pub event_id: String,
+    pub event_payload: String,
+    /// A manual resolution's audit text.
+    pub audit: Option<String>,
+}
+
+/// A lookup read with the credential that asked for it.
+#[derive(Debug, Clone)]
+pub struct CheckedLookup {
+    /// The credential exists and is not revoked.
+    pub credential_active: bool,
+    pub record: Option<TransactionRecord>,
+}
+
+/// Whole-ledger invariants, for checks after tests and benchmarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LedgerCheck {
+    /// The sum of every posting: always zero.
+    pub postings_sum: i64,
+    /// Balances that disagree with their postings, or are negative: always zero.
+    pub inconsistent_balances: i64,
+    /// Final transactions without exactly one outbox event: always zero.
+    pub final_without_one_event: i64,
+}
+
+/// Transactions, the ledger and the webhook outbox.
+#[async_trait]
+pub trait PaymentStore: Send + Sync + 'static {
+    /// Records a new `PENDING` transaction and its first transition, with `entry` (a transfer's
+    /// reservation) applied to the balance, all or nothing, in one commit. The customer is found
+    /// by phone number (or created from `payer`) and keeps the latest name and email; a unique
+    /// key settles concurrent payments. Returns that customer, whose id the transaction carries.
+    /// `Conflict` when the merchant's transaction id is taken; `InsufficientFunds` when the
+    /// reservation would overdraw. The reconciler's first status check is due at `first_check`.
+    /// `credential_id` is the caller's credential (none for an in-process caller), checked in the
+    /// same transaction: `Revoked` when it is revoked or not the transaction's tenant's, so a
+    /// rotation takes effect at once without a read of its own before every payment.
+    async fn insert_pending(
+        &self,
+        payer: &Customer,
+        transaction: &Transaction,
+        entry: &[Posting],
+        first_check: Timestamp,
+        credential_id: Option<&str>,
+    ) -> Result<Customer, StoreError>;
+
+    /// Moves a `PENDING` transaction to its final state, writing the transition, the ledger
+    /// entry and the outbox event in one database transaction. Returns `false`, having written
+    /// nothing, when the transaction was already final.
+    async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError>;
+
+    /// The tenant's transaction, by the merchant's transaction id or by the service reference.
+    async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError>;
+
+    /// [`transaction`](Self::transaction) and whether the credential `credential_id` is still
+    /// active, in one round trip: for lookups that trust a recently checked token.
+    async fn transaction_checked(
+        &self,
+        tenant: &Tenant,
+        credential_id: &str,
+        id_or_ref: &str,
+    ) -> Result<CheckedLookup, StoreError>;
+
+    /// A transaction by its service reference alone (the payer's launch page has no tenant).
+    async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError>;
+
+    /// Claims the one resend a pending transaction may get: `true` for the caller that set
+    /// `resent_at`, `false` when it was resent before (or is no longer pending).
+    async fn claim_resend(&self, transaction_id: &str, at: Timestamp) -> Result<bool, StoreError>;
+
+    /// Records the operator's page where the payer approves a pending transaction.
+    async fn set_launch_url(&self, transaction_id: &str, url: &str) -> Result<(), StoreError>;
+
+    /// A transaction by the token of its payer's page (Sandbox BETA collections).
+    async fn transaction_by_checkout_token(&self, token: &str) -> Result<Option<TransactionRecord>, StoreError>;
+
+    /// The tenant's transactions, newest first.
+    async fn transactions(
+        &self,
+        tenant: &Tenant,
+        filter: &TransactionFilter,
+        page: &PageRequest,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// `PENDING` transactions of every tenant created at or before `created_before`, oldest
+    /// first, after `after` (the last of the previous batch).
+    async fn pending_transactions(
+        &self,
+        created_before: Timestamp,
+        kind: Option<Kind>,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// Claims up to `limit` pending transactions the reconciler may ask about at `now` (created
+    /// at or before `created_before`, of `kind` if given, next check due), oldest first, moving
+    /// their next check to `lease_until`: until then no other reconciler claims them, and
+    /// `schedule_check` sets the real next check.
+    async fn claim_due_checks(
+        &self,
+        now: Timestamp,
+        created_before: Timestamp,
+        kind: Option<Kind>,
+        lease_until: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// Sets when the reconciler may next ask about a pending transaction.
+    async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), StoreError>;
+
+    async fn balance(&self, tenant: &Tenant) -> Result<Balance, StoreError>;
+
+    /// Credits the tenant's available balance from outside (a Production top-up).
+    async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError>;
+
+    async fn check_ledger(&self) -> Result<LedgerCheck, StoreError>;
+
+    /// What operators watch in the database: pending transactions, transfers needing review
+    /// (pending since before `review_before`) and the outbox backlog.
+    async fn stats(&self, review_before: Timestamp) -> Result<StoreStats, StoreError>;
+
+    /// This process's connections and batch writers. Read from memory, so it answers while
+    /// the database does not.
+    fn process_stats(&self) -> ProcessStoreStats;
+}

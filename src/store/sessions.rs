@@ -1,0 +1,32 @@
+//! The merchant dashboard's sessions. What they guarantee: a session is usable only while it is
+//! valid (before its absolute end, used within the idle time, its credential not revoked), and
+//! that is checked in the one statement that uses it, so a key rotation or a sign-out takes
+//! effect at once, in every process.
+
+use async_trait::async_trait;
+
+use super::StoreError;
+use crate::domain::{DashboardSession, NewDashboardSession, Timestamp};
+
+#[async_trait]
+pub trait SessionStore: Send + Sync + 'static {
+    /// Records a new session.
+    async fn insert_session(&self, session: &NewDashboardSession) -> Result<(), StoreError>;
+
+    /// The session of `token_hash` if it is still valid at `now` (before its absolute end,
+    /// used after `idle_since`, its credential not revoked), marking it used at `now`. One
+    /// statement, so a rotation committed before it is always seen.
+    async fn use_session(
+        &self,
+        token_hash: &str,
+        now: Timestamp,
+        idle_since: Timestamp,
+    ) -> Result<Option<DashboardSession>, StoreError>;
+
+    /// Ends a session (sign-out). Ending an unknown one is not an error.
+    async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError>;
+
+    /// Deletes sessions that can no longer be used: past their end, idle since before
+    /// `idle_since`, or of a revoked credential. Returns how many.
+    async fn delete_stale_sessions(&self, now: Timestamp, idle_since: Timestamp) -> Result<u64, StoreError>;
+}
