@@ -23,6 +23,7 @@ pub mod connectors;
 mod docs;
 mod parse;
 mod platform;
+mod service_settings;
 mod settings;
 mod workers;
 

@@ -3,6 +3,7 @@
 //! [`Gateway`] holds what every use case needs; each file adds the `impl Gateway` block of one
 //! family of use cases.
 
+pub mod accounts;
 pub mod activity;
 pub mod auth;
 pub mod callbacks;

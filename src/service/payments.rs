@@ -1,4 +1,4 @@
-//! Collections and transfers: creation, settlement, and what merchants read back.
+//! Collections and transfers: creation and settlement (what merchants read back: `accounts.rs`).
 //!
 //! Creation records the transaction `PENDING` (reserving a transfer's total) in one database
 //! transaction, then calls the operator, then records the answer with its ledger entry and
@@ -10,11 +10,11 @@ use rand::Rng;
 use super::{Gateway, Principal, ServiceError};
 use crate::domain::ledger;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
+use crate::domain::TransactionRecord;
 use crate::domain::{
-    Address, Amount, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, PageRequest,
-    Status, Tenant, Timestamp, Transaction,
+    Address, Amount, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, Status, Tenant,
+    Timestamp, Transaction,
 };
-use crate::domain::{Balance, TransactionFilter, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
 use crate::store::{Settlement, StoreError};
 
@@ -393,44 +393,5 @@ impl Gateway {
         audit: Option<String>,
     ) -> Result<Option<TransactionRecord>, ServiceError> {
         self.settle(record, outcome, now, Some(now), audit).await
-    }
-
-    /// The tenant's transaction, by the merchant's transaction id or the service reference.
-    pub async fn transaction(&self, tenant: &Tenant, id: &str) -> Result<TransactionRecord, ServiceError> {
-        self.store
-            .transaction(tenant, id)
-            .await?
-            .ok_or(ServiceError::NotFound("transaction"))
-    }
-
-    pub async fn transactions(
-        &self,
-        tenant: &Tenant,
-        filter: &TransactionFilter,
-        page: &PageRequest,
-    ) -> Result<Vec<TransactionRecord>, ServiceError> {
-        Ok(self.store.transactions(tenant, filter, page).await?)
-    }
-
-    pub async fn balance(&self, tenant: &Tenant) -> Result<Balance, ServiceError> {
-        match self.store.balance(tenant).await {
-            Ok(balance) => Ok(balance),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("balance")),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Credits Production money from an operator top-up (admin command line).
-    pub async fn top_up(&self, tenant: &Tenant, amount: i64, now: Timestamp) -> Result<Balance, ServiceError> {
-        if amount <= 0 {
-            return Err(ServiceError::Invalid(
-                "the amount must be a positive number of francs".into(),
-            ));
-        }
-        match self.store.credit(tenant, amount, now).await {
-            Ok(()) => self.balance(tenant).await,
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant environment")),
-            Err(e) => Err(e.into()),
-        }
     }
 }

@@ -3,5 +3,6 @@
 pub mod control_characters;
 pub mod envelopes;
 pub mod openapi;
+pub mod openapi_document;
 pub mod request_ids;
 pub mod server_limits;

@@ -1,14 +1,15 @@
 //! The reports a merchant reconciles with: the ledger statement (`GET /v1/ledger/entries`) and
 //! the settlement report (`GET /v1/reports/settlement`), after a mixed Sandbox scenario, checked
-//! against the balance, against each other, across pages and formats, and across merchants.
+//! against the balance, against each other, and across pages and formats. Bad requests and other
+//! merchants' money are in `access.rs`; how these tests read the reports, in `reading.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use momo_gateway::reconcile::callbacks;
-use reqwest::header::HeaderMap;
 use reqwest::StatusCode;
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::reading::{balance, csv, day_of, field, millis, money, statement};
 use crate::support::helpers::{answer, later, TestApp};
 use crate::support::requests::{collect_v1, post, transfer_v1};
 use momo_test_support::both_backends;
@@ -16,8 +17,6 @@ use momo_test_support::both_backends;
 both_backends!(
     TestApp::spawn =>
     the_statement_and_the_settlement_report_agree_with_the_balance_after_a_mixed_scenario,
-    bad_dates_formats_and_times_are_400_in_the_envelope_naming_the_field,
-    another_merchant_and_another_environment_never_appear,
 );
 
 /// Settlement rows by (operator, typeTransaction, status): (count, amount, fees, net).
@@ -115,67 +114,6 @@ async fn mixed_scenario(app: &TestApp, token: &str) {
     }
     let settled = callbacks::run_once(&app.gateway, later(2_500)).await.unwrap();
     assert_eq!(settled.settled, 4, "c-g2 c-d3 t-d3 t-a2");
-}
-
-async fn balance(app: &TestApp, token: &str) -> (i64, i64) {
-    let b = answer(app.get("/v1/balance").bearer_auth(token)).await;
-    assert_eq!(b.status, StatusCode::OK);
-    (money(&b.body["data"]["available"]), money(&b.body["data"]["reserved"]))
-}
-
-fn money(v: &Value) -> i64 {
-    v.as_str().unwrap_or_else(|| panic!("{v} is money")).parse().unwrap()
-}
-
-/// Every statement page of `query`, followed through X-Next-Cursor: the lines, and how many pages.
-async fn statement(app: &TestApp, token: &str, query: &str) -> (Vec<Value>, usize) {
-    let mut lines = Vec::new();
-    let mut cursor: Option<String> = None;
-    for pages in 1.. {
-        let path = match &cursor {
-            Some(c) => format!("/v1/ledger/entries?{query}&cursor={c}"),
-            None => format!("/v1/ledger/entries?{query}"),
-        };
-        let a = answer(app.get(&path).bearer_auth(token)).await;
-        assert_eq!(a.status, StatusCode::OK, "{path}: {}", a.body);
-        lines.extend(a.body["data"].as_array().unwrap().iter().cloned());
-        match a.header("x-next-cursor") {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return (lines, pages),
-        }
-    }
-    unreachable!()
-}
-
-/// A CSV answer: its headers and its records (fields split on commas: no field of these
-/// scenarios needs quoting), after checking the status, the media type and the CRLF endings.
-async fn csv(app: &TestApp, token: &str, path: &str) -> (HeaderMap, Vec<Vec<String>>) {
-    let response = app.get(path).bearer_auth(token).send().await.unwrap();
-    assert_eq!(response.status(), StatusCode::OK, "{path}");
-    let headers = response.headers().clone();
-    assert_eq!(headers["content-type"], "text/csv; charset=utf-8");
-    assert!(headers.contains_key("x-request-id"));
-    let text = response.text().await.unwrap();
-    assert!(text.ends_with("\r\n"), "{text:?}");
-    let records = text
-        .trim_end_matches("\r\n")
-        .split("\r\n")
-        .map(|line| line.split(',').map(str::to_owned).collect())
-        .collect();
-    (headers, records)
-}
-
-/// A JSON value as its CSV field: text as is, numbers written out, null empty.
-fn field(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn day_of(line: &Value) -> String {
-    line["createdAt"].as_str().unwrap()[..10].to_owned()
 }
 
 async fn the_statement_and_the_settlement_report_agree_with_the_balance_after_a_mixed_scenario(app: TestApp) {
@@ -382,109 +320,4 @@ async fn the_statement_and_the_settlement_report_agree_with_the_balance_after_a_
         .collect();
     assert_eq!(rows, expected);
     app.assert_ledger().await;
-}
-
-/// The Unix milliseconds of a line's `createdAt`.
-fn millis(line: &Value) -> i64 {
-    momo_gateway::domain::Timestamp::parse_iso8601(line["createdAt"].as_str().unwrap())
-        .unwrap()
-        .millis()
-}
-
-async fn bad_dates_formats_and_times_are_400_in_the_envelope_naming_the_field(app: TestApp) {
-    let token = app.sandbox_token().await;
-    for (path, field) in [
-        ("/v1/reports/settlement", "date"),
-        ("/v1/reports/settlement?date=", "date"),
-        ("/v1/reports/settlement?date=2026-02-30", "date"),
-        ("/v1/reports/settlement?date=20261120", "date"),
-        ("/v1/reports/settlement?date=2026-11-20T00:00:00Z", "date"),
-        ("/v1/reports/settlement?date=2026-11-20&format=xml", "format"),
-        ("/v1/ledger/entries?from=yesterday", "from"),
-        ("/v1/ledger/entries?to=2026-11-20", "to"),
-        ("/v1/ledger/entries?format=pdf", "format"),
-        ("/v1/ledger/entries?limit=0", "limit"),
-        ("/v1/ledger/entries?cursor=nope!", "cursor"),
-    ] {
-        let a = answer(app.get(path).bearer_auth(&token)).await;
-        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{path}");
-        assert_eq!(a.body["statusCode"], 400, "{path}");
-        assert_eq!(a.body["message"], "BadRequestError", "{path}");
-        let reason = a.body["reason"].as_str().unwrap();
-        assert!(reason.starts_with(field), "{path}: {reason}");
-    }
-    for path in ["/v1/ledger/entries", "/v1/reports/settlement?date=2026-11-20"] {
-        let a = answer(app.get(path)).await;
-        assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{path} needs a token");
-        assert_eq!(a.body["message"], "UnauthorizedError");
-    }
-    let a = answer(app.get("/v1/reports/settlement?date=2026-11-20").bearer_auth(&token)).await;
-    assert_eq!(
-        a.body["data"],
-        json!({"date": "2026-11-20", "environment": "Sandbox", "currency": "XOF", "complete": true, "rows": [],
-               "totals": {"collected": "0", "paidOut": "0", "fees": "0", "net": "0"}}),
-        "a day without transactions"
-    );
-}
-
-async fn another_merchant_and_another_environment_never_appear(app: TestApp) {
-    let token = app.sandbox_token().await;
-    let other = app.new_merchant("Other merchant").await;
-    let other_token = app.token(&other.sandbox).await;
-    let mine = post(
-        &app,
-        &token,
-        "/v1/collecte/mobile-money",
-        &collect_v1("same-id", "0701020301", "ALPHA_MONEY_CI", "1000"),
-    )
-    .await;
-    let theirs = post(
-        &app,
-        &other_token,
-        "/v1/collecte/mobile-money",
-        &collect_v1("same-id", "0701020301", "BETA_MONEY_CI", "5000"),
-    )
-    .await;
-    let theirs_ref = theirs.body["data"]["ref"].as_str().unwrap().to_owned();
-    let mine_ref = mine.body["data"]["ref"].as_str().unwrap().to_owned();
-    let (lines, _) = statement(&app, &token, "").await;
-    let refs: Vec<&str> = lines.iter().filter_map(|l| l["ref"].as_str()).collect();
-    assert_eq!(refs, [mine_ref.as_str()], "only my collection, beside my credit");
-    let (lines, _) = statement(&app, &other_token, "").await;
-    assert!(lines.iter().all(|l| l["ref"] != mine_ref.as_str()));
-    assert_eq!(
-        lines.len(),
-        1,
-        "their credit; their BETA collection is pending: no posting"
-    );
-    assert!(!lines.iter().any(|l| l["ref"] == theirs_ref.as_str()));
-
-    let day = theirs.body["data"]["createdAt"].as_str().unwrap()[..10].to_owned();
-    let a = answer(
-        app.get(&format!("/v1/reports/settlement?date={day}"))
-            .bearer_auth(&other_token),
-    )
-    .await;
-    let rows = a.body["data"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 1, "{rows:?}");
-    assert_eq!(
-        (
-            rows[0]["operator"].as_str(),
-            rows[0]["status"].as_str(),
-            rows[0]["amount"].as_str()
-        ),
-        (Some("BETA_MONEY_CI"), Some("PENDING"), Some("5000"))
-    );
-
-    // Production has no postings yet: no Sandbox money shows there.
-    let production = app.token(&app.merchant.production.clone()).await;
-    let a = answer(app.get("/v1/ledger/entries").bearer_auth(&production)).await;
-    assert_eq!(a.body["data"], json!([]));
-    let a = answer(
-        app.get(&format!("/v1/reports/settlement?date={day}"))
-            .bearer_auth(&production),
-    )
-    .await;
-    assert_eq!(a.body["data"]["rows"], json!([]));
-    assert_eq!(a.body["data"]["environment"], "Production");
 }

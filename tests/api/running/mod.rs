@@ -4,5 +4,6 @@ pub mod metrics_without_database;
 pub mod operations;
 pub mod platform_settings;
 pub mod processes;
+pub mod processes_sharing_postgres;
 pub mod startup;
 pub mod workers;

@@ -1,25 +1,23 @@
-//! The gateway as separate processes, as it runs in production: logs that keep secrets out,
-//! SIGTERM under load, and two processes sharing one PostgreSQL database.
+//! One gateway process, as it runs in production: logs that keep secrets out, and SIGTERM under
+//! load. Two processes sharing one PostgreSQL database are in `processes_sharing_postgres.rs`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use momo_gateway::config::Config;
-use momo_gateway::domain::{Environment, MerchantId, PageRequest, Tenant, Timestamp};
+use momo_gateway::domain::{Environment, PageRequest, Tenant};
 use momo_gateway::store::TransactionFilter;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use sqlx::Connection;
 
 use crate::support::helpers::answer;
 use crate::support::requests::{collect_v1, transfer_v2};
 use momo_test_support::process::{self, demo_value};
 use momo_test_support::receiver::Receiver;
-use momo_test_support::{Backend, TestDatabase};
 
-async fn token(client: &reqwest::Client, base: &str, key: &str, secret: &str) -> String {
+pub(super) async fn token(client: &reqwest::Client, base: &str, key: &str, secret: &str) -> String {
     let a = answer(
         client
             .post(format!("{base}/v1/auth"))
@@ -31,7 +29,7 @@ async fn token(client: &reqwest::Client, base: &str, key: &str, secret: &str) ->
     a.body["data"]["token"].as_str().unwrap().to_owned()
 }
 
-async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
+pub(super) async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !check().await {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -266,136 +264,4 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
         ),
         (0, 0, 0)
     );
-}
-
-#[tokio::test]
-async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everything_once() {
-    let Some(db) = TestDatabase::create(Backend::Postgres).await else {
-        return;
-    };
-    let receiver = Receiver::start(vec![], None).await;
-    let admin = momo_gateway::app::open(Config {
-        database_url: db.url.clone(),
-        webhook: momo_gateway::config::WebhookSettings {
-            allow_private: true,
-            ..Config::default().webhook
-        },
-        ..Config::default()
-    })
-    .await
-    .unwrap();
-    let merchant = admin
-        .create_merchant("Two processes", Some(&receiver.url), Timestamp::now())
-        .await
-        .unwrap();
-    let sandbox = merchant
-        .environments
-        .iter()
-        .find(|e| e.environment == Environment::Sandbox)
-        .unwrap()
-        .clone();
-    let start = || {
-        let mut command = process::command(&db.url);
-        command
-            .env("MOMO_WEBHOOK_ALLOW_PRIVATE", "true")
-            .env("MOMO_SIMULATOR_DELAY_MS", "300")
-            .env("MOMO_RECONCILE_INTERVAL_MS", "200")
-            .env("MOMO_RECONCILE_AFTER_MS", "1000");
-        process::serve(command)
-    };
-    let (a, b) = (start(), start());
-    let client = reqwest::Client::new();
-    let token = token(&client, &a.base, &sandbox.api_key, &sandbox.api_secret).await;
-    // 1,000 creations, every fifth one a duplicate, alternating between the processes.
-    let mut creations = tokio::task::JoinSet::new();
-    for worker in 0..20 {
-        let (client, token) = (client.clone(), token.clone());
-        let bases = [a.base.clone(), b.base.clone()];
-        creations.spawn(async move {
-            let mut statuses = Vec::new();
-            for i in 0..50 {
-                let n = worker * 50 + i;
-                let id = format!("mp-{}", n % 800);
-                let ending = ["01", "02", "05"][n % 3];
-                let base = &bases[n % 2];
-                let status = client
-                    .post(format!("{base}/v1/collecte/mobile-money"))
-                    .bearer_auth(&token)
-                    .json(&collect_v1(&id, &format!("07010203{ending}"), "GAMMA_MONEY_CI", "1000"))
-                    .send()
-                    .await
-                    .unwrap()
-                    .status();
-                statuses.push((id, status));
-            }
-            statuses
-        });
-    }
-    let mut created: HashMap<String, usize> = HashMap::new();
-    while let Some(statuses) = creations.join_next().await {
-        for (id, status) in statuses.unwrap() {
-            match status {
-                StatusCode::OK | StatusCode::ACCEPTED => *created.entry(id).or_default() += 1,
-                StatusCode::CONFLICT => {}
-                other => panic!("unexpected {other} for {id}"),
-            }
-        }
-    }
-    assert_eq!(created.len(), 800, "every transaction id was created");
-    assert!(created.values().all(|n| *n == 1), "and created once");
-    eventually("every transaction settled and every webhook delivered", async || {
-        let gauges = admin.gauges(Timestamp::now()).await.database;
-        gauges.is_some_and(|g| g.pending_transactions == 0 && g.outbox_backlog == 0)
-    })
-    .await;
-    let received = receiver.received();
-    let ids: HashSet<&str> = received.iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(received.len(), 800, "one delivery per transaction");
-    assert_eq!(ids.len(), 800, "no event delivered twice");
-    let mut conn = sqlx::PgConnection::connect(&db.url).await.unwrap();
-    let twice: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM (SELECT transaction_id FROM transaction_transitions WHERE to_status <> 'PENDING' \
-         GROUP BY transaction_id HAVING COUNT(*) > 1) AS settled_twice",
-    )
-    .fetch_one(&mut conn)
-    .await
-    .unwrap();
-    assert_eq!(twice, 0, "no transaction was settled twice");
-    let check = admin.check_ledger().await.unwrap();
-    assert_eq!(
-        (
-            check.postings_sum,
-            check.inconsistent_balances,
-            check.final_without_one_event
-        ),
-        (0, 0, 0)
-    );
-    let tenant = Tenant {
-        merchant_id: MerchantId(merchant.id.0.clone()),
-        environment: Environment::Sandbox,
-    };
-    let successful = admin
-        .transactions(
-            &tenant,
-            &TransactionFilter {
-                status: Some(momo_gateway::domain::Status::Successful),
-                ..Default::default()
-            },
-            &PageRequest {
-                limit: 1000,
-                after: None,
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(
-        successful.len(),
-        800,
-        "01 at once, 02 by callback, 05 by the reconciler"
-    );
-    let _ = conn.close().await;
-    for running in [a, b] {
-        let (status, _) = running.terminate().await;
-        assert!(status.success());
-    }
 }

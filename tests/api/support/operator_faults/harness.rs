@@ -1,20 +1,18 @@
-//! The harness of the fault table (`operator_faults.rs`): the gateway with ALPHA and GAMMA routed
-//! to the MoMo Open API connector and BETA and DELTA to the Wave connector (in Sandbox and
-//! Production), the operator emulator behind them, and what every scenario needs: a payment per
-//! [`Route`], the emulator's counts and admin calls, callbacks made by hand, and the checks run
-//! after each scenario.
+//! [`Faulted`]: the gateway with its connectors pointed at the operator emulator (or at a closed
+//! port), a Sandbox token, and what every scenario needs: a payment per [`Route`], the emulator's
+//! counts and admin calls, callbacks made by hand, and the checks run after each scenario.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::time::Duration;
 
-use momo_gateway::config::{ApiCredentials, Protocol};
-use momo_gateway::domain::{Environment, FailureCode, Kind, OperatorCode, Transaction};
+use momo_gateway::config::ApiCredentials;
+use momo_gateway::domain::{Environment, Kind, Transaction};
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
+use super::routes::{Route, ALL_ROUTES};
 use crate::support::helpers::{answer, free_port, gateway_port, later, Answer, TestApp};
 use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
 use momo_test_support::Backend;
@@ -26,124 +24,6 @@ pub const DELAY: Duration = Duration::from_millis(300);
 /// Long enough for the emulator to have settled a row 02, 03 or 05 payment.
 pub const PAST_THE_DELAY: Duration = Duration::from_millis(450);
 pub const BREAKER_COOL_DOWN: Duration = Duration::from_millis(300);
-
-/// A protocol and a direction, each served by its own operator so that breakers, tokens and
-/// callback routes never mix between them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    /// ALPHA, `momo-openapi` request-to-pay.
-    MomoCollection,
-    /// GAMMA, `momo-openapi` disbursement transfer.
-    MomoTransfer,
-    /// BETA, `wave-checkout` checkout session.
-    WaveCollection,
-    /// DELTA, `wave-checkout` payout.
-    WaveTransfer,
-}
-
-pub use Route::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
-
-pub const ALL_ROUTES: [Route; 4] = [MomoCollection, MomoTransfer, WaveCollection, WaveTransfer];
-
-impl fmt::Display for Route {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (protocol, direction) = match self {
-            MomoCollection => ("momo-openapi", "collection"),
-            MomoTransfer => ("momo-openapi", "transfer"),
-            WaveCollection => ("wave-checkout", "collection"),
-            WaveTransfer => ("wave-checkout", "transfer"),
-        };
-        write!(f, "{protocol} {direction}")
-    }
-}
-
-impl Route {
-    pub fn operator(self) -> OperatorCode {
-        match self {
-            MomoCollection => OperatorCode::Alpha,
-            MomoTransfer => OperatorCode::Gamma,
-            WaveCollection => OperatorCode::Beta,
-            WaveTransfer => OperatorCode::Delta,
-        }
-    }
-
-    /// Another operator served by the same protocol (and so the same callback secret).
-    pub fn sibling(self) -> OperatorCode {
-        match self {
-            MomoCollection => OperatorCode::Gamma,
-            MomoTransfer => OperatorCode::Alpha,
-            WaveCollection => OperatorCode::Delta,
-            WaveTransfer => OperatorCode::Beta,
-        }
-    }
-
-    pub fn protocol(self) -> Protocol {
-        match self {
-            MomoCollection | MomoTransfer => Protocol::MomoOpenApi,
-            WaveCollection | WaveTransfer => Protocol::WaveCheckout,
-        }
-    }
-
-    pub fn is_momo(self) -> bool {
-        self.protocol() == Protocol::MomoOpenApi
-    }
-
-    pub fn kind(self) -> Kind {
-        match self {
-            MomoCollection | WaveCollection => Kind::Collection,
-            MomoTransfer | WaveTransfer => Kind::Transfer,
-        }
-    }
-
-    pub fn amount(self) -> &'static str {
-        match self.kind() {
-            Kind::Collection => "1500",
-            Kind::Transfer => "1000",
-        }
-    }
-
-    /// The failure code of an outright refusal.
-    pub fn refusal_code(self) -> FailureCode {
-        match self {
-            MomoCollection => FailureCode::PayerDeclined,
-            MomoTransfer | WaveCollection | WaveTransfer => FailureCode::OperatorRefused,
-        }
-    }
-
-    /// The emulator's endpoint that initiates the payment.
-    pub fn initiation(self) -> &'static str {
-        match self {
-            MomoCollection => "momo.requesttopay",
-            MomoTransfer => "momo.transfer",
-            WaveCollection => "wave.checkout.create",
-            WaveTransfer => "wave.payout.create",
-        }
-    }
-
-    /// The emulator's endpoint the connector asks for the status.
-    pub fn status_lookup(self) -> &'static str {
-        match self {
-            MomoCollection => "momo.requesttopay.status",
-            MomoTransfer => "momo.transfer.status",
-            WaveCollection => "wave.checkout.search",
-            WaveTransfer => "wave.payout.search",
-        }
-    }
-
-    /// Whether the operator calls back when the payment settles (Wave sends no payout webhook).
-    pub fn calls_back(self) -> bool {
-        self != WaveTransfer
-    }
-
-    fn tag(self) -> &'static str {
-        match self {
-            MomoCollection => "mc",
-            MomoTransfer => "mt",
-            WaveCollection => "wc",
-            WaveTransfer => "wt",
-        }
-    }
-}
 
 /// Where the gateway's connectors are pointed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,15 @@
+//! The harness of the fault table (`operator_faults.rs`): the gateway with ALPHA and GAMMA routed
+//! to the MoMo Open API connector and BETA and DELTA to the Wave connector (in Sandbox and
+//! Production), the operator emulator behind them, and what every scenario needs: a payment per
+//! [`Route`], the emulator's counts and admin calls, callbacks made by hand, and the checks run
+//! after each scenario.
+//!
+//! [`Route`] and what each route means at the emulator are in `routes.rs`; [`Faulted`], the
+//! gateway and the emulator set up for the faults, in `harness.rs`.
+
+pub mod harness;
+pub mod routes;
+
+pub use harness::{Faulted, BREAKER_COOL_DOWN, CALLBACK_TOKEN, PAST_THE_DELAY, WAVE_SECRET};
+pub use routes::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
+pub use routes::{Route, ALL_ROUTES};
