@@ -219,3 +219,23 @@ fn the_readme_maps_the_tree() {
         }
     }
 }
+
+/// Small files with one job each: none in `src/`, `tests/`, `emulator/` or `bench/` is over
+/// 400 lines, tests included.
+#[test]
+fn no_source_file_is_over_400_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for folder in ["src", "tests", "emulator", "bench"] {
+        rust_files(&root.join(folder), &mut files);
+    }
+    assert!(files.len() > 100, "the scan sees the tree ({} files)", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(f).ok()?.lines().count();
+            (lines > 400).then(|| format!("{} ({lines} lines)", f.strip_prefix(root).unwrap_or(f).display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these: {long:?}");
+}
