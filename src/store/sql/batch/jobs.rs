@@ -181,18 +181,28 @@ impl<W: BatchWrite> Lane<W> {
         Lane { writes, replies }
     }
 
-    /// Answers each write, in order; gives the writes back.
-    pub fn answer(self, answers: Vec<Answer<W::Answer>>) -> Vec<W> {
-        for (reply, answer) in self.replies.into_iter().zip(answers) {
-            let _ = reply.send(answer);
-        }
-        self.writes
+    /// Answers each write, in order.
+    pub fn answer(self, answers: Vec<Answer<W::Answer>>) {
+        answer_each(self.replies, answers);
+    }
+
+    /// The writes, and where their answers go, apart: for what must happen between the commit
+    /// and the answers (the settled events handed over first).
+    pub fn into_parts(self) -> (Vec<W>, Vec<Reply<W::Answer>>) {
+        (self.writes, self.replies)
     }
 
     fn fail(self, why: &str) {
         for reply in self.replies {
             let _ = reply.send(Err(StoreError::Unavailable(why.to_owned())));
         }
+    }
+}
+
+/// Sends each answer to its reply, in order.
+pub(super) fn answer_each<T>(replies: Vec<Reply<T>>, answers: Vec<Answer<T>>) {
+    for (reply, answer) in replies.into_iter().zip(answers) {
+        let _ = reply.send(answer);
     }
 }
 

@@ -19,7 +19,7 @@ use super::super::idempotency::{claim_in, write_key_in};
 use super::super::insert_set::{insert_all, payer_key, Creation};
 use super::super::settle_set::settle_all;
 use super::super::SqlDb;
-use super::jobs::{Answer, Answers, Batch, BatchWrite, Create, Job, KeyWrite};
+use super::jobs::{answer_each, Answer, Answers, Batch, BatchWrite, Create, Job, KeyWrite};
 use crate::domain::Tenant;
 use crate::store::handoff::{EventLease, Handoff, Reserved};
 use crate::store::idempotency::{ClaimOutcome, KeyClaim};
@@ -73,11 +73,14 @@ impl<DB: SqlDb> Writer<DB> {
                     keys,
                     claims,
                 } = batch;
+                // The settled events reach the dispatcher's queue before any answer leaves: a
+                // caller that sees its payment settled finds its event handed over.
                 let moved: Vec<bool> = answers.settles.iter().map(|a| matches!(a, Ok(true))).collect();
-                let settled = settles.answer(answers.settles);
+                let (settled, settle_replies) = settles.into_parts();
                 if let Some(handed) = handed.as_mut() {
                     hand_over(handed, settled, &moved);
                 }
+                answer_each(settle_replies, answers.settles);
                 creates.answer(answers.creates);
                 keys.answer(answers.keys);
                 claims.answer(answers.claims);
