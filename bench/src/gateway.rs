@@ -206,10 +206,10 @@ impl Gateway {
             let batch = store.transactions(&self.tenant, &Default::default(), &page).await?;
             after = batch.last().map(|r| momo_gateway::domain::Cursor {
                 created_at: r.transaction.created_at,
-                id: r.transaction.id.clone(),
+                id: r.transaction.id.to_string(),
             });
             let full = batch.len() == 1000;
-            stored.extend(batch.into_iter().map(|r| r.transaction.transaction_id));
+            stored.extend(batch.into_iter().map(|r| r.transaction.transaction_id.into_string()));
             if !full {
                 break;
             }

@@ -84,7 +84,7 @@ async fn tally(store: &dyn momo_gateway::store::Store, gw: &Gateway) -> anyhow::
         let batch = store.transactions(&gw.tenant, &Default::default(), &page).await?;
         after = batch.last().map(|r| Cursor {
             created_at: r.transaction.created_at,
-            id: r.transaction.id.clone(),
+            id: r.transaction.id.to_string(),
         });
         let full = batch.len() == 1000;
         for record in &batch {

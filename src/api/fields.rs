@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::error::{ApiError, ErrorKind};
 use crate::domain::amount::AmountProblem;
 use crate::domain::text::checked_text;
-use crate::domain::{Amount, Msisdn, NamedOperator, OperatorAliases, PersonName};
+use crate::domain::{Amount, Msisdn, NamedOperator, OperatorAliases, PersonName, TextId, TransactionId};
 
 const MAX_URL_CHARS: usize = 2048;
 
@@ -48,14 +48,16 @@ pub fn operator(code: &str, field: &str, aliases: &OperatorAliases) -> Result<Na
 }
 
 /// The merchant's transaction identifier: not blank, at most `max` characters, printable.
-pub fn transaction_id(raw: &str, field: &str, max: usize, too_long: ErrorKind) -> Result<String, ApiError> {
+pub fn transaction_id(raw: &str, field: &str, max: usize, too_long: ErrorKind) -> Result<TransactionId, ApiError> {
     if raw.chars().count() > max {
         return Err(ApiError::new(
             too_long,
             format!("{field} must be at most {max} characters"),
         ));
     }
-    checked_text(raw, max).map_err(|e| ApiError::bad_request(format!("{field} {e}")))
+    checked_text(raw, max)
+        .map(TransactionId::from_text)
+        .map_err(|e| ApiError::bad_request(format!("{field} {e}")))
 }
 
 pub fn currency(raw: &str, field: &str) -> Result<(), ApiError> {

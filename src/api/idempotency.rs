@@ -62,7 +62,7 @@ pub async fn layer(State(gateway): State<Gateway>, req: Request, next: Next) -> 
         target,
         body: &bytes,
     };
-    let held = match gateway.admit(&principal.tenant, &key, shape, Timestamp::now()).await {
+    let held = match gateway.idempotency.admit(&principal.tenant, &key, shape, Timestamp::now()).await {
         Ok(Admission::Run(held)) => held,
         Ok(Admission::Replay(answer)) => return replay(answer),
         Ok(Admission::InFlight) => {
@@ -97,7 +97,7 @@ fn covered(req: &Request) -> bool {
 /// Keeps the answer for the retries, or lets the key go, then sends it.
 async fn settle(gateway: &Gateway, held: &HeldKey, dialect: Dialect, response: Response) -> Response {
     if !kept(&response) {
-        if let Err(e) = gateway.release_key(held).await {
+        if let Err(e) = gateway.idempotency.release_key(held).await {
             // The key stays in flight until its lease lapses; a retry then runs again.
             tracing::warn!(error = %e, "cannot release an idempotency key");
         }
@@ -107,7 +107,7 @@ async fn settle(gateway: &Gateway, held: &HeldKey, dialect: Dialect, response: R
     let bytes = match axum::body::to_bytes(body, usize::MAX).await {
         Ok(bytes) => bytes,
         Err(e) => {
-            let _ = gateway.release_key(held).await;
+            let _ = gateway.idempotency.release_key(held).await;
             return ApiError::internal(&e).render(dialect);
         }
     };
@@ -115,7 +115,7 @@ async fn settle(gateway: &Gateway, held: &HeldKey, dialect: Dialect, response: R
         status: parts.status.as_u16(),
         body: String::from_utf8_lossy(&bytes).into_owned(),
     };
-    match gateway.keep_answer(held, &answer).await {
+    match gateway.idempotency.keep_answer(held, &answer).await {
         Ok(true) => {}
         Ok(false) => tracing::warn!("an idempotency key was taken over before its answer was kept"),
         // The key stays in flight until its lease lapses; a retry then runs again and meets

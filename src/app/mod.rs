@@ -4,6 +4,7 @@ mod deadlines;
 mod demo;
 mod http;
 pub mod operators;
+mod state;
 
 use std::net::SocketAddr;
 
@@ -153,7 +154,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 /// On the first start on an empty database, creates a demo merchant (once, even when several
 /// processes start together).
 pub async fn create_demo_merchant(gateway: &Gateway) -> anyhow::Result<Option<CreatedMerchant>> {
-    Ok(gateway.create_demo_merchant(Timestamp::now()).await?)
+    Ok(gateway.merchants.create_demo_merchant(Timestamp::now()).await?)
 }
 
 /// Resolves on the first SIGINT or SIGTERM. It registers for both before it returns, not at

@@ -102,7 +102,12 @@ impl ReportCommand {
                     merchant_id: MerchantId(merchant),
                     environment: env,
                 };
-                Done::Statement(gateway.full_statement(&tenant, &StatementFilter { from, to }).await?)
+                Done::Statement(
+                    gateway
+                        .reports
+                        .full_statement(&tenant, &StatementFilter { from, to })
+                        .await?,
+                )
             }
             ReportCommand::Settlement {
                 date, merchant, env, ..
@@ -111,7 +116,12 @@ impl ReportCommand {
                     environment: env,
                     merchant: merchant.map(MerchantId),
                 };
-                Done::Settlement(gateway.settlement_report(&scope, date, Timestamp::now()).await?)
+                Done::Settlement(
+                    gateway
+                        .reports
+                        .settlement_report(&scope, date, Timestamp::now())
+                        .await?,
+                )
             }
         })
     }

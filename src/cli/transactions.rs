@@ -75,7 +75,7 @@ impl TransactionsCommand {
             TransactionsCommand::Resolve { id, status, reason } => {
                 let settled = review::resolve(gateway, &id, status, &reason, now).await?;
                 Done::Resolved {
-                    reference: settled.transaction.reference,
+                    reference: settled.transaction.reference.to_string(),
                     status: settled.transaction.status,
                 }
             }
@@ -109,10 +109,10 @@ fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
 
 fn stuck_json(t: &Transaction) -> serde_json::Value {
     json!({
-        "ref": t.reference,
+        "ref": t.reference.as_str(),
         "merchantId": t.tenant.merchant_id.0,
         "environment": t.tenant.environment.as_str(),
-        "transactionId": t.transaction_id,
+        "transactionId": t.transaction_id.as_str(),
         "operator": t.operator.name(),
         "amountTotal": t.amounts.amount_total.to_string(),
         "createdAt": t.created_at.iso8601_millis(),

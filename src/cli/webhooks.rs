@@ -126,10 +126,15 @@ impl WebhooksCommand {
                     limit: limit.clamp(1, 1000),
                     after: None,
                 };
-                Done::Listed(gateway.webhook_events(scope.tenant().as_ref(), &filter, &page).await?)
+                Done::Listed(
+                    gateway
+                        .webhooks
+                        .webhook_events(scope.tenant().as_ref(), &filter, &page)
+                        .await?,
+                )
             }
             WebhooksCommand::Show { id } => {
-                let (event, attempts) = gateway.webhook_event(None, &id).await?;
+                let (event, attempts) = gateway.webhooks.webhook_event(None, &id).await?;
                 Done::Shown {
                     event: Box::new(event),
                     attempts,
@@ -137,7 +142,10 @@ impl WebhooksCommand {
             }
             WebhooksCommand::Redeliver { id, from, to, scope } => match (id, from, to) {
                 (Some(id), _, _) => {
-                    gateway.redeliver_event(scope.tenant().as_ref(), &id, now).await?;
+                    gateway
+                        .webhooks
+                        .redeliver_event(scope.tenant().as_ref(), &id, now)
+                        .await?;
                     Done::Redelivered { id }
                 }
                 (None, Some(from), Some(to)) => {
@@ -145,6 +153,7 @@ impl WebhooksCommand {
                     // The API answers an empty range with 0; at a terminal it is more likely a typo.
                     anyhow::ensure!(from < to, "--from must be before --to");
                     let count = gateway
+                        .webhooks
                         .redeliver_failed_events(scope.tenant().as_ref(), from, to, now)
                         .await?;
                     Done::RedeliveredFailed { count }

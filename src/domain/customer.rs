@@ -1,6 +1,7 @@
 //! Customers: the people behind phone numbers, kept per merchant and environment.
 
 use super::environment::Tenant;
+use super::ids::CustomerId;
 use super::msisdn::Msisdn;
 use super::text::{checked_text, TextProblem, MAX_NAME_CHARS};
 use super::time::Timestamp;
@@ -113,7 +114,7 @@ pub struct NewCustomer {
 /// A stored customer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Customer {
-    pub id: String,
+    pub id: CustomerId,
     pub tenant: Tenant,
     pub first_name: String,
     pub last_name: String,

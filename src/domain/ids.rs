@@ -25,6 +25,112 @@ pub fn new_transaction_id() -> uuid::Uuid {
         .into_uuid()
 }
 
+/// A stored record's id as text, wrapped so that one kind of id is never passed where another
+/// is expected. Made by the gateway ([`new_record_id`], [`new_transaction_id`], a reference),
+/// read back from storage, or parsed at the edge (a merchant's transaction id).
+pub trait TextId: Sized {
+    /// Wraps text known to be such an id: made by us, stored by us, or already parsed.
+    fn from_text(text: String) -> Self;
+    fn as_str(&self) -> &str;
+}
+
+macro_rules! text_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
+
+        impl TextId for $name {
+            fn from_text(text: String) -> Self {
+                $name(text)
+            }
+            fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl PartialEq<String> for $name {
+            fn eq(&self, other: &String) -> bool {
+                &self.0 == other
+            }
+        }
+
+        /// For ids the gateway made or stored, and for tests; a merchant's text is parsed at
+        /// the edge (`api::fields`), never converted.
+        impl From<&str> for $name {
+            fn from(text: &str) -> Self {
+                $name(text.to_owned())
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(text: String) -> Self {
+                $name(text)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+    };
+}
+
+text_id!(
+    /// The gateway's own id of a transaction ([`new_transaction_id`]): its key in storage, and
+    /// the idempotency key the operators see.
+    TransactionKey
+);
+text_id!(
+    /// The merchant's own id of a transaction, unique per merchant and environment (v1
+    /// `transactionId`, v2 `transaction_id`); parsed at the edge (`api::fields`).
+    TransactionId
+);
+text_id!(
+    /// The service reference of a transaction: 10 characters `A-Z0-9`, unique over the whole
+    /// service, given to the operator.
+    Reference
+);
+text_id!(
+    /// A customer's id.
+    CustomerId
+);
+
 #[cfg(test)]
 mod tests {
     #[test]

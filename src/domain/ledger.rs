@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use super::fees::Amounts;
+use super::money::Francs;
 use super::time::Timestamp;
 use super::transaction::{Kind, Status};
 
@@ -47,18 +48,21 @@ impl Account {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Posting {
     pub account: Account,
-    pub amount: i64,
+    pub amount: Francs,
 }
 
 fn post(account: Account, amount: i64) -> Posting {
-    Posting { account, amount }
+    Posting {
+        account,
+        amount: Francs(amount),
+    }
 }
 
 /// Money put into an environment from outside (Sandbox opening credit, Production top-up).
-pub fn credit(amount: i64) -> Vec<Posting> {
+pub fn credit(amount: Francs) -> Vec<Posting> {
     vec![
-        post(Account::Available, amount),
-        post(Account::OperatorClearing, -amount),
+        post(Account::Available, amount.get()),
+        post(Account::OperatorClearing, -amount.get()),
     ]
 }
 
@@ -94,13 +98,15 @@ pub fn settle(kind: Kind, amounts: &Amounts, status: Status) -> Vec<Posting> {
 }
 
 /// What an entry changes in the merchant's balance: (available, reserved).
-pub fn balance_delta(postings: &[Posting]) -> (i64, i64) {
+pub fn balance_delta(postings: &[Posting]) -> (Francs, Francs) {
     postings
         .iter()
-        .fold((0, 0), |(available, reserved), p| match p.account {
-            Account::Available => (available + p.amount, reserved),
-            Account::Reserved => (available, reserved + p.amount),
-            Account::OperatorClearing | Account::FeeRevenue => (available, reserved),
+        .fold((Francs::ZERO, Francs::ZERO), |(available, reserved), p| {
+            match p.account {
+                Account::Available => (available + p.amount, reserved),
+                Account::Reserved => (available, reserved + p.amount),
+                Account::OperatorClearing | Account::FeeRevenue => (available, reserved),
+            }
         })
 }
 
@@ -108,13 +114,13 @@ pub fn balance_delta(postings: &[Posting]) -> (i64, i64) {
 /// no lock on the balance.
 pub fn only_credits(postings: &[Posting]) -> bool {
     let (available, reserved) = balance_delta(postings);
-    available > 0 && reserved == 0
+    available.is_positive() && reserved == Francs::ZERO
 }
 
 /// Whether an entry can take the available or the reserved balance down.
 pub fn may_debit(postings: &[Posting]) -> bool {
     let (available, reserved) = balance_delta(postings);
-    available < 0 || reserved < 0
+    available.is_negative() || reserved.is_negative()
 }
 
 #[cfg(test)]
@@ -125,7 +131,7 @@ mod tests {
     use crate::domain::operator::OperatorCode;
     use proptest::prelude::*;
 
-    fn sum(p: &[Posting]) -> i64 {
+    fn sum(p: &[Posting]) -> Francs {
         p.iter().map(|p| p.amount).sum()
     }
 
@@ -149,7 +155,7 @@ mod tests {
         #[test]
         fn balances_never_go_negative_and_entries_sum_to_zero(opening in 0i64..2_000_000, steps in prop::collection::vec(step(), 1..40)) {
             let fees = FeeSchedule::default();
-            let mut all: Vec<Posting> = credit(opening);
+            let mut all: Vec<Posting> = credit(Francs(opening));
             let (mut available, mut reserved) = balance_delta(&all);
             let mut in_flight: Vec<Amounts> = Vec::new();
             for s in steps {
@@ -160,7 +166,7 @@ mod tests {
                     }
                     Step::Transfer(a, outcome) => {
                         let amounts = fees.amounts(OperatorCode::Beta, Kind::Transfer, Amount::from_francs(a).unwrap());
-                        if amounts.amount_total > available {
+                        if Francs(amounts.amount_total) > available {
                             continue;
                         }
                         let mut entry = reserve(&amounts);
@@ -172,15 +178,15 @@ mod tests {
                         entry
                     }
                 };
-                prop_assert_eq!(sum(&entry), 0);
+                prop_assert_eq!(sum(&entry), Francs::ZERO);
                 let (da, dr) = balance_delta(&entry);
                 available += da;
                 reserved += dr;
-                prop_assert!(available >= 0 && reserved >= 0);
+                prop_assert!(!available.is_negative() && !reserved.is_negative());
                 all.extend(entry);
             }
-            prop_assert_eq!(sum(&all), 0);
-            prop_assert_eq!(reserved, in_flight.iter().map(|a| a.amount_total).sum::<i64>());
+            prop_assert_eq!(sum(&all), Francs::ZERO);
+            prop_assert_eq!(reserved, Francs(in_flight.iter().map(|a| a.amount_total).sum::<i64>()));
         }
     }
 }

@@ -5,6 +5,7 @@ use std::fmt;
 
 use super::environment::Tenant;
 use super::fees::Amounts;
+use super::ids::{CustomerId, Reference, TransactionId, TransactionKey};
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
 use super::time::Timestamp;
@@ -172,13 +173,13 @@ pub struct Outcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transaction {
     /// Internal id.
-    pub id: String,
+    pub id: TransactionKey,
     /// The service reference: 10 characters `A-Z0-9`, unique over the whole service. Also the
     /// reference we give the operator.
-    pub reference: String,
+    pub reference: Reference,
     pub tenant: Tenant,
     /// The merchant's own identifier, unique per tenant.
-    pub transaction_id: String,
+    pub transaction_id: TransactionId,
     pub kind: Kind,
     pub operator: OperatorCode,
     /// The deployment's alias of the operator the merchant sent (`ORANGE_MONEY_CI`), shown
@@ -189,7 +190,7 @@ pub struct Transaction {
     pub phone_as_sent: String,
     pub amounts: Amounts,
     pub status: Status,
-    pub customer_id: String,
+    pub customer_id: CustomerId,
     /// The payer's or recipient's name and email as given with this payment.
     pub name: String,
     pub email: Option<String>,

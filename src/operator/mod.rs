@@ -13,7 +13,7 @@ use async_trait::async_trait;
 
 pub use registry::Operators;
 
-use crate::domain::{FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transaction};
+use crate::domain::{Amount, FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transaction};
 
 /// What we ask an operator to do.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ pub struct OperatorRequest<'a> {
     pub kind: Kind,
     pub operator: OperatorCode,
     pub phone: &'a Msisdn,
-    pub amount: i64,
+    pub amount: Amount,
     /// ALPHA's one-time code, typed by the payer.
     pub otp_code: Option<&'a str>,
     /// Where a hosted payment page sends the payer after paying, or after a failed attempt.

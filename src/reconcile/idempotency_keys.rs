@@ -14,7 +14,7 @@ pub const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// Deletes every key expired at `now`. The report's `examined` counts the keys deleted; it
 /// settles nothing.
 pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let purged = gateway.purge_idempotency_keys(now).await?;
+    let purged = gateway.idempotency.purge_idempotency_keys(now).await?;
     if purged > 0 {
         tracing::debug!(purged, "expired idempotency keys purged");
     }

@@ -61,7 +61,7 @@ where
         if let Some(last) = batch.last() {
             after = Some(Cursor {
                 created_at: last.transaction.created_at,
-                id: last.transaction.id.clone(),
+                id: last.transaction.id.to_string(),
             });
         }
         report.examined += batch.len();

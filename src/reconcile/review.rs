@@ -17,7 +17,7 @@ pub async fn stuck_transfers(gateway: &Gateway, now: Timestamp) -> Result<Vec<Tr
         let full = batch.len() == 500;
         after = batch.last().map(|r| Cursor {
             created_at: r.transaction.created_at,
-            id: r.transaction.id.clone(),
+            id: r.transaction.id.to_string(),
         });
         all.extend(batch);
         if !full {

@@ -2,7 +2,7 @@
 //! that credit it (admin command line).
 
 use super::{Gateway, ServiceError};
-use crate::domain::{Balance, PageRequest, Tenant, Timestamp, TransactionFilter, TransactionRecord};
+use crate::domain::{Balance, Francs, PageRequest, Tenant, Timestamp, TransactionFilter, TransactionRecord};
 use crate::store::StoreError;
 
 impl Gateway {
@@ -32,8 +32,8 @@ impl Gateway {
     }
 
     /// Credits Production money from an operator top-up (admin command line).
-    pub async fn top_up(&self, tenant: &Tenant, amount: i64, now: Timestamp) -> Result<Balance, ServiceError> {
-        if amount <= 0 {
+    pub async fn top_up(&self, tenant: &Tenant, amount: Francs, now: Timestamp) -> Result<Balance, ServiceError> {
+        if !amount.is_positive() {
             return Err(ServiceError::Invalid(
                 "the amount must be a positive number of francs".into(),
             ));

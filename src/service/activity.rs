@@ -107,7 +107,7 @@ impl Gateway {
         let record = self.transaction(tenant, id).await?;
         let transitions = self.store.transitions(&record.transaction.id).await?;
         let filter = EventFilter {
-            transaction_id: Some(record.transaction.transaction_id.clone()),
+            transaction_id: Some(record.transaction.transaction_id.to_string()),
             state: None,
         };
         let page = PageRequest { limit: 10, after: None };
@@ -117,7 +117,7 @@ impl Gateway {
         let own = found
             .into_iter()
             .rev()
-            .filter(|e| e.transaction_ref == record.transaction.reference);
+            .filter(|e| record.transaction.reference == e.transaction_ref);
         for summary in own {
             let attempts = match self.store.event(Some(tenant), &summary.id).await? {
                 Some((_, attempts)) => attempts,
@@ -140,7 +140,7 @@ impl Gateway {
             return Err(ServiceError::NotFound("webhook event"));
         }
         for (event, _) in &timeline.events {
-            self.redeliver_event(Some(tenant), &event.id, now).await?;
+            self.webhooks.redeliver_event(Some(tenant), &event.id, now).await?;
         }
         Ok(timeline.events.len())
     }

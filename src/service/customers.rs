@@ -1,9 +1,22 @@
 //! Customer records: created explicitly, or found by phone number when a payment embeds one.
 
-use super::{Gateway, ServiceError};
-use crate::domain::{Customer, NewCustomer, PageRequest, Tenant, Timestamp};
+use std::sync::Arc;
 
-impl Gateway {
+use super::ServiceError;
+use crate::domain::{Customer, CustomerId, NewCustomer, PageRequest, Tenant, TextId, Timestamp};
+use crate::store::MerchantStore;
+
+/// Customer records: the merchants' store and nothing else.
+#[derive(Clone)]
+pub struct Customers {
+    store: Arc<dyn MerchantStore>,
+}
+
+impl Customers {
+    pub(super) fn new(store: Arc<dyn MerchantStore>) -> Customers {
+        Customers { store }
+    }
+
     pub async fn create_customer(
         &self,
         tenant: &Tenant,
@@ -11,7 +24,7 @@ impl Gateway {
         now: Timestamp,
     ) -> Result<Customer, ServiceError> {
         let customer = Customer {
-            id: crate::domain::ids::new_record_id().to_string(),
+            id: CustomerId::from_text(crate::domain::ids::new_record_id().to_string()),
             tenant: tenant.clone(),
             first_name: new.first_name.into_string(),
             last_name: new.last_name.into_string(),

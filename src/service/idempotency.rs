@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::{Gateway, ServiceError};
+use std::sync::Arc;
+
+use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{IdempotencyKey, KeptAnswer, Tenant, Timestamp};
-use crate::store::{ClaimOutcome, KeyClaim};
+use crate::store::{ClaimOutcome, IdempotencyStore, KeyClaim};
 
 /// How long a request holds its key in flight: twice the longest operator timeout (a connector
 /// may make two calls, a token then the payment) and a minute for the database; 90 s by
@@ -76,7 +78,18 @@ pub enum Admission {
     Mismatch,
 }
 
-impl Gateway {
+/// Idempotency keys: their store and the settings of their leases and lifetime.
+#[derive(Clone)]
+pub struct Idempotency {
+    store: Arc<dyn IdempotencyStore>,
+    config: Arc<Config>,
+}
+
+impl Idempotency {
+    pub(super) fn new(store: Arc<dyn IdempotencyStore>, config: Arc<Config>) -> Idempotency {
+        Idempotency { store, config }
+    }
+
     /// Claims `key` for `request` at `now`, or says why the request must not run.
     pub async fn admit(
         &self,

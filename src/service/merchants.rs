@@ -3,9 +3,12 @@
 //! merchant.
 
 use super::credentials::{self, IssuedCredential};
-use super::{Gateway, ServiceError};
-use crate::domain::{Environment, MerchantId, MerchantSummary, Tenant, Timestamp};
-use crate::store::{NewMerchant, NewMerchantEnvironment, StoreError};
+use std::sync::Arc;
+
+use super::{Keys, ServiceError};
+use crate::config::Config;
+use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
+use crate::store::{MerchantStore, NewMerchant, NewMerchantEnvironment, StoreError};
 
 /// What merchant creation shows once: every secret in clear.
 #[derive(Debug, Clone)]
@@ -45,7 +48,20 @@ pub fn parse_webhook_url(raw: &str) -> Result<String, ServiceError> {
     Ok(url.to_string())
 }
 
-impl Gateway {
+/// Merchants, their credentials and webhook settings (the command line, the dashboard): the
+/// merchants' store, the server's keys and its settings.
+#[derive(Clone)]
+pub struct Merchants {
+    store: Arc<dyn MerchantStore>,
+    keys: Arc<Keys>,
+    config: Arc<Config>,
+}
+
+impl Merchants {
+    pub(super) fn new(store: Arc<dyn MerchantStore>, keys: Arc<Keys>, config: Arc<Config>) -> Merchants {
+        Merchants { store, keys, config }
+    }
+
     /// Checks a webhook URL: `http` or `https`, and no private target unless allowed.
     fn parse_webhook_url(&self, raw: &str) -> Result<String, ServiceError> {
         crate::webhook::client::check_url(raw, self.config.webhook.allow_private)
@@ -95,8 +111,8 @@ impl Gateway {
                 webhook_secret,
                 credential,
                 opening_balance: match environment {
-                    Environment::Sandbox => self.config.sandbox_initial_balance,
-                    Environment::Production => 0,
+                    Environment::Sandbox => Francs(self.config.sandbox_initial_balance),
+                    Environment::Production => Francs::ZERO,
                 },
             });
         }

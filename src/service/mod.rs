@@ -34,16 +34,30 @@ pub use activity::{Overview, Timeline};
 pub use auth::{IssuedToken, Keys, Principal};
 pub use callbacks::{CallbackError, CallbackReceipt};
 pub use checkout::{CheckoutPayment, PayerDecision};
+pub use customers::Customers;
 pub use dashboard::SignedIn;
+pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
+pub use merchants::Merchants;
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
 pub use payments::{Party, PaymentError, PaymentRequest};
 pub use pending::outcome_of;
+pub use reports::Reports;
+pub use webhooks::Webhooks;
 
-/// The gateway's use cases over one store. Cheap to clone. Its parts are private: handlers,
-/// workers and the command line go through its methods, never straight to the store.
+/// The gateway's use cases over one store, assembled. Cheap to clone. The use cases that stand
+/// alone are services of their own, each holding only the store traits it uses (`customers`,
+/// `webhooks`, `reports`, `merchants`, `idempotency`); handlers, workers and the command line
+/// take the one they need (`State<Customers>`, through `app::state`). The payments, their
+/// operators and callbacks, sign-in and the dashboard are still methods of the gateway itself.
+/// Nothing outside `service` reaches the store.
 #[derive(Clone)]
 pub struct Gateway {
+    pub customers: Customers,
+    pub webhooks: Webhooks,
+    pub reports: Reports,
+    pub merchants: Merchants,
+    pub idempotency: Idempotency,
     store: Arc<dyn Store>,
     config: Arc<Config>,
     keys: Arc<Keys>,
@@ -59,17 +73,23 @@ impl Gateway {
     /// Loads (or creates, on a first start) the server's keys and assembles the gateway with
     /// the given operator connectors.
     pub async fn new(store: Arc<dyn Store>, config: Config, operators: Operators) -> Result<Gateway, StoreError> {
-        let keys = Keys::load(store.as_ref(), &config).await?;
+        let keys = Arc::new(Keys::load(store.as_ref(), &config).await?);
         let metrics = Arc::new(Metrics::default());
+        let config = Arc::new(config);
         Ok(Gateway {
+            customers: Customers::new(store.clone()),
+            webhooks: Webhooks::new(store.clone()),
+            reports: Reports::new(store.clone(), store.clone()),
+            merchants: Merchants::new(store.clone(), keys.clone(), config.clone()),
+            idempotency: Idempotency::new(store.clone(), config.clone()),
             store,
-            keys: Arc::new(keys),
+            keys,
             operators: Arc::new(operators.guarded(config.breaker, metrics.clone())),
             fees: Arc::new(config.fee_schedule()),
             metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
             active_credentials: Arc::default(),
-            config: Arc::new(config),
+            config,
         })
     }
 

@@ -10,11 +10,11 @@ use rand::Rng;
 use super::{Gateway, Principal, ServiceError};
 use crate::domain::ledger;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
-use crate::domain::TransactionRecord;
 use crate::domain::{
     Address, Amount, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, Status, Tenant,
     Timestamp, Transaction,
 };
+use crate::domain::{CustomerId, Reference, TextId, TransactionId, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
 use crate::store::{Settlement, StoreError};
 
@@ -33,7 +33,7 @@ pub struct Party {
 #[derive(Debug, Clone)]
 pub struct PaymentRequest {
     pub kind: Kind,
-    pub transaction_id: String,
+    pub transaction_id: TransactionId,
     pub operator: OperatorCode,
     /// The deployment's alias the merchant named the operator by, given back as sent.
     pub operator_alias: Option<String>,
@@ -95,11 +95,12 @@ fn new_checkout_token() -> String {
         .collect()
 }
 
-fn new_reference() -> String {
+fn new_reference() -> Reference {
     let mut rng = rand::thread_rng();
-    (0..REFERENCE_LEN)
+    let text = (0..REFERENCE_LEN)
         .map(|_| REFERENCE_ALPHABET[rng.gen_range(0..REFERENCE_ALPHABET.len())] as char)
-        .collect()
+        .collect();
+    Reference::from_text(text)
 }
 
 impl Gateway {
@@ -160,7 +161,7 @@ impl Gateway {
         }
         let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
         let payer = Customer {
-            id: crate::domain::ids::new_record_id().to_string(),
+            id: CustomerId::from_text(crate::domain::ids::new_record_id().to_string()),
             tenant: tenant.clone(),
             first_name: request.party.first_name.clone(),
             last_name: request.party.last_name.clone(),
@@ -173,7 +174,7 @@ impl Gateway {
             .trim()
             .to_owned();
         let mut transaction = Transaction {
-            id: crate::domain::ids::new_transaction_id().to_string(),
+            id: TransactionKey::from_text(crate::domain::ids::new_transaction_id().to_string()),
             reference: new_reference(),
             tenant: tenant.clone(),
             transaction_id: request.transaction_id.clone(),
@@ -249,7 +250,7 @@ impl Gateway {
                 kind: request.kind,
                 operator: request.operator,
                 phone: &request.phone,
-                amount: request.amount.francs(),
+                amount: request.amount,
                 otp_code: request.otp_code.as_deref(),
                 success_url: request.success_url.as_deref(),
                 error_url: request.error_url.as_deref(),

@@ -2,7 +2,7 @@
 //! the operator's view of one, when to ask again, and the whole-ledger check.
 
 use super::{Gateway, ServiceError};
-use crate::domain::{Cause, Cursor, Kind, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Amount, Cause, Cursor, Kind, Outcome, Status, Timestamp, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
 use crate::store::LedgerCheck;
 
@@ -59,7 +59,7 @@ impl Gateway {
     }
 
     /// Sets when the reconciler may next ask about a pending transaction.
-    pub async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), ServiceError> {
+    pub async fn schedule_check(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<(), ServiceError> {
         Ok(self.store.schedule_check(transaction_id, at).await?)
     }
 
@@ -99,13 +99,16 @@ impl Gateway {
             return Ok(None);
         }
         tracing::warn!(reference = %t.reference, "the operator never received this payment: sending it again, once, with the same key");
+        // Stored only after it was parsed as one: a stored amount out of range is a fault of ours.
+        let amount = Amount::from_francs(t.amounts.amount)
+            .map_err(|e| ServiceError::Internal(format!("stored amount {} {e}", t.amounts.amount)))?;
         let request = OperatorRequest {
             reference: &t.reference,
             operator_reference: &t.id,
             kind: t.kind,
             operator: t.operator,
             phone: &t.phone,
-            amount: t.amounts.amount,
+            amount,
             // Never stored: a one-time code is the payer's, for one attempt.
             otp_code: None,
             success_url: t.success_url.as_deref(),

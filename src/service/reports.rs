@@ -2,16 +2,30 @@
 //! balances) and the daily settlement report. Rules in `domain::statement` and
 //! `domain::settlement`; docs/reports.md for the merchant's side.
 
-use super::{Gateway, ServiceError};
+use std::sync::Arc;
+
+use super::ServiceError;
 use crate::domain::statement::statement_lines;
 use crate::domain::{
     Day, MerchantId, PageRequest, ReportScope, SettlementReport, StatementFilter, StatementLine, Tenant, Timestamp,
 };
+use crate::store::{MerchantStore, ReportStore};
 
 /// How many postings the command line reads at a time while it prints a whole statement.
 const STATEMENT_BATCH: u32 = 1000;
 
-impl Gateway {
+/// The reports: the ledger's postings, and the merchants' names to know a merchant exists.
+#[derive(Clone)]
+pub struct Reports {
+    store: Arc<dyn ReportStore>,
+    merchants: Arc<dyn MerchantStore>,
+}
+
+impl Reports {
+    pub(super) fn new(store: Arc<dyn ReportStore>, merchants: Arc<dyn MerchantStore>) -> Reports {
+        Reports { store, merchants }
+    }
+
     /// One page of the tenant's statement: at most `page.limit` lines after `page.after`, with
     /// running balances that count every earlier posting, on this page or not.
     pub async fn statement(
@@ -64,7 +78,7 @@ impl Gateway {
     }
 
     async fn known_merchant(&self, id: &MerchantId) -> Result<(), ServiceError> {
-        match self.store.merchant_name(id).await? {
+        match self.merchants.merchant_name(id).await? {
             Some(_) => Ok(()),
             None => Err(ServiceError::NotFound("merchant")),
         }

@@ -1,12 +1,25 @@
 //! Webhook events as merchants and administrators see them: lists, one event with its
 //! attempts, and redelivery.
 
-use super::{Gateway, ServiceError};
+use std::sync::Arc;
+
+use super::ServiceError;
 use crate::domain::{Attempt, EventFilter, EventSummary};
 use crate::domain::{PageRequest, Tenant, Timestamp};
 use crate::store::StoreError;
+use crate::store::WebhookStore;
 
-impl Gateway {
+/// Webhook events as merchants and administrators see them: the outbox and nothing else.
+#[derive(Clone)]
+pub struct Webhooks {
+    store: Arc<dyn WebhookStore>,
+}
+
+impl Webhooks {
+    pub(super) fn new(store: Arc<dyn WebhookStore>) -> Webhooks {
+        Webhooks { store }
+    }
+
     /// Events newest first; every tenant's when `tenant` is `None`.
     pub async fn webhook_events(
         &self,

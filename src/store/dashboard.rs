@@ -5,12 +5,12 @@
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::domain::{Activity, RecentAttempt, Tenant, Timestamp, Transition, WebhookEndpoint};
+use crate::domain::{Activity, RecentAttempt, Tenant, Timestamp, TransactionKey, Transition, WebhookEndpoint};
 
 #[async_trait]
 pub trait ActivityStore: Send + Sync + 'static {
     /// The transitions of a transaction (by the gateway's own id), oldest first.
-    async fn transitions(&self, transaction_key: &str) -> Result<Vec<Transition>, StoreError>;
+    async fn transitions(&self, transaction_key: &TransactionKey) -> Result<Vec<Transition>, StoreError>;
 
     /// The tenant's transactions created from `since` on, counted and summed per day (days
     /// of 24 hours counted from `since`), operator and status.

@@ -3,7 +3,9 @@
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::domain::{Credential, Customer, Environment, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
+use crate::domain::{
+    Credential, Customer, Environment, Francs, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp,
+};
 
 /// A new merchant with one credential and one webhook signing secret per environment.
 #[derive(Debug, Clone)]
@@ -21,7 +23,7 @@ pub struct NewMerchantEnvironment {
     pub webhook_secret: String,
     pub credential: Credential,
     /// Money credited when the environment opens (the Sandbox's play money).
-    pub opening_balance: i64,
+    pub opening_balance: Francs,
 }
 
 /// Server settings, merchants, credentials and customers.

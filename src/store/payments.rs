@@ -5,8 +5,8 @@ use async_trait::async_trait;
 use super::{ProcessStoreStats, StoreError, StoreStats};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Balance, Cursor, Customer, Kind, Outcome, PageRequest, Tenant, Timestamp, Transaction, TransactionFilter,
-    TransactionRecord,
+    Balance, Cursor, Customer, Francs, Kind, Outcome, PageRequest, Tenant, Timestamp, Transaction, TransactionFilter,
+    TransactionKey, TransactionRecord,
 };
 
 /// A transaction reaching its final state, with everything that must be written with it.
@@ -88,10 +88,10 @@ pub trait PaymentStore: Send + Sync + 'static {
 
     /// Claims the one resend a pending transaction may get: `true` for the caller that set
     /// `resent_at`, `false` when it was resent before (or is no longer pending).
-    async fn claim_resend(&self, transaction_id: &str, at: Timestamp) -> Result<bool, StoreError>;
+    async fn claim_resend(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<bool, StoreError>;
 
     /// Records the operator's page where the payer approves a pending transaction.
-    async fn set_launch_url(&self, transaction_id: &str, url: &str) -> Result<(), StoreError>;
+    async fn set_launch_url(&self, transaction_id: &TransactionKey, url: &str) -> Result<(), StoreError>;
 
     /// A transaction by the token of its payer's page (Sandbox BETA collections).
     async fn transaction_by_checkout_token(&self, token: &str) -> Result<Option<TransactionRecord>, StoreError>;
@@ -128,12 +128,12 @@ pub trait PaymentStore: Send + Sync + 'static {
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 
     /// Sets when the reconciler may next ask about a pending transaction.
-    async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), StoreError>;
+    async fn schedule_check(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<(), StoreError>;
 
     async fn balance(&self, tenant: &Tenant) -> Result<Balance, StoreError>;
 
     /// Credits the tenant's available balance from outside (a Production top-up).
-    async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError>;
+    async fn credit(&self, tenant: &Tenant, amount: Francs, at: Timestamp) -> Result<(), StoreError>;
 
     async fn check_ledger(&self) -> Result<LedgerCheck, StoreError>;
 

@@ -6,8 +6,8 @@ use super::sql::{Col, Get, SqlDb};
 use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
-    Address, Amounts, Credential, Customer, Environment, EventState, MerchantId, Msisdn, OperatorCode, Tenant,
-    Timestamp, Transaction,
+    Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, MerchantId, Msisdn, OperatorCode,
+    Tenant, Timestamp, Transaction,
 };
 
 /// Reads a column.
@@ -65,7 +65,7 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
     let status: String = get(row, "status")?;
     let phone: String = get(row, "phone")?;
     let customer_phone: String = get(row, "c_phone")?;
-    let customer_id: String = get(row, "customer_id")?;
+    let customer_id: CustomerId = get(row, "customer_id")?;
     let transaction = Transaction {
         id: get(row, "id")?,
         reference: get(row, "ref")?,

@@ -119,7 +119,7 @@ async fn two_hundred_creations_of_one_id_store_one_and_answer_199_conflicts(db: 
     let stored = harness::stored(&admin, &merchant.tenant).await;
     assert_eq!(stored.len(), 1, "one payment stored");
     let record = &stored["one-id-for-all"].transaction;
-    assert_eq!(Some(&record.reference), winner.reference.as_ref());
+    assert_eq!(Some(record.reference.as_str()), winner.reference.as_deref());
     let calls = initiations(&gateway.base).await;
     assert_eq!(calls, 1, "the operator was called once");
     harness::assert_ledger(&admin, "after the race").await;

@@ -68,6 +68,7 @@ pub async fn admin(database_url: &str, settings: &[(&str, String)]) -> Gateway {
 
 pub async fn merchant(admin: &Gateway, name: &str, webhook_url: Option<&str>) -> Merchant {
     let created = admin
+        .merchants
         .create_merchant(name, webhook_url, Timestamp::now())
         .await
         .expect("a merchant");
@@ -128,10 +129,10 @@ pub async fn stored(admin: &Gateway, tenant: &Tenant) -> HashMap<String, Transac
         let Some(last) = page.last() else { return all };
         after = Some(Cursor {
             created_at: last.transaction.created_at,
-            id: last.transaction.id.clone(),
+            id: last.transaction.id.to_string(),
         });
         for record in page {
-            let id = record.transaction.transaction_id.clone();
+            let id = record.transaction.transaction_id.to_string();
             assert!(all.insert(id.clone(), record).is_none(), "{id} is stored twice");
         }
     }
@@ -145,7 +146,7 @@ pub async fn pending(admin: &Gateway) -> Vec<String> {
         .await
         .expect("the store answers")
         .into_iter()
-        .map(|r| r.transaction.transaction_id)
+        .map(|r| r.transaction.transaction_id.into_string())
         .collect()
 }
 
@@ -223,6 +224,7 @@ pub async fn webhook_events(admin: &Gateway, merchant: &Merchant) -> Vec<EventSu
         after: None,
     };
     admin
+        .webhooks
         .webhook_events(Some(&merchant.tenant), &EventFilter::default(), &page)
         .await
         .expect("the events")

@@ -162,7 +162,7 @@ pub async fn books(url: &str, stored: &HashMap<String, TransactionRecord>) -> Bo
     // Ours paid without a payment at the operator: money invented.
     for record in stored.values() {
         let t = &record.transaction;
-        if t.status == Status::Successful && !paid_at_operator.contains(&t.id) {
+        if t.status == Status::Successful && !paid_at_operator.contains(t.id.as_str()) {
             books.disagreeing.push(format!(
                 "{}: ours SUCCESSFUL, no payment at the operator",
                 t.transaction_id

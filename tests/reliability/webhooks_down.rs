@@ -129,6 +129,7 @@ async fn events_piled_up_while_the_receiver_is_down_are_all_delivered_signed_und
     let mut refused_connections = 0;
     for e in &events {
         let (_, tries) = admin
+            .webhooks
             .webhook_event(Some(&merchant.tenant), &e.id)
             .await
             .expect("the event");

@@ -80,6 +80,7 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
 
     let fast = Receiver::start(vec![], None).await;
     admin
+        .merchants
         .set_webhook_url(&merchant.tenant, Some(&fast.url))
         .await
         .expect("the new webhook URL");

@@ -9,6 +9,7 @@ mod settlements;
 use std::sync::Arc;
 
 use momo_gateway::domain::statement::statement_lines;
+use momo_gateway::domain::Francs;
 use momo_gateway::domain::{
     Address, Credential, Cursor, Customer, Day, Environment, MerchantId, Msisdn, PageRequest, ReportScope,
     StatementFilter, Tenant, Timestamp,
@@ -49,7 +50,7 @@ fn merchant(name: &str) -> NewMerchant {
             webhook_url: None,
             webhook_secret: "whsec_test".into(),
             credential: credential(&id, environment, &format!("pk_{name}_{environment}"), 1),
-            opening_balance: 0,
+            opening_balance: Francs::ZERO,
         })
         .collect();
     NewMerchant {
@@ -62,7 +63,7 @@ fn merchant(name: &str) -> NewMerchant {
 
 fn customer(tenant: &Tenant, id: &str, at: i64) -> Customer {
     Customer {
-        id: id.to_owned(),
+        id: id.into(),
         tenant: tenant.clone(),
         first_name: "Awa".into(),
         last_name: "Koné".into(),
@@ -281,9 +282,15 @@ async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store,
     };
     // Three credits in one millisecond, one later, and another tenant's in between.
     for (amount, at) in [(100, 10), (200, 10), (400, 10), (800, 20)] {
-        store.credit(&tenant(&mine), amount, Timestamp(at)).await.unwrap();
+        store
+            .credit(&tenant(&mine), Francs(amount), Timestamp(at))
+            .await
+            .unwrap();
     }
-    store.credit(&tenant(&theirs), 5_000, Timestamp(15)).await.unwrap();
+    store
+        .credit(&tenant(&theirs), Francs(5_000), Timestamp(15))
+        .await
+        .unwrap();
     let since = StatementFilter {
         from: Some(Timestamp(5)),
         to: None,

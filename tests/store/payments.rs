@@ -4,6 +4,7 @@
 
 use momo_gateway::domain::fees::FeeSchedule;
 use momo_gateway::domain::ledger::{self, Posting};
+use momo_gateway::domain::Francs;
 use momo_gateway::domain::{
     Amount, Balance, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, PageRequest,
     Status, Tenant, Timestamp, Transaction, TransactionRecord,
@@ -34,7 +35,7 @@ pub const SOUND: LedgerCheck = LedgerCheck {
 pub async fn funded(store: &dyn Store, name: &str, opening: i64) -> (Tenant, String) {
     let mut m = merchant(name);
     for env in &mut m.environments {
-        env.opening_balance = opening;
+        env.opening_balance = Francs(opening);
     }
     store.create_merchant(&m).await.unwrap();
     let production = m
@@ -68,11 +69,11 @@ pub fn payment(
 ) -> Transaction {
     let amounts = FeeSchedule::default().amounts(OperatorCode::Beta, kind, Amount::from_francs(francs).unwrap());
     Transaction {
-        id: momo_gateway::domain::ids::new_transaction_id().to_string(),
+        id: momo_gateway::domain::ids::new_transaction_id().to_string().into(),
         // Ten characters of the reference alphabet (upper-case hexadecimal is in it).
-        reference: uuid::Uuid::new_v4().simple().to_string()[..10].to_uppercase(),
+        reference: uuid::Uuid::new_v4().simple().to_string()[..10].to_uppercase().into(),
         tenant: tenant.clone(),
-        transaction_id: transaction_id.to_owned(),
+        transaction_id: transaction_id.into(),
         kind,
         operator: OperatorCode::Beta,
         operator_alias: Some("BETA_MONEY_CI".into()),

@@ -13,7 +13,7 @@ use crate::api::extract::{JsonBody, PathId, QueryParams};
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
 use crate::domain::{self, Cursor, Email, Msisdn, NewCustomer, PersonName, Timestamp};
-use crate::service::Gateway;
+use crate::service::Customers;
 
 /// An address as v1 sends it.
 #[derive(Debug, Deserialize)]
@@ -97,34 +97,34 @@ impl<'a> From<&'a domain::Customer> for CustomerOut<'a> {
 }
 
 pub async fn create(
-    State(gateway): State<Gateway>,
+    State(customers): State<Customers>,
     Authenticated(caller): Authenticated,
     JsonBody(body): JsonBody<CreateCustomer>,
 ) -> Result<Response, Error> {
     let new = body.parse()?;
-    let customer = gateway.create_customer(&caller.tenant, new, Timestamp::now()).await?;
+    let customer = customers.create_customer(&caller.tenant, new, Timestamp::now()).await?;
     Ok(envelope::success(StatusCode::OK, CustomerOut::from(&customer)))
 }
 
 pub async fn fetch(
-    State(gateway): State<Gateway>,
+    State(customers): State<Customers>,
     Authenticated(caller): Authenticated,
     PathId(id): PathId,
 ) -> Result<Response, Error> {
-    let customer = gateway.customer(&caller.tenant, &id).await?;
+    let customer = customers.customer(&caller.tenant, &id).await?;
     Ok(envelope::success(StatusCode::OK, CustomerOut::from(&customer)))
 }
 
 pub async fn list(
-    State(gateway): State<Gateway>,
+    State(customers): State<Customers>,
     Authenticated(caller): Authenticated,
     QueryParams(params): QueryParams<PageParams>,
 ) -> Result<Response, Error> {
     let page = params.page_request()?;
-    let customers = gateway.customers(&caller.tenant, &page).await?;
+    let customers = customers.customers(&caller.tenant, &page).await?;
     let (customers, next) = split_page(customers, &page, |c| Cursor {
         created_at: c.created_at,
-        id: c.id.clone(),
+        id: c.id.to_string(),
     });
     let body: Vec<CustomerOut> = customers.iter().map(CustomerOut::from).collect();
     Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))

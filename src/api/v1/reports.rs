@@ -17,7 +17,7 @@ use crate::domain::ledger;
 use crate::domain::page::split_page;
 use crate::domain::statement::resume_after;
 use crate::domain::{Day, ReportScope, StatementFilter, Timestamp};
-use crate::service::Gateway;
+use crate::service::Reports;
 
 /// How a report is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +61,7 @@ fn time(raw: Option<&str>, name: &str) -> Result<Option<Timestamp>, ApiError> {
 }
 
 pub async fn statement(
-    State(gateway): State<Gateway>,
+    State(reports): State<Reports>,
     Authenticated(caller): Authenticated,
     QueryParams(params): QueryParams<StatementParams>,
 ) -> Result<Response, Error> {
@@ -71,7 +71,7 @@ pub async fn statement(
         to: time(params.to.as_deref(), "to")?,
     };
     let format = format(params.format.as_deref())?;
-    let lines = gateway.statement(&caller.tenant, &filter, &page).await?;
+    let lines = reports.statement(&caller.tenant, &filter, &page).await?;
     let (lines, more) = split_page(lines, &page, |l| l.posting.cursor());
     // Not past the settle lag: lines younger than it may still be joined by earlier ones.
     let horizon = ledger::settled_before(Timestamp::now());
@@ -93,7 +93,7 @@ pub struct SettlementParams {
 }
 
 pub async fn settlement(
-    State(gateway): State<Gateway>,
+    State(reports): State<Reports>,
     Authenticated(caller): Authenticated,
     QueryParams(params): QueryParams<SettlementParams>,
 ) -> Result<Response, Error> {
@@ -112,7 +112,7 @@ pub async fn settlement(
         environment: caller.tenant.environment,
         merchant: Some(caller.tenant.merchant_id.clone()),
     };
-    let report = gateway.settlement_report(&scope, day, Timestamp::now()).await?;
+    let report = reports.settlement_report(&scope, day, Timestamp::now()).await?;
     Ok(match format {
         Format::Json => envelope::success(StatusCode::OK, SettlementOut::from(&report)),
         Format::Csv => csv_response(report_views::settlement_csv(&report)),

@@ -129,7 +129,7 @@ pub async fn list(
     let records = gateway.transactions(&caller.tenant, &filter, &page).await?;
     let (records, next) = split_page(records, &page, |r| Cursor {
         created_at: r.transaction.created_at,
-        id: r.transaction.id.clone(),
+        id: r.transaction.id.to_string(),
     });
     let body: Vec<TransactionOut> = records.iter().map(TransactionOut::from).collect();
     Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))

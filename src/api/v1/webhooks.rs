@@ -18,7 +18,7 @@ use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
 use crate::domain::{Attempt, EventFilter, EventSummary};
 use crate::domain::{Cursor, EventState, Timestamp};
-use crate::service::Gateway;
+use crate::service::{Gateway, Webhooks};
 
 /// An event as the API shows it.
 #[derive(Debug, Serialize)]
@@ -94,7 +94,7 @@ pub struct EventParams {
 }
 
 pub async fn list(
-    State(gateway): State<Gateway>,
+    State(webhooks): State<Webhooks>,
     Authenticated(caller): Authenticated,
     QueryParams(params): QueryParams<EventParams>,
 ) -> Result<Response, Error> {
@@ -112,7 +112,7 @@ pub async fn list(
         transaction_id: params.transaction_id.filter(|t| !t.is_empty()),
         state,
     };
-    let events = gateway.webhook_events(Some(&caller.tenant), &filter, &page).await?;
+    let events = webhooks.webhook_events(Some(&caller.tenant), &filter, &page).await?;
     let (events, next) = split_page(events, &page, |e| Cursor {
         created_at: e.created_at,
         id: e.id.clone(),
@@ -122,11 +122,11 @@ pub async fn list(
 }
 
 pub async fn show(
-    State(gateway): State<Gateway>,
+    State(webhooks): State<Webhooks>,
     Authenticated(caller): Authenticated,
     PathId(id): PathId,
 ) -> Result<Response, Error> {
-    let (event, attempts) = gateway.webhook_event(Some(&caller.tenant), &id).await?;
+    let (event, attempts) = webhooks.webhook_event(Some(&caller.tenant), &id).await?;
     Ok(envelope::success(
         StatusCode::OK,
         EventOut::new(&event, Some(&attempts)),
@@ -134,14 +134,14 @@ pub async fn show(
 }
 
 pub async fn redeliver(
-    State(gateway): State<Gateway>,
+    State(webhooks): State<Webhooks>,
     Authenticated(caller): Authenticated,
     PathId(id): PathId,
 ) -> Result<Response, Error> {
-    gateway
+    webhooks
         .redeliver_event(Some(&caller.tenant), &id, Timestamp::now())
         .await?;
-    let (event, attempts) = gateway.webhook_event(Some(&caller.tenant), &id).await?;
+    let (event, attempts) = webhooks.webhook_event(Some(&caller.tenant), &id).await?;
     Ok(envelope::success(
         StatusCode::ACCEPTED,
         EventOut::new(&event, Some(&attempts)),
@@ -160,7 +160,7 @@ struct Redelivered {
 }
 
 pub async fn redeliver_range(
-    State(gateway): State<Gateway>,
+    State(webhooks): State<Webhooks>,
     Authenticated(caller): Authenticated,
     QueryParams(params): QueryParams<RangeParams>,
 ) -> Result<Response, Error> {
@@ -174,7 +174,7 @@ pub async fn redeliver_range(
             .ok_or_else(|| ApiError::bad_request(format!("{name} must be an ISO 8601 time, got {raw:?}")))
     };
     let (from, to) = (time(&params.from, "from")?, time(&params.to, "to")?);
-    let count = gateway
+    let count = webhooks
         .redeliver_failed_events(Some(&caller.tenant), from, to, Timestamp::now())
         .await?;
     Ok(envelope::success(
@@ -197,7 +197,10 @@ pub async fn rotate_secret(
     State(gateway): State<Gateway>,
     Authenticated(caller): Authenticated,
 ) -> Result<Response, Error> {
-    let rotated = gateway.rotate_webhook_secret(&caller.tenant, Timestamp::now()).await?;
+    let rotated = gateway
+        .merchants
+        .rotate_webhook_secret(&caller.tenant, Timestamp::now())
+        .await?;
     let mut response = envelope::success(
         StatusCode::OK,
         RotatedSecret {

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
-use crate::domain::{Environment, MerchantId, MerchantSummary, Tenant, Timestamp};
+use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
 use crate::service::{CreatedMerchant, Gateway, RotatedWebhookSecret};
 
 #[derive(Debug, Subcommand)]
@@ -45,9 +45,9 @@ pub enum MerchantCommand {
     TopUp {
         #[command(flatten)]
         target: Target,
-        /// Francs to credit.
+        /// Francs to credit (digits only).
         #[arg(long)]
-        amount: i64,
+        amount: Francs,
     },
     /// Issue a new API key and secret for an environment; the old pair and its tokens stop
     /// working at once.
@@ -101,7 +101,7 @@ enum Done {
     },
     ToppedUp {
         environment: Environment,
-        amount: i64,
+        amount: Francs,
         available: i64,
     },
     Rotated {
@@ -135,13 +135,19 @@ impl MerchantCommand {
     /// Runs the command's use case.
     async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
         Ok(match self {
-            MerchantCommand::Create { name, webhook_url, .. } => {
-                Done::Created(gateway.create_merchant(&name, webhook_url.as_deref(), now).await?)
-            }
-            MerchantCommand::List { .. } => Done::Listed(gateway.merchants().await?),
+            MerchantCommand::Create { name, webhook_url, .. } => Done::Created(
+                gateway
+                    .merchants
+                    .create_merchant(&name, webhook_url.as_deref(), now)
+                    .await?,
+            ),
+            MerchantCommand::List { .. } => Done::Listed(gateway.merchants.merchants().await?),
             MerchantCommand::SetWebhook { target, url, clear } => {
                 let url = if clear { None } else { url };
-                gateway.set_webhook_url(&target.tenant(), url.as_deref()).await?;
+                gateway
+                    .merchants
+                    .set_webhook_url(&target.tenant(), url.as_deref())
+                    .await?;
                 Done::WebhookSet {
                     environment: target.env,
                     url,
@@ -156,7 +162,7 @@ impl MerchantCommand {
                 }
             }
             MerchantCommand::RotateSecret { target, .. } => {
-                let (api_key, api_secret) = gateway.rotate_secret(&target.tenant(), now).await?;
+                let (api_key, api_secret) = gateway.merchants.rotate_secret(&target.tenant(), now).await?;
                 Done::Rotated {
                     environment: target.env,
                     api_key,
@@ -164,7 +170,7 @@ impl MerchantCommand {
                 }
             }
             MerchantCommand::RotateWebhookSecret { target, .. } => {
-                Done::WebhookSecretRotated(gateway.rotate_webhook_secret(&target.tenant(), now).await?)
+                Done::WebhookSecretRotated(gateway.merchants.rotate_webhook_secret(&target.tenant(), now).await?)
             }
         })
     }

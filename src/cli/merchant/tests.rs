@@ -1,5 +1,6 @@
 use super::*;
 use crate::domain::merchant::EnvironmentSummary;
+use crate::domain::Francs;
 use crate::service::MerchantEnvironmentSecrets;
 
 fn created() -> Done {
@@ -123,7 +124,7 @@ fn webhook_top_up_and_rotation_each_print_what_changed() {
     assert_eq!(printed(&set(None), Format::Text), "Sandbox webhook URL cleared\n");
     let topped_up = Done::ToppedUp {
         environment: Environment::Production,
-        amount: 1234,
+        amount: Francs(1234),
         available: 51_234,
     };
     assert_eq!(

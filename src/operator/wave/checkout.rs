@@ -110,7 +110,7 @@ impl WaveConnector {
         }
         let session: CheckoutSession = read("creating the checkout session", &answer)?;
         // A resend with the same key answers the first session as it is now: maybe paid.
-        answer_of(&session, r.amount)
+        answer_of(&session, r.amount.francs())
     }
 
     /// The sessions whose `client_reference` is our `ref` (the search may match more loosely).

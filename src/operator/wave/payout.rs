@@ -70,7 +70,7 @@ impl WaveConnector {
         if answer.status != StatusCode::OK {
             return Err(refused(what, &answer));
         }
-        answer_of(&read(what, &answer)?, r.amount)
+        answer_of(&read(what, &answer)?, r.amount.francs())
     }
 
     pub(super) async fn payout_status(&self, t: &Transaction) -> Result<OperatorAnswer, OperatorError> {

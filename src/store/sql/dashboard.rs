@@ -2,7 +2,9 @@
 
 use super::{Args, Get};
 use super::{Backend, SqlDb};
-use crate::domain::{Activity, OperatorCode, RecentAttempt, Tenant, Timestamp, Transition, WebhookEndpoint};
+use crate::domain::{
+    Activity, OperatorCode, RecentAttempt, Tenant, Timestamp, TransactionKey, Transition, WebhookEndpoint,
+};
 use crate::store::{names, rows, ActivityStore, StoreError};
 
 const DAY_MS: i64 = 86_400_000;
@@ -16,7 +18,7 @@ where
     /// In the order they happened. A payment settled at once is created and settled within
     /// one millisecond: the creation (from no status) goes first, not whichever random id sorts
     /// first.
-    async fn transitions(&self, transaction_key: &str) -> Result<Vec<Transition>, StoreError> {
+    async fn transitions(&self, transaction_key: &TransactionKey) -> Result<Vec<Transition>, StoreError> {
         let found = sqlx::query(
             "SELECT from_status, to_status, cause, detail, at FROM transaction_transitions \
              WHERE transaction_id = $1 \

@@ -12,6 +12,7 @@ use sqlx::query::Query;
 use sqlx::{Database, Executor, IntoArguments, Pool, Row};
 
 use super::row_values::{self, ColumnValues};
+use crate::domain::TextId;
 
 /// A statement of driver `DB` with its arguments so far.
 pub(in crate::store) type Statement<'q, DB> = Query<'q, DB, <DB as Database>::Arguments<'q>>;
@@ -136,7 +137,7 @@ impl RowsAffected for sqlx::postgres::PgQueryResult {
     }
 }
 
-/// A value a statement binds: text, a 64-bit integer, a boolean, or their `NULL`s.
+/// A value a statement binds: text, a 64-bit integer (francs among them), or their `NULL`s.
 pub(in crate::store) trait Arg<'q> {
     fn bind_to<DB: SqlDb>(self, query: Statement<'q, DB>) -> Statement<'q, DB>;
 }
@@ -180,6 +181,19 @@ impl<'q> Arg<'q> for i64 {
 impl<'q> Arg<'q> for Option<i64> {
     fn bind_to<DB: SqlDb>(self, query: Statement<'q, DB>) -> Statement<'q, DB> {
         DB::bind_int(query, self)
+    }
+}
+
+impl<'q> Arg<'q> for crate::domain::Francs {
+    fn bind_to<DB: SqlDb>(self, query: Statement<'q, DB>) -> Statement<'q, DB> {
+        DB::bind_int(query, Some(self.get()))
+    }
+}
+
+/// A record's id binds as its text.
+impl<'q, T: TextId> Arg<'q> for &'q T {
+    fn bind_to<DB: SqlDb>(self, query: Statement<'q, DB>) -> Statement<'q, DB> {
+        DB::bind_text(query, Some(self.as_str()))
     }
 }
 
@@ -240,6 +254,13 @@ impl Col for bool {
 impl Col for Option<bool> {
     fn read<DB: SqlDb>(row: &DB::Row, column: &str) -> Result<Self, sqlx::Error> {
         DB::flag(row, column)
+    }
+}
+
+/// A record's id reads from its text column.
+impl<T: TextId> Col for T {
+    fn read<DB: SqlDb>(row: &DB::Row, column: &str) -> Result<Self, sqlx::Error> {
+        String::read::<DB>(row, column).map(T::from_text)
     }
 }
 

@@ -76,7 +76,7 @@ where
                 .arg(env.environment.as_str())
                 .execute(DB::on(&mut *tx))
                 .await?;
-            if env.opening_balance > 0 {
+            if env.opening_balance.is_positive() {
                 let tenant = Tenant {
                     merchant_id: m.id.clone(),
                     environment: env.environment,

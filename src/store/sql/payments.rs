@@ -10,7 +10,9 @@ use super::transactions::{self, Bind};
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
-use crate::domain::{Cursor, Customer, Kind, PageRequest, Status, Tenant, Timestamp, Transaction};
+use crate::domain::{
+    Cursor, Customer, Francs, Kind, PageRequest, Status, Tenant, Timestamp, Transaction, TransactionKey,
+};
 use crate::store::lookup_batch::Lookup;
 use crate::store::names;
 use crate::store::{
@@ -92,7 +94,7 @@ where
         row.as_ref().map(rows::transaction_record).transpose()
     }
 
-    async fn claim_resend(&self, transaction_id: &str, at: Timestamp) -> Result<bool, StoreError> {
+    async fn claim_resend(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<bool, StoreError> {
         let claimed = sqlx::query(
             "UPDATE transactions SET resent_at = $1 WHERE id = $2 AND resent_at IS NULL AND status = 'PENDING'",
         )
@@ -103,7 +105,7 @@ where
         Ok(claimed.rows_affected() == 1)
     }
 
-    async fn set_launch_url(&self, transaction_id: &str, url: &str) -> Result<(), StoreError> {
+    async fn set_launch_url(&self, transaction_id: &TransactionKey, url: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE transactions SET launch_url = $1 WHERE id = $2")
             .arg(url)
             .arg(transaction_id)
@@ -199,7 +201,7 @@ where
         rows.iter().map(rows::transaction_record).collect()
     }
 
-    async fn schedule_check(&self, transaction_id: &str, at: Timestamp) -> Result<(), StoreError> {
+    async fn schedule_check(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<(), StoreError> {
         sqlx::query("UPDATE transactions SET next_check_at = $1 WHERE id = $2 AND status = 'PENDING'")
             .arg(at.millis())
             .arg(transaction_id)
@@ -225,7 +227,7 @@ where
         })
     }
 
-    async fn credit(&self, tenant: &Tenant, amount: i64, at: Timestamp) -> Result<(), StoreError> {
+    async fn credit(&self, tenant: &Tenant, amount: Francs, at: Timestamp) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
         // A credit cannot overdraw, so a balance update that matches no row means the
         // tenant has no balance at all: it does not exist.

@@ -11,7 +11,7 @@ use super::row_values::{Columns, RowValues};
 use super::Args;
 use super::{RowsAffected, SqlDb};
 use crate::domain::ledger::{self, Posting};
-use crate::domain::{Cause, Status, Tenant, Timestamp};
+use crate::domain::{Cause, Francs, Status, Tenant, Timestamp};
 use crate::store::{names, StoreError};
 
 /// Rows per statement: at most 23 binds a row, well under both databases' bind limits.
@@ -99,7 +99,7 @@ async fn move_balances<DB: SqlDb>(
     rows: &[EntryRow<'_>],
     plan: &BalancePlan,
 ) -> Result<(), StoreError> {
-    let mut moves: BTreeMap<(&str, &str), (i64, i64)> = BTreeMap::new();
+    let mut moves: BTreeMap<(&str, &str), (Francs, Francs)> = BTreeMap::new();
     for row in rows {
         let (available, reserved) = ledger::balance_delta(row.entry);
         let sum = moves
@@ -108,12 +108,12 @@ async fn move_balances<DB: SqlDb>(
         *sum = (sum.0 + available, sum.1 + reserved);
     }
     for ((merchant, environment), (available, reserved)) in moves {
-        if available == 0 && reserved == 0 {
+        if available == Francs::ZERO && reserved == Francs::ZERO {
             continue;
         }
         match plan.credit_slot(merchant, environment) {
             // The plan gives a slot only to a tenant none of whose writes can debit.
-            Some(slot) if reserved == 0 && available > 0 => {
+            Some(slot) if reserved == Francs::ZERO && available.is_positive() => {
                 sqlx::query(CREDIT_SLOT)
                     .arg(merchant)
                     .arg(environment)
@@ -161,7 +161,7 @@ async fn insert_postings<DB: SqlDb>(tx: &mut Transaction<'_, DB>, rows: &[EntryR
                 .int(row.at.millis())
                 .string(crate::domain::ids::new_record_id().to_string())
                 .text(posting.account.as_str())
-                .int(posting.amount);
+                .int(posting.amount.get());
         }
         let sql = values.insert_into::<DB>("ledger_postings", "");
         values.bind(sqlx::query(&sql))?.execute(DB::on(&mut **tx)).await?;

@@ -44,7 +44,11 @@ pub async fn rotate(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) 
     if !ctx.csrf_ok(&gateway, &fields(form)) {
         return layout::forbidden(ctx.lang());
     }
-    let (api_key, api_secret) = match gateway.rotate_secret(&ctx.session.tenant, Timestamp::now()).await {
+    let (api_key, api_secret) = match gateway
+        .merchants
+        .rotate_secret(&ctx.session.tenant, Timestamp::now())
+        .await
+    {
         Ok(pair) => pair,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };

@@ -22,13 +22,13 @@ pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
         limit: PAGE_SIZE + 1,
         after,
     };
-    let customers = match gateway.customers(&ctx.session.tenant, &page).await {
+    let customers = match gateway.customers.customers(&ctx.session.tenant, &page).await {
         Ok(customers) => customers,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
     let (customers, next) = split_page(customers, &page, |c| Cursor {
         created_at: c.created_at,
-        id: c.id.clone(),
+        id: c.id.to_string(),
     });
     let t = ctx.t();
     let body = html! {
@@ -68,7 +68,7 @@ pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
 
 pub async fn show(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<String>) -> Response {
     let tenant = &ctx.session.tenant;
-    let customer = match gateway.customer(tenant, &id).await {
+    let customer = match gateway.customers.customer(tenant, &id).await {
         Ok(customer) => customer,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };

@@ -115,7 +115,7 @@ async fn read_page(
 fn cursor_of(r: &TransactionRecord) -> Cursor {
     Cursor {
         created_at: r.transaction.created_at,
-        id: r.transaction.id.clone(),
+        id: r.transaction.id.to_string(),
     }
 }
 

@@ -26,7 +26,7 @@ pub async fn set_url(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields)
     }
     let t = ctx.t();
     let url = form.get("url").map(|u| u.trim()).filter(|u| !u.is_empty());
-    let (status, flash) = match gateway.set_webhook_url(&ctx.session.tenant, url).await {
+    let (status, flash) = match gateway.merchants.set_webhook_url(&ctx.session.tenant, url).await {
         Ok(()) if url.is_some() => (StatusCode::OK, Flash::Done(t.webhook_url_saved.to_owned())),
         Ok(()) => (StatusCode::OK, Flash::Done(t.webhook_url_cleared.to_owned())),
         Err(ServiceError::Invalid(why)) => (StatusCode::BAD_REQUEST, Flash::Failed(why)),
@@ -62,6 +62,7 @@ pub async fn rotate_secret(State(gateway): State<Gateway>, ctx: Ctx, form: FormF
         return layout::forbidden(ctx.lang());
     }
     match gateway
+        .merchants
         .rotate_webhook_secret(&ctx.session.tenant, Timestamp::now())
         .await
     {

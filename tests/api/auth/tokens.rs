@@ -146,7 +146,12 @@ async fn a_rotated_credential_and_its_tokens_stop_working_at_once(app: TestApp) 
         merchant_id: MerchantId(app.merchant.id.clone()),
         environment: Environment::Sandbox,
     };
-    let (api_key, api_secret) = app.gateway.rotate_secret(&tenant, Timestamp::now()).await.unwrap();
+    let (api_key, api_secret) = app
+        .gateway
+        .merchants
+        .rotate_secret(&tenant, Timestamp::now())
+        .await
+        .unwrap();
 
     let a = answer(app.get("/v1/customers").bearer_auth(&token)).await;
     assert_eq!(

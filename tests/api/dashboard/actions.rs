@@ -81,6 +81,7 @@ async fn a_rotation_by_the_command_lines_use_case_ends_the_dashboard_session_at_
     assert_eq!(browser.get("/dashboard").await.status, StatusCode::OK);
     // `momo-gateway merchant rotate-secret` calls this use case.
     app.gateway
+        .merchants
         .rotate_secret(&app.sandbox_tenant(), Timestamp::now())
         .await
         .unwrap();

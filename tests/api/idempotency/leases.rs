@@ -32,6 +32,7 @@ async fn claimed_by_a_dead_process(app: &TestApp, key: &str, body: &Value, at: i
     let key = IdempotencyKey::parse(key).unwrap();
     let admission = app
         .gateway
+        .idempotency
         .admit(&app.sandbox_tenant(), &key, shape, later(at))
         .await
         .unwrap();

@@ -66,13 +66,13 @@ impl World {
                     continue;
                 }
                 Err(PaymentError::Duplicate(existing)) => {
-                    duplicates.push((k, existing.transaction.reference));
+                    duplicates.push((k, existing.transaction.reference.into_string()));
                     continue;
                 }
                 Err(e) => return Err(format!("creation {k} of the burst answered {e:?}")),
             };
             let key = (new.tenant, ids[k].clone());
-            if stored.insert(key, record.transaction.reference.clone()).is_some() {
+            if stored.insert(key, record.transaction.reference.to_string()).is_some() {
                 return Err(format!("the id {} was stored twice", ids[k]));
             }
             let index = self.model.admit(new, ids[k].clone());

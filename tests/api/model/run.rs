@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use momo_gateway::app;
 use momo_gateway::config::{Config, ReconcileSettings, SimulatorSettings};
+use momo_gateway::domain::Francs;
 use momo_gateway::domain::{
     Address, Amount, Environment, Kind, Msisdn, OperatorCode, Status, Tenant, Timestamp, TransactionRecord,
 };
@@ -83,7 +84,7 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
     let phone = Msisdn::parse(&format!("07010203{}", new.script.digits())).expect("a mobile number");
     PaymentRequest {
         kind: new.kind,
-        transaction_id,
+        transaction_id: transaction_id.into(),
         operator: new.operator,
         phone: phone.clone(),
         phone_as_sent: phone.as_str().to_owned(),
@@ -123,6 +124,7 @@ impl World {
         let mut tenants = Vec::new();
         for name in ["Model A", "Model B"] {
             let merchant = gateway
+                .merchants
                 .create_merchant(name, None, start)
                 .await
                 .map_err(|e| format!("merchant: {e}"))?;
@@ -211,7 +213,7 @@ impl World {
                 passes("expiry", report.map_err(|e| e.to_string())?, self.model.expire())?;
             }
             Op::TopUp { tenant, amount } => {
-                let balance = self.gateway.top_up(&self.tenants[tenant], amount, now).await;
+                let balance = self.gateway.top_up(&self.tenants[tenant], Francs(amount), now).await;
                 self.model.top_up(tenant, amount);
                 let a = self.model.tenants[tenant];
                 match balance {
@@ -272,7 +274,7 @@ impl World {
         if refused != (p.status == Status::Failed) {
             return Err(format!("a {:?} creation answered as refused: {refused}", p.status));
         }
-        self.references.push(record.transaction.reference);
+        self.references.push(record.transaction.reference.into_string());
         self.tokens.push(record.transaction.checkout_token);
         Ok(())
     }

@@ -72,7 +72,11 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
     })
     .await
     .unwrap();
-    let merchant = admin.create_merchant("Crash", None, Timestamp::now()).await.unwrap();
+    let merchant = admin
+        .merchants
+        .create_merchant("Crash", None, Timestamp::now())
+        .await
+        .unwrap();
     let sandbox = merchant
         .environments
         .iter()

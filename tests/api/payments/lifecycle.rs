@@ -258,7 +258,10 @@ async fn a_status_check_is_claimed_by_one_reconciler_at_a_time(app: TestApp) {
         two.claim_due_checks(now, now, None, lease, 2)
     );
     let ids = |claimed: Vec<momo_gateway::domain::TransactionRecord>| -> Vec<String> {
-        claimed.into_iter().map(|r| r.transaction.transaction_id).collect()
+        claimed
+            .into_iter()
+            .map(|r| r.transaction.transaction_id.into_string())
+            .collect()
     };
     let (a, b) = (ids(a.unwrap()), ids(b.unwrap()));
     assert_eq!(a.len() + b.len(), 3, "every due check claimed: {a:?} {b:?}");

@@ -156,7 +156,10 @@ async fn lookups_of_many_tenants_in_one_batch_each_get_their_own_answer(app: Tes
         }
         let found = lookup.record.map(|r| {
             assert_eq!(r.transaction.tenant, tenants[caller], "{id}");
-            (r.transaction.transaction_id, r.transaction.reference)
+            (
+                r.transaction.transaction_id.into_string(),
+                r.transaction.reference.into_string(),
+            )
         });
         assert_eq!(found, own(caller, id), "merchant {caller} asking for {id}");
     }

@@ -100,10 +100,18 @@ async fn every_name_field_takes_100_characters_and_refuses_101(app: TestApp) {
         }
     }
     let long = name_of(101, Name::Part);
-    let refused = app.gateway.create_merchant(&long, None, Timestamp::now()).await;
+    let refused = app
+        .gateway
+        .merchants
+        .create_merchant(&long, None, Timestamp::now())
+        .await;
     assert!(refused.is_err(), "a merchant's name has the same limit");
     let name = name_of(100, Name::Part);
-    let created = app.gateway.create_merchant(&name, None, Timestamp::now()).await;
+    let created = app
+        .gateway
+        .merchants
+        .create_merchant(&name, None, Timestamp::now())
+        .await;
     assert!(created.is_ok(), "a 100-character merchant name is accepted");
     app.assert_ledger().await;
 }

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use momo_gateway::domain::Francs;
 use momo_gateway::domain::{Address, Amount, Environment, Kind, MerchantId, Msisdn, OperatorCode, Tenant, Timestamp};
 use momo_gateway::service::{Party, PaymentRequest};
 use reqwest::StatusCode;
@@ -33,7 +34,7 @@ async fn the_next_cursor_stops_before_lines_younger_than_the_settle_lag(app: Tes
         (8, now),
     ];
     for (amount, at) in steps {
-        app.gateway.top_up(&tenant, amount, at).await.unwrap();
+        app.gateway.top_up(&tenant, Francs(amount), at).await.unwrap();
     }
     let token = app.token(&app.merchant.production.clone()).await;
     let page = |cursor: Option<String>| {

@@ -232,7 +232,7 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
     })
     .await
     .unwrap();
-    let merchant = gateway.merchants().await.unwrap()[0].id.clone();
+    let merchant = gateway.merchants.merchants().await.unwrap()[0].id.clone();
     let tenant = Tenant {
         merchant_id: merchant,
         environment: Environment::Sandbox,
@@ -249,7 +249,7 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
         .await
         .unwrap()
         .into_iter()
-        .map(|r| r.transaction.transaction_id)
+        .map(|r| r.transaction.transaction_id.into_string())
         .collect();
     assert_eq!(
         stored, confirmed,

@@ -32,6 +32,7 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
     .await
     .unwrap();
     let merchant = admin
+        .merchants
         .create_merchant("Two processes", Some(&receiver.url), Timestamp::now())
         .await
         .unwrap();

@@ -168,6 +168,7 @@ impl TestApp {
         let listen = config.listen;
         let gateway = app::open(config).await.expect("gateway opens its database");
         let merchant = gateway
+            .merchants
             .create_merchant("Test merchant", None, Timestamp::now())
             .await
             .expect("merchant");
@@ -216,6 +217,7 @@ impl TestApp {
     /// Another merchant of the same gateway.
     pub async fn new_merchant(&self, name: &str) -> TestMerchant {
         self.gateway
+            .merchants
             .create_merchant(name, None, Timestamp::now())
             .await
             .expect("merchant")

@@ -19,6 +19,7 @@ pub fn private_targets_allowed(c: &mut Config) {
 pub async fn listen(app: &TestApp, script: Vec<Reply>, otherwise: Option<Reply>) -> (Receiver, String) {
     let receiver = Receiver::start(script, otherwise).await;
     app.gateway
+        .merchants
         .set_webhook_url(&app.sandbox_tenant(), Some(&receiver.url))
         .await
         .unwrap();

@@ -36,6 +36,7 @@ async fn batches_disabling_the_same_endpoints_in_opposite_orders_do_not_deadlock
             environment: merchant.sandbox.environment,
         };
         app.gateway
+            .merchants
             .set_webhook_url(&tenant, Some("http://127.0.0.1:9/hook"))
             .await
             .unwrap();

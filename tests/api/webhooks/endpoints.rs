@@ -122,6 +122,7 @@ async fn private_targets_are_refused_unless_allowed(app: TestApp) {
     let strict = TestApp::spawn(app.backend).await.unwrap();
     let err = strict
         .gateway
+        .merchants
         .set_webhook_url(&strict.sandbox_tenant(), Some(&receiver.url))
         .await
         .unwrap_err();

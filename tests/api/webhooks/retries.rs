@@ -119,6 +119,7 @@ async fn a_receiver_down_for_the_whole_schedule_fails_the_event_and_redelivery_d
     // The receiver recovers; the merchant asks for the failed events of the day again.
     let recovered = Receiver::start(vec![], None).await;
     app.gateway
+        .merchants
         .set_webhook_url(&app.sandbox_tenant(), Some(&recovered.url))
         .await
         .unwrap();
@@ -171,6 +172,7 @@ async fn gone_disables_the_endpoint_and_setting_it_again_re_enables_it(app: Test
         events[0]
     );
     app.gateway
+        .merchants
         .set_webhook_url(&app.sandbox_tenant(), Some(&receiver.url))
         .await
         .unwrap();

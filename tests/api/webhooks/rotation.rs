@@ -171,6 +171,7 @@ async fn after_the_overlap_only_the_new_secret_signs(app: TestApp) {
     let long_ago = Timestamp(Timestamp::now().millis() - DAY_MS - 1_000);
     let newest = app
         .gateway
+        .merchants
         .rotate_webhook_secret(&app.sandbox_tenant(), long_ago)
         .await
         .unwrap()

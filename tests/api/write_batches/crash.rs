@@ -26,7 +26,11 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
     })
     .await
     .unwrap();
-    let merchant = admin.create_merchant("Batches", None, Timestamp::now()).await.unwrap();
+    let merchant = admin
+        .merchants
+        .create_merchant("Batches", None, Timestamp::now())
+        .await
+        .unwrap();
     let sandbox = merchant
         .environments
         .iter()

@@ -32,7 +32,7 @@ async fn a_collection_from_01_is_a_session_for_the_payer_and_is_paid_at_once() {
     let wire = &sent["wire"];
     assert_eq!(
         (&wire["amount"], &wire["currency"], &wire["client_reference"]),
-        (&json!("2500"), &json!("XOF"), &json!(t.reference))
+        (&json!("2500"), &json!("XOF"), &json!(t.reference.as_str()))
     );
     assert_eq!(
         (&wire["restrict_payer_mobile"], &wire["success_url"], &wire["error_url"]),

@@ -62,13 +62,13 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
     let id = uuid::Uuid::new_v4().to_string();
     let reference: String = id.replace('-', "").to_uppercase().chars().take(10).collect();
     Transaction {
-        id,
-        reference,
+        id: id.into(),
+        reference: reference.into(),
         tenant: Tenant {
             merchant_id: MerchantId("m-1".into()),
             environment: Environment::Production,
         },
-        transaction_id: format!("order-{amount}"),
+        transaction_id: format!("order-{amount}").into(),
         kind,
         operator: OperatorCode::Beta,
         operator_alias: None,
@@ -103,7 +103,7 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
         kind: t.kind,
         operator: t.operator,
         phone: &t.phone,
-        amount: t.amounts.amount,
+        amount: crate::domain::Amount::from_francs(t.amounts.amount).unwrap(),
         otp_code: None,
         success_url: None,
         error_url: None,

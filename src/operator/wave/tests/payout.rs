@@ -19,7 +19,7 @@ async fn a_transfer_to_01_succeeds_in_the_answer() {
         (&wire["receive_amount"], &wire["currency"], &wire["mobile"]),
         (&json!("10000"), &json!("XOF"), &json!("+2250700000001"))
     );
-    assert_eq!(wire["client_reference"], json!(t.reference));
+    assert_eq!(wire["client_reference"], json!(t.reference.as_str()));
     assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Succeeded));
 }
 

@@ -264,7 +264,7 @@ impl Faulted {
             .await
             .unwrap()
             .into_iter()
-            .map(|r| r.transaction.transaction_id)
+            .map(|r| r.transaction.transaction_id.into_string())
             .collect()
     }
 
