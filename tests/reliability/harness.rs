@@ -172,7 +172,7 @@ pub async fn settle(admin: &Gateway, quiet: Duration, limit: Duration) -> Vec<St
 const CHECK_LEASE_MS: i64 = 120_000;
 
 /// Runs the reconciler as it will run once every claim a failed pass left has run out (time
-/// is a parameter: no test sleeps two minutes), against the same database and operators, until
+/// is a parameter: no test waits two minutes), against the same database and operators, until
 /// nothing is `PENDING`; what is left.
 pub async fn drain(admin: &Gateway) -> Vec<String> {
     for after in [5_000, 60_000, 180_000, 330_000] {
