@@ -16,7 +16,7 @@ use momo_gateway::reconcile::reconciler;
 use momo_gateway::service::Gateway;
 use momo_gateway::store::TransactionFilter;
 
-use momo_test_support::process;
+use momo_test_support::{poll, process};
 
 /// The token key of every gateway process of a scenario, so a token outlives a restart.
 pub const JWT_SECRET: &str = "reliability-jwt-secret-that-is-at-least-32-bytes";
@@ -152,18 +152,20 @@ pub async fn pending(admin: &Gateway) -> Vec<String> {
 /// Waits until nothing is `PENDING`, or until the count has not moved for `quiet`, or for
 /// `limit` at most; what is left.
 pub async fn settle(admin: &Gateway, quiet: Duration, limit: Duration) -> Vec<String> {
-    let deadline = Instant::now() + limit;
     let (mut last, mut since) = (usize::MAX, Instant::now());
-    loop {
+    let left = poll(limit, async || {
         let left = pending(admin).await;
         if left.len() != last {
             (last, since) = (left.len(), Instant::now());
         }
-        if left.is_empty() || since.elapsed() > quiet || Instant::now() > deadline {
-            return left;
+        if left.is_empty() || since.elapsed() > quiet {
+            Ok(left)
+        } else {
+            Err(left)
         }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    })
+    .await;
+    left.unwrap_or_else(|left| left)
 }
 
 /// How long a reconciler pass holds the payments it claimed (`CHECK_LEASE` in
