@@ -11,6 +11,9 @@
 //! - `GET`, `POST` (replace: `{"rules": [{"on", "fault", "times"?}]}` or one rule) and `DELETE`
 //!   `/_emulator/faults`.
 //! - `GET /_emulator/callbacks`: every callback and webhook made (or dropped), in order.
+//! - `GET /_emulator/clock` and `POST /_emulator/clock` with `{"advance_ms": N}`: the emulator's
+//!   clock, and moving it forward (`clock.rs`); the advance answers once the callbacks it made
+//!   due are made.
 
 use std::time::{Duration, Instant};
 
@@ -36,6 +39,7 @@ pub fn routes() -> Router<Ctx> {
         .route("/_emulator/payments/{reference}/settle", post(settle))
         .route("/_emulator/faults", get(faults).post(set_faults).delete(clear_faults))
         .route("/_emulator/callbacks", get(callbacks_made))
+        .route("/_emulator/clock", get(clock).post(advance))
 }
 
 fn problem(status: StatusCode, message: impl Into<String>) -> Response {
@@ -109,14 +113,14 @@ async fn initiation(State(ctx): State<Ctx>, Path(reference): Path<String>) -> Re
 
 async fn payments(State(ctx): State<Ctx>) -> Response {
     let state = ctx.lock();
-    let now = Instant::now();
+    let now = ctx.clock.now();
     Json(state.payments().iter().map(|p| view(&ctx, p, now)).collect::<Vec<_>>()).into_response()
 }
 
 async fn payment(State(ctx): State<Ctx>, Path(reference): Path<String>) -> Response {
     let state = ctx.lock();
     match state.find(&reference) {
-        Some(payment) => Json(view(&ctx, payment, Instant::now())).into_response(),
+        Some(payment) => Json(view(&ctx, payment, ctx.clock.now())).into_response(),
         None => problem(StatusCode::NOT_FOUND, format!("no payment {reference}")),
     }
 }
@@ -137,7 +141,7 @@ struct Settle {
 }
 
 async fn settle(State(ctx): State<Ctx>, Path(reference): Path<String>, Json(order): Json<Settle>) -> Response {
-    let now = Instant::now();
+    let now = ctx.clock.now();
     let mut state = ctx.lock();
     let Some(id) = state.find(&reference).map(|p| p.id.clone()) else {
         return problem(StatusCode::NOT_FOUND, format!("no payment {reference}"));
@@ -223,4 +227,50 @@ async fn clear_faults(State(ctx): State<Ctx>) -> Response {
 
 async fn callbacks_made(State(ctx): State<Ctx>) -> Response {
     Json(ctx.lock().callbacks().cloned().collect::<Vec<_>>()).into_response()
+}
+
+/// How far the clock may be ahead of the wall clock: a century.
+const MAX_OFFSET: Duration = Duration::from_secs(100 * 366 * 86_400);
+
+/// An advance of the clock.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Advance {
+    advance_ms: u64,
+}
+
+/// The clock as the admin API shows it; `callbacks_in_flight`: callbacks due and still being
+/// made (0 unless a receiver is slower than the wait allows).
+fn clock_view(ctx: &Ctx, callbacks_in_flight: usize) -> Response {
+    let offset = ctx.clock.offset();
+    Json(json!({
+        "offset_ms": u64::try_from(offset.as_millis()).unwrap_or(u64::MAX),
+        "now": mint::rfc3339(ctx.clock.wall()),
+        "callbacks_in_flight": callbacks_in_flight,
+    }))
+    .into_response()
+}
+
+async fn clock(State(ctx): State<Ctx>) -> Response {
+    let in_flight = ctx.lock().callbacks_due(ctx.clock.now());
+    clock_view(&ctx, in_flight)
+}
+
+/// Moves the clock forward: what falls due by the new time happens at once. Answers when the
+/// callbacks that fell due have been made (each waits for its receiver's answer, up to the
+/// callback timeout), so that a test reads their effects, or their absence, right after.
+async fn advance(State(ctx): State<Ctx>, body: axum::body::Bytes) -> Response {
+    let order: Advance = match serde_json::from_slice(&body) {
+        Ok(order) => order,
+        Err(e) => return problem(StatusCode::BAD_REQUEST, format!("expected {{\"advance_ms\": N}}: {e}")),
+    };
+    let by = Duration::from_millis(order.advance_ms);
+    if ctx.clock.offset().saturating_add(by) > MAX_OFFSET {
+        return problem(StatusCode::BAD_REQUEST, "the clock goes a century ahead at most");
+    }
+    ctx.clock.advance(by);
+    // Each payment's callbacks go one after the other: a duplicate or a stale one after the first.
+    let limit = ctx.settings.callback_timeout * 3 + Duration::from_secs(1);
+    let in_flight = callbacks::made_by(&ctx, ctx.clock.now(), limit).await;
+    clock_view(&ctx, in_flight)
 }

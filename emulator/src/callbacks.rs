@@ -1,5 +1,5 @@
-//! Makes the calls back: when a payment settles (plus any `callback_delay`), the protocol's
-//! module says what to send (MoMo's status to `X-Callback-Url`, Wave's signed event to the
+//! Makes the calls back: when a payment settles (plus any `callback_delay`) on the emulator's
+//! clock (so at once when the clock is advanced past it), the protocol's module says what to send (MoMo's status to `X-Callback-Url`, Wave's signed event to the
 //! webhook URL, shaped by the payment's callback faults) and this module sends it once, with no
 //! retry, and logs it for `/_emulator/callbacks`. Only loopback targets are called unless the
 //! settings allow others.
@@ -47,16 +47,53 @@ impl Ticket {
     }
 }
 
-/// Sends the ticket's callbacks when they are due.
+/// Sends the ticket's callbacks when they are due on the emulator's clock. Until they are done
+/// with they count as scheduled, so that an advance of the clock can wait for those it made due.
 pub fn schedule(ctx: &Ctx, ticket: Ticket) {
     let Some(due) = ticket.due else {
         return;
     };
-    let ctx = ctx.clone();
+    let serial = ctx.lock().schedule(due);
+    let done = Done {
+        ctx: ctx.clone(),
+        serial,
+    };
     tokio::spawn(async move {
-        tokio::time::sleep_until(due.into()).await;
-        deliver(&ctx, &ticket).await;
+        let ctx = &done.ctx;
+        ctx.clock.sleep_until(due).await;
+        deliver(ctx, &ticket).await;
     });
+}
+
+/// Unschedules a callback when its task ends, however it ends.
+struct Done {
+    ctx: Ctx,
+    serial: u64,
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        self.ctx.lock().unschedule(self.serial);
+        self.ctx.callbacks_done.notify_waiters();
+    }
+}
+
+/// Waits until every callback due by `now` on the emulator's clock is done with, or `limit` has
+/// passed; how many are still being made.
+pub async fn made_by(ctx: &Ctx, now: Instant, limit: Duration) -> usize {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let done = ctx.callbacks_done.notified();
+        tokio::pin!(done);
+        done.as_mut().enable();
+        let due = ctx.lock().callbacks_due(now);
+        if due == 0 {
+            return 0;
+        }
+        if tokio::time::timeout_at(deadline, done).await.is_err() {
+            return ctx.lock().callbacks_due(now);
+        }
+    }
 }
 
 async fn deliver(ctx: &Ctx, ticket: &Ticket) {
@@ -68,7 +105,7 @@ async fn deliver(ctx: &Ctx, ticket: &Ticket) {
         if payment.resolution.generation != ticket.generation {
             return;
         }
-        let now = Instant::now();
+        let now = ctx.clock.now();
         let deliveries = match payment.flow {
             Flow::Collection | Flow::Transfer => momo::callback::deliveries(ctx, payment, now),
             Flow::Checkout => wave::webhook::deliveries(ctx, payment, now),
@@ -139,6 +176,6 @@ fn record(ctx: &Ctx, id: &str, delivery: &Delivery, status: Option<u16>, error: 
         signature: delivery.signature.clone(),
         status,
         error,
-        at: mint::rfc3339(mint::now()),
+        at: mint::rfc3339(ctx.clock.wall()),
     });
 }

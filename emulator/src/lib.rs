@@ -12,7 +12,8 @@
 //!   `GET /v1/payouts/search?client_reference=`, the payer's launch page `GET /c/{id}`
 //!   (`POST /c/{id}/approve`, `/decline`), and webhooks signed with `Wave-Signature` to the
 //!   configured URL.
-//! - `/_emulator/…`: the admin API for tests (initiation counts, payments, faults, settling).
+//! - `/_emulator/…`: the admin API for tests (initiation counts, payments, faults, settling, and
+//!   the emulator's clock, which a test advances instead of waiting: `clock.rs`).
 //!
 //! Outcomes follow the Sandbox number table (`scenario.rs`); faults come from the
 //! `X-Emulator-Fault` header or from rules (`faults.rs`). The emulator shares nothing with the
@@ -21,6 +22,7 @@
 
 mod admin;
 mod callbacks;
+mod clock;
 mod faults;
 mod fields;
 mod guard;
@@ -41,13 +43,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use anyhow::Context;
 use axum::Router;
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Notify};
 use tokio::task::JoinHandle;
 
 pub use faults::{parse_duration, FaultRule, Faults};
 pub use settings::{CallbackMethod, EmulatorSettings, MomoProduct, MomoSettings, WaveSettings};
 pub use wave::signature::{sign as wave_signature, verify as verify_wave_signature};
 
+use clock::Clock;
 use listener::{Connection, CuttableListener};
 use state::State;
 
@@ -59,6 +62,10 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     /// The client of callbacks and webhooks: no proxy, no redirects.
     pub http: reqwest::Client,
+    /// The emulator's time: the wall clock unless a test advanced it.
+    pub clock: Clock,
+    /// Told whenever a scheduled callback is done with (made, dropped or found stale).
+    pub callbacks_done: Notify,
 }
 
 impl Shared {
@@ -110,6 +117,8 @@ impl Emulator {
             base_url: base_url.clone(),
             state: Mutex::new(state),
             http,
+            clock: Clock::default(),
+            callbacks_done: Notify::new(),
         });
         let app = router(ctx);
         let (shutdown, stopped) = oneshot::channel::<()>();

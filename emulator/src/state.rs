@@ -177,6 +177,9 @@ pub struct State {
     tokens: HashMap<String, (&'static str, Instant)>,
     pub rules: Vec<FaultRule>,
     callbacks: VecDeque<CallbackRecord>,
+    /// The callbacks scheduled and not yet made (or found stale), by serial: when each is due.
+    scheduled: HashMap<u64, Instant>,
+    next_serial: u64,
 }
 
 impl State {
@@ -228,9 +231,8 @@ impl State {
         &self.payments
     }
 
-    /// Remembers an access token for `product` until `expires`.
-    pub fn issue_token(&mut self, token: String, product: &'static str, expires: Instant) {
-        let now = Instant::now();
+    /// Remembers an access token for `product` until `expires`, forgetting those run out by `now`.
+    pub fn issue_token(&mut self, token: String, product: &'static str, now: Instant, expires: Instant) {
         self.tokens.retain(|_, (_, until)| *until > now);
         self.tokens.insert(token, (product, expires));
     }
@@ -249,5 +251,22 @@ impl State {
 
     pub fn callbacks(&self) -> impl Iterator<Item = &CallbackRecord> {
         self.callbacks.iter()
+    }
+
+    /// Counts a callback due at `due` as scheduled; its serial, for [`State::unschedule`].
+    pub fn schedule(&mut self, due: Instant) -> u64 {
+        self.next_serial += 1;
+        self.scheduled.insert(self.next_serial, due);
+        self.next_serial
+    }
+
+    /// The callback `serial` was made (or dropped, or found stale).
+    pub fn unschedule(&mut self, serial: u64) {
+        self.scheduled.remove(&serial);
+    }
+
+    /// How many scheduled callbacks are due by `now` and not yet made.
+    pub fn callbacks_due(&self, now: Instant) -> usize {
+        self.scheduled.values().filter(|due| **due <= now).count()
     }
 }

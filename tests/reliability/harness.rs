@@ -16,7 +16,7 @@ use momo_gateway::reconcile::reconciler;
 use momo_gateway::service::Gateway;
 use momo_gateway::store::TransactionFilter;
 
-use momo_test_support::process;
+use momo_test_support::{poll, process};
 
 /// The token key of every gateway process of a scenario, so a token outlives a restart.
 pub const JWT_SECRET: &str = "reliability-jwt-secret-that-is-at-least-32-bytes";
@@ -153,18 +153,20 @@ pub async fn pending(admin: &Gateway) -> Vec<String> {
 /// Waits until nothing is `PENDING`, or until the count has not moved for `quiet`, or for
 /// `limit` at most; what is left.
 pub async fn settle(admin: &Gateway, quiet: Duration, limit: Duration) -> Vec<String> {
-    let deadline = Instant::now() + limit;
     let (mut last, mut since) = (usize::MAX, Instant::now());
-    loop {
+    let left = poll(limit, async || {
         let left = pending(admin).await;
         if left.len() != last {
             (last, since) = (left.len(), Instant::now());
         }
-        if left.is_empty() || since.elapsed() > quiet || Instant::now() > deadline {
-            return left;
+        if left.is_empty() || since.elapsed() > quiet {
+            Ok(left)
+        } else {
+            Err(left)
         }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    })
+    .await;
+    left.unwrap_or_else(|left| left)
 }
 
 /// How long a reconciler pass holds the payments it claimed (`CHECK_LEASE` in
@@ -173,7 +175,7 @@ pub async fn settle(admin: &Gateway, quiet: Duration, limit: Duration) -> Vec<St
 const CHECK_LEASE_MS: i64 = 120_000;
 
 /// Runs the reconciler as it will run once every claim a failed pass left has run out (time
-/// is a parameter: no test sleeps two minutes), against the same database and operators, until
+/// is a parameter: no test waits two minutes), against the same database and operators, until
 /// nothing is `PENDING`; what is left.
 pub async fn drain(admin: &Gateway) -> Vec<String> {
     for after in [5_000, 60_000, 180_000, 330_000] {

@@ -20,9 +20,9 @@ use crate::audit::{self, Told};
 use crate::harness::{self, env_count, Merchant};
 use crate::load::{self, Generation, Load, Payment};
 use crate::operator::{self, Books};
-use momo_test_support::both_backends;
 use momo_test_support::process;
 use momo_test_support::TestDatabase;
+use momo_test_support::{both_backends, until};
 
 both_backends!(TestDatabase::create => sigkill_under_mixed_load_loses_duplicates_and_invents_nothing);
 
@@ -129,10 +129,14 @@ async fn sigkill_under_mixed_load_loses_duplicates_and_invents_nothing(db: TestD
             std::mem::take(&mut again),
             mixed(round),
         );
+        // Killed at a random moment of the load, once it has answered 20.
         let kill_at = Instant::now() + Duration::from_millis(rand::thread_rng().gen_range(500..2000));
-        while load.answered() < 20 || Instant::now() < kill_at {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        until(
+            "20 answers and the moment of the kill",
+            Duration::from_secs(60),
+            async || load.answered() >= 20 && Instant::now() >= kill_at,
+        )
+        .await;
         gateway.kill();
         for sent in load.stop().await {
             told.record(&sent);

@@ -130,6 +130,8 @@ pub struct Load {
     answered: Arc<AtomicUsize>,
     /// Answers so far, by status code.
     seen: Arc<Mutex<BTreeMap<u16, usize>>>,
+    /// When each answered request was sent.
+    sent_at: Arc<Mutex<Vec<Instant>>>,
     clients: tokio::task::JoinSet<Vec<Sent>>,
 }
 
@@ -154,11 +156,13 @@ impl Load {
             Arc::new(next),
         );
         let seen = Arc::new(Mutex::new(BTreeMap::new()));
+        let sent_at = Arc::new(Mutex::new(Vec::new()));
         let mut set = tokio::task::JoinSet::new();
         for c in 0..clients {
             let mine: Vec<Payment> = again.iter().skip(c).step_by(clients).cloned().collect();
             let (client, base, token) = (client.clone(), base.to_owned(), token.to_owned());
             let (stop, answered, next, seen) = (stop.clone(), answered.clone(), next.clone(), seen.clone());
+            let sent_at = sent_at.clone();
             set.spawn(async move {
                 let mut sent = Vec::new();
                 let fresh = (0..).map(|i| next(c, i));
@@ -171,6 +175,7 @@ impl Load {
                     let gone = answer.is_err();
                     if let Ok(a) = &answer {
                         *seen.lock().unwrap().entry(a.status).or_default() += 1;
+                        sent_at.lock().unwrap().push(at);
                     }
                     answered.fetch_add(usize::from(!gone), Ordering::SeqCst);
                     sent.push(Sent {
@@ -190,6 +195,7 @@ impl Load {
             stop,
             answered,
             seen,
+            sent_at,
             clients: set,
         }
     }
@@ -202,6 +208,11 @@ impl Load {
     /// How many requests have been answered so far.
     pub fn answered(&self) -> usize {
         self.answered.load(Ordering::SeqCst)
+    }
+
+    /// How many requests sent at `since` or later have been answered so far.
+    pub fn answered_since(&self, since: Instant) -> usize {
+        self.sent_at.lock().unwrap().iter().filter(|at| **at >= since).count()
     }
 
     /// Stops the clients (each finishes its request in flight) and returns what they sent.

@@ -12,13 +12,15 @@ use momo_gateway::service::Gateway;
 use crate::audit::{self, Told};
 use crate::harness::{self, Merchant};
 use crate::load::{self, Generation, Load, Sent, Tally};
-use momo_test_support::process;
+use momo_test_support::{process, until};
 
 const CLIENTS: usize = 16;
-/// How long the load runs on once the database is back.
-const AFTER: Duration = Duration::from_secs(4);
 /// Requests sent this long after the database came back must all succeed.
 pub const RECOVERY: Duration = Duration::from_secs(3);
+/// How many requests sent after [`RECOVERY`] the load waits for before it stops.
+const AFTER_RECOVERY: usize = 100;
+/// How long the load may take to get there.
+const PATIENCE: Duration = Duration::from_secs(60);
 
 /// When the database was away.
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +30,8 @@ pub struct Window {
 }
 
 /// Runs the load, lets `outage` take the database away and bring it back once the load is
-/// going, runs the load on for a while, and returns every request sent.
+/// going, runs the load on until requests sent [`RECOVERY`] after the outage have been answered
+/// ([`AFTER_RECOVERY`] of them), and returns every request sent.
 pub async fn around(
     client: &reqwest::Client,
     base: &str,
@@ -37,11 +40,15 @@ pub async fn around(
     outage: impl AsyncFnOnce(&Load) -> Window,
 ) -> (Vec<Sent>, Window) {
     let load = Load::start(CLIENTS, client, base, token, Vec::new(), load::simulated(tag));
-    while load.answered() < 50 {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until("50 answers before the outage", PATIENCE, async || load.answered() >= 50).await;
     let window = outage(&load).await;
-    tokio::time::sleep(AFTER).await;
+    let recovered = window.ended + RECOVERY;
+    until(
+        &format!("{AFTER_RECOVERY} answers to requests sent {RECOVERY:?} after the outage"),
+        PATIENCE + RECOVERY,
+        async || load.answered_since(recovered) >= AFTER_RECOVERY,
+    )
+    .await;
     (load.stop().await, window)
 }
 

@@ -16,10 +16,10 @@ use sha2::Sha256;
 
 use crate::harness::{self, env_count};
 use crate::load;
-use momo_test_support::both_backends;
 use momo_test_support::process;
 use momo_test_support::receiver::{Receiver, Reply};
 use momo_test_support::TestDatabase;
+use momo_test_support::{both_backends, until};
 
 both_backends!(TestDatabase::create => events_piled_up_while_the_receiver_is_down_are_all_delivered_signed_under_one_id);
 
@@ -64,36 +64,34 @@ async fn events_piled_up_while_the_receiver_is_down_are_all_delivered_signed_und
         let status = s.answer.as_ref().expect("an answer").status;
         assert!(status == 200 || status == 504, "{}: {status}", s.payment.id);
     }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while harness::webhook_events(&admin, &merchant)
-        .await
-        .iter()
-        .any(|e| e.attempts == 0)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "every event is tried while the receiver is down"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    until(
+        "every event tried while the receiver is down",
+        Duration::from_secs(30),
+        async || {
+            harness::webhook_events(&admin, &merchant)
+                .await
+                .iter()
+                .all(|e| e.attempts > 0)
+        },
+    )
+    .await;
     tokio::time::sleep(down.saturating_sub(started.elapsed())).await;
 
     // Back, answering its first deliveries 503.
     let refusals = count / 4;
     let receiver = Receiver::start_on(port, vec![Reply::status(503); refusals], None).await;
     let back = Instant::now();
-    let deadline = back + Duration::from_secs(90);
-    while harness::webhook_events(&admin, &merchant)
-        .await
-        .iter()
-        .any(|e| e.state != EventState::Delivered)
-    {
-        assert!(
-            Instant::now() < deadline,
-            "every event is delivered once the receiver is back"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    until(
+        "every event delivered once the receiver is back",
+        Duration::from_secs(90),
+        async || {
+            harness::webhook_events(&admin, &merchant)
+                .await
+                .iter()
+                .all(|e| e.state == EventState::Delivered)
+        },
+    )
+    .await;
     let all_delivered = back.elapsed();
 
     let events = harness::webhook_events(&admin, &merchant).await;

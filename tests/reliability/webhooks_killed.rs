@@ -14,10 +14,10 @@ use momo_gateway::domain::EventState;
 
 use crate::harness::{self, env_count};
 use crate::load;
-use momo_test_support::both_backends;
 use momo_test_support::process;
 use momo_test_support::receiver::{Receiver, Reply};
 use momo_test_support::TestDatabase;
+use momo_test_support::{both_backends, until};
 
 both_backends!(TestDatabase::create => events_queued_in_a_killed_process_are_delivered_once_their_lease_ends);
 
@@ -57,11 +57,12 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
     let second_wave = payments.split_off(count / 3);
     let pay = |wave| load::send_all(&client, &first.base, &token, wave);
     let mut answered = pay(payments).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while slow.received().is_empty() {
-        assert!(Instant::now() < deadline, "the first process sends its handed events");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until(
+        "the first process sending its handed events",
+        Duration::from_secs(10),
+        async || !slow.received().is_empty(),
+    )
+    .await;
     answered.extend(pay(second_wave).await);
     tokio::time::sleep(Duration::from_millis(300)).await;
     answered.extend(pay(third).await);
@@ -86,15 +87,17 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
         .expect("the new webhook URL");
     let second = process::serve(harness::command(&db.url, &settings));
     let logs = second.logs.clone();
-    let deadline = killed + Duration::from_secs(LEASE_S + 30);
-    while harness::webhook_events(&admin, &merchant)
-        .await
-        .iter()
-        .any(|e| e.state != EventState::Delivered)
-    {
-        assert!(Instant::now() < deadline, "every event is delivered after the kill");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    until(
+        "every event delivered after the kill",
+        Duration::from_secs(LEASE_S + 30),
+        async || {
+            harness::webhook_events(&admin, &merchant)
+                .await
+                .iter()
+                .all(|e| e.state == EventState::Delivered)
+        },
+    )
+    .await;
     let all_delivered = killed.elapsed();
 
     let events = harness::webhook_events(&admin, &merchant).await;

@@ -3,8 +3,6 @@
 //! `POST /{product}/token/` with Basic `apiUser:apiKey`, sent as `Authorization: Bearer` and
 //! valid for that product only, until `expires_in` runs out.
 
-use std::time::Instant;
-
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -83,7 +81,7 @@ pub fn authorize(ctx: &Ctx, product: Product, headers: &HeaderMap) -> Result<(),
     subscription(ctx, product, headers)?;
     let token = header(headers, "authorization").and_then(|value| value.strip_prefix("Bearer "));
     match token {
-        Some(token) if ctx.lock().token_valid(token.trim(), product.name(), Instant::now()) => Ok(()),
+        Some(token) if ctx.lock().token_valid(token.trim(), product.name(), ctx.clock.now()) => Ok(()),
         _ => Err(gateway_denial("Access denied due to invalid or expired access token.").into()),
     }
 }
@@ -117,8 +115,9 @@ fn issue(ctx: &Ctx, product: Product, headers: &HeaderMap, body: &Bytes) -> Resp
     }
     let ttl = ctx.settings.momo.token_ttl;
     let access_token = mint::access_token();
+    let now = ctx.clock.now();
     ctx.lock()
-        .issue_token(access_token.clone(), product.name(), Instant::now() + ttl);
+        .issue_token(access_token.clone(), product.name(), now, now + ttl);
     Json(AccessToken {
         access_token,
         token_type: "access_token",

@@ -3,8 +3,6 @@
 //! `…Result`, 404 for a reference never received), with their checks in the platform's order:
 //! subscription key and token, target environment, reference, callback host, body, currency.
 
-use std::time::Instant;
-
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -117,7 +115,7 @@ fn accept(ctx: &Ctx, flow: Flow, headers: &HeaderMap, body: &Bytes, guard: &Guar
         ctx.settings.delay,
         guard.approve_after(),
     );
-    let now = Instant::now();
+    let now = ctx.clock.now();
     let payment = Payment {
         id: reference.to_string(),
         key: reference.to_string(),
@@ -127,7 +125,7 @@ fn accept(ctx: &Ctx, flow: Flow, headers: &HeaderMap, body: &Bytes, guard: &Guar
         currency: initiation.currency,
         request,
         created: now,
-        created_at: mint::now(),
+        created_at: ctx.clock.wall(),
         resolution: Resolution {
             outcome: plan.outcome,
             at: plan.after.map(|after| now + after),
@@ -201,7 +199,7 @@ async fn status(ctx: Ctx, flow: Flow, conn: Connection, headers: HeaderMap, refe
         }
         let state = ctx.lock();
         let payment = state.by_key(flow, &reference).ok_or_else(not_found)?;
-        Ok(Json(result_now(payment, Instant::now())).into_response())
+        Ok(Json(result_now(payment, ctx.clock.now())).into_response())
     })()
     .unwrap_or_else(|refusal: Refusal| *refusal);
     guard.leave(answer).await

@@ -2,6 +2,7 @@
 //! delay, and a receiver on another random port that records every callback and webhook. They
 //! talk to it with reqwest only, as a connector would.
 
+mod clock;
 mod faults;
 mod momo;
 mod wave;

@@ -109,7 +109,7 @@ fn accept(ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result
     authorize(ctx, headers)?;
     let (value, request) = check(ctx, body)?;
     let idempotency_key = header(headers, "idempotency-key").filter(|k| !k.is_empty());
-    let now = Instant::now();
+    let now = ctx.clock.now();
     let id = mint::checkout_id();
     let key = idempotency_key
         .or(request.client_reference.as_deref())
@@ -130,7 +130,7 @@ fn accept(ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result
         currency: request.currency.clone(),
         request: value,
         created: now,
-        created_at: mint::now(),
+        created_at: ctx.clock.wall(),
         resolution: Resolution {
             outcome: plan.outcome,
             at: plan.after.map(|a| now + a),
@@ -223,7 +223,7 @@ pub async fn get(
             .get(&id)
             .filter(|p| p.flow == Flow::Checkout && !guard.faults.not_found)
             .ok_or_else(not_found)?;
-        Ok(Json(view(&ctx, session, Instant::now())).into_response())
+        Ok(Json(view(&ctx, session, ctx.clock.now())).into_response())
     })
     .await
 }
@@ -240,7 +240,7 @@ pub async fn search(
             .get("client_reference")
             .ok_or_else(|| invalid("client_reference", "is required"))?;
         let state = ctx.lock();
-        let now = Instant::now();
+        let now = ctx.clock.now();
         let result = state
             .payments()
             .iter()
@@ -266,7 +266,7 @@ pub async fn expire(
             .get_mut(&id)
             .filter(|p| p.flow == Flow::Checkout && !guard.faults.not_found)
             .ok_or_else(not_found)?;
-        let now = Instant::now();
+        let now = ctx.clock.now();
         match session.phase(now) {
             Phase::Succeeded { .. } => Err(error(
                 StatusCode::CONFLICT,

@@ -3,8 +3,6 @@
 //! `POST /c/{id}/decline` is a failed attempt (the session stays open, as Wave keeps it) and
 //! sends the payer to `error_url`. A paid session answers 409, an expired one 410.
 
-use std::time::Instant;
-
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -34,7 +32,7 @@ pub async fn page(State(ctx): State<Ctx>, Path(id): Path<String>) -> Response {
     let Some(payment) = state.get(&id).filter(|p| p.flow == Flow::Checkout) else {
         return page_of(StatusCode::NOT_FOUND, "<p>Unknown checkout session.</p>".to_string());
     };
-    let session = view(&ctx, payment, Instant::now());
+    let session = view(&ctx, payment, ctx.clock.now());
     let id = escape(&session.id);
     let body = format!(
         "<h1>{}</h1><p>{} {}</p><p>Status: {} / {}</p>\
@@ -55,7 +53,7 @@ fn act(ctx: &Ctx, id: &str, outcome: Outcome) -> Response {
     let Some(payment) = state.get_mut(id).filter(|p| p.flow == Flow::Checkout) else {
         return page_of(StatusCode::NOT_FOUND, "<p>Unknown checkout session.</p>".to_string());
     };
-    let now = Instant::now();
+    let now = ctx.clock.now();
     match payment.phase(now) {
         Phase::Succeeded { .. } => return page_of(StatusCode::CONFLICT, "<p>Already paid.</p>".to_string()),
         Phase::Expired { .. } => return page_of(StatusCode::GONE, "<p>This checkout has expired.</p>".to_string()),

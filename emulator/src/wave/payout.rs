@@ -118,7 +118,7 @@ fn accept(ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result
         .filter(|k| !k.is_empty())
         .ok_or_else(|| invalid("idempotency-key", "this header is required"))?;
     let (value, request) = check(ctx, body)?;
-    let now = Instant::now();
+    let now = ctx.clock.now();
     let mut state = ctx.lock();
     if let Some(existing) = state.by_key(Flow::Payout, key) {
         return if existing.request == value {
@@ -148,7 +148,7 @@ fn accept(ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result
         currency: request.currency,
         request: value,
         created: now,
-        created_at: mint::now(),
+        created_at: ctx.clock.wall(),
         resolution: Resolution {
             outcome: plan.outcome,
             at: plan.after.map(|a| now + a),
@@ -200,7 +200,7 @@ pub async fn get(
             .get(&id)
             .filter(|p| p.flow == Flow::Payout && !p.refused && !guard.faults.not_found)
             .ok_or_else(|| error(StatusCode::NOT_FOUND, "payout-not-found", "The payout was not found."))?;
-        Ok(Json(view(payout, Instant::now())).into_response())
+        Ok(Json(view(payout, ctx.clock.now())).into_response())
     })
     .await
 }
@@ -218,7 +218,7 @@ pub async fn search(
             .get("client_reference")
             .ok_or_else(|| invalid("client_reference", "is required"))?;
         let state = ctx.lock();
-        let now = Instant::now();
+        let now = ctx.clock.now();
         let result = state
             .payments()
             .iter()

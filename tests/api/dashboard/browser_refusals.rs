@@ -12,7 +12,7 @@ use crate::dashboard::browser_walkthrough::sign_in;
 use crate::support::browser::Browser;
 use crate::support::helpers::{Creds, TestApp};
 use crate::support::requests::{collect_v1, post};
-use momo_test_support::both_backends;
+use momo_test_support::{both_backends, eventually};
 
 both_backends!(
     TestApp::spawn =>
@@ -141,13 +141,27 @@ async fn rotating_the_api_key_ends_the_session_at_once(app: TestApp) {
 
 async fn an_expired_session_goes_back_to_the_login_page(app: TestApp) {
     let Some(browser) = Browser::start().await else { return };
+    let before = Instant::now();
     sign_in(&browser, &app, &app.merchant.sandbox.clone()).await;
-    // The session began before this instant; its lifetime is wall-clock time on the server, so
-    // there is nothing to wait for but its end.
-    let signed_in = Instant::now();
-    tokio::time::sleep_until((signed_in + Duration::from_millis(1_200)).into()).await;
-    browser.goto(&app.url("/dashboard/transactions")).await;
-    assert_eq!(browser.path().await, "/dashboard/login");
+    // Its lifetime is wall-clock time on the server (and the cookie's Max-Age in the browser):
+    // the pages serve until a second has passed since the session began, after `before` (less a
+    // millisecond tick), then send the browser to the login page.
+    let path = eventually("the session's end", Duration::from_secs(10), async || {
+        browser.goto(&app.url("/dashboard/transactions")).await;
+        let path = browser.path().await;
+        if path == "/dashboard/transactions" {
+            Err(path)
+        } else {
+            Ok(path)
+        }
+    })
+    .await;
+    let lived = before.elapsed();
+    assert!(
+        lived >= Duration::from_millis(990),
+        "ended after {lived:?}, within its second"
+    );
+    assert_eq!(path, "/dashboard/login");
     assert_eq!(browser.count("form#login-form").await, 1);
 }
 

@@ -103,7 +103,10 @@ async fn a_kept_alive_connection_waits_the_idle_timeout_not_the_header_one() {
     let mut stream = connect(&app).await;
     stream.write_all(HEALTH).await.unwrap();
     assert_eq!(read_answer(&mut stream).await.0, 200);
-    tokio::time::sleep(millis(1_000)).await;
+    // Idle for a second, over three header read timeouts: nothing comes, not even the close.
+    let mut buf = [0u8; 64];
+    let idle = tokio::time::timeout(millis(1_000), stream.read(&mut buf)).await;
+    assert!(idle.is_err(), "the idle connection stayed open and silent: {idle:?}");
     stream.write_all(HEALTH).await.unwrap();
     assert_eq!(
         read_answer(&mut stream).await.0,

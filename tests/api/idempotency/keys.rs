@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use momo_gateway::app::{self, Server};
@@ -19,7 +19,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use crate::support::helpers::{answer, later, Answer, TestApp};
 use crate::support::requests::{collect_v1, collect_v2, transfer_v2};
-use momo_test_support::both_backends;
+use momo_test_support::{both_backends, eventually};
 
 both_backends!(
     TestApp::spawn =>
@@ -109,16 +109,15 @@ pub async fn transactions(app: &TestApp, token: &str) -> Vec<Value> {
 /// Retries `attempt` until it is no longer answered 409 in flight, for work that finishes in
 /// the background; at most 30 s.
 async fn once_answered(mut attempt: impl AsyncFnMut() -> Answer) -> Answer {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    eventually("the first request to finish", Duration::from_secs(30), async || {
         let a = attempt().await;
         if a.status != StatusCode::CONFLICT {
-            return a;
+            return Ok(a);
         }
         assert_eq!(a.body["message"], "IdempotencyKeyInUseError", "{}", a.body);
-        assert!(Instant::now() < deadline, "the first request never finished");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        Err(a.body)
+    })
+    .await
 }
 
 async fn a_retry_after_a_lost_answer_replays_it_and_pays_once(mut app: TestApp) {

@@ -5,7 +5,7 @@
 //! received the payment, and sends it again, once, with the same key: paid exactly once, the
 //! ledger balanced.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use momo_gateway::config::Config;
 use momo_gateway::domain::Timestamp;
@@ -15,9 +15,9 @@ use serde_json::Value;
 
 use crate::support::helpers::{answer, TEST_JWT_SECRET};
 use crate::support::requests::transfer_v1;
-use momo_test_support::both_backends;
 use momo_test_support::process;
 use momo_test_support::TestDatabase;
+use momo_test_support::{both_backends, eventually};
 
 both_backends!(TestDatabase::create => a_crash_before_the_operator_call_is_recovered_by_sending_it_once);
 
@@ -112,15 +112,11 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
             .send()
             .await
     });
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(data) = status(&client, &first.base, &token, "crash-1").await {
-            assert_eq!(data["status"], "PENDING");
-            break;
-        }
-        assert!(Instant::now() < deadline, "the transfer was never recorded");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let recorded = eventually("the transfer recorded", Duration::from_secs(20), async || {
+        status(&client, &first.base, &token, "crash-1").await.ok_or("not yet")
+    })
+    .await;
+    assert_eq!(recorded["status"], "PENDING");
     first.kill();
     assert!(creation.await.unwrap().is_err(), "the merchant never got an answer");
 
@@ -128,15 +124,15 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
     let emulator = Emulator::start(EmulatorSettings::default()).await.unwrap();
     let second = process::serve(gateway(&db, &emulator.url));
     let token = token_of(second.base.clone()).await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let settled = loop {
+    let settled = eventually("the reconciler settling it", Duration::from_secs(30), async || {
         let data = status(&client, &second.base, &token, "crash-1").await.unwrap();
-        if data["status"] != "PENDING" {
-            break data;
+        if data["status"] == "PENDING" {
+            Err(data)
+        } else {
+            Ok(data)
         }
-        assert!(Instant::now() < deadline, "the reconciler never settled it: {data}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    })
+    .await;
     assert_eq!(settled["status"], "SUCCESSFUL", "{settled}");
     let record = admin
         .transaction(

@@ -4,14 +4,13 @@
 //! one row that applies to the built-in simulator and no test covers yet: its callbacks after a
 //! transfer settled.
 
-use std::time::Duration;
-
 use momo_gateway::domain::FailureCode;
 use momo_gateway::reconcile::{callbacks, expiry, reconciler};
 use reqwest::StatusCode;
 
+use crate::support::emulated::Checks;
 use crate::support::helpers::{answer, later, TestApp};
-use crate::support::operator_faults::{Faulted, Route, PAST_THE_DELAY};
+use crate::support::operator_faults::{Faulted, Route};
 use crate::support::operator_faults::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
 use crate::support::requests::{post, transfer_v1};
 use momo_test_support::both_backends;
@@ -31,7 +30,7 @@ fn lies(route: Route) -> &'static [&'static str] {
 pub async fn untrustworthy_status(f: &Faulted, route: Route) {
     let id = f.id(route, "lied-to");
     f.pending_payment(route, &id, "05").await;
-    tokio::time::sleep(PAST_THE_DELAY).await;
+    f.past_the_delay().await;
     // Each check after the previous one's backoff.
     for (lie, at) in lies(route).iter().zip([60_000, 100_000, 200_000, 400_000]) {
         f.fault(route.status_lookup(), &format!("answer={lie}"), 1).await;
@@ -51,9 +50,17 @@ pub async fn untrustworthy_status(f: &Faulted, route: Route) {
         let hinted = f.id(route, "hinted-lie");
         f.fault(route.status_lookup(), "answer=other_amount", 1).await;
         f.pending_payment(route, &hinted, "02").await;
+        let op = route.operator().name();
+        let before = Checks::of(&f.app, op).await;
+        f.past_the_delay().await;
         let made = f.callbacks_made(&hinted, 1).await;
         assert_eq!(made[0]["status"], 200, "{route}: {made:?}");
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        let checked = before.answered(&f.app, op).await;
+        assert_eq!(
+            checked.accepted,
+            before.accepted + 1,
+            "{route}: the callback started a check"
+        );
         assert_eq!(
             f.status(&hinted).await,
             "PENDING",
@@ -92,7 +99,7 @@ pub async fn unreachable_at_expiry(f: &Faulted, route: Route) {
     f.pending_payment(route, &never, "06").await;
     let paid = f.id(route, "paid-late");
     f.pending_payment(route, &paid, "05").await;
-    tokio::time::sleep(PAST_THE_DELAY).await;
+    f.past_the_delay().await;
     f.fault(route.status_lookup(), "status=503", 2).await;
     let report = expiry::run_once(&f.app.gateway, later(901_000)).await.unwrap();
     assert_eq!(
@@ -113,7 +120,7 @@ pub async fn unreachable_at_expiry(f: &Faulted, route: Route) {
     );
     if route == WaveCollection {
         let key = f.record(&never).await.id;
-        let session = f.emulator_get(&format!("/_emulator/payments/{key}")).await;
+        let session = f.emulator_get(&format!("payments/{key}")).await;
         assert_eq!(session["status"], "expired", "{route}: no payer can pay it now");
     }
     for id in [&never, &paid] {

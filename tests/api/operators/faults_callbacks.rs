@@ -1,7 +1,9 @@
 //! Faults of what the operator sends back (`operator_faults.rs` runs them on each route): a
 //! callback is only ever a hint. Dropped, the reconciler makes up for it; duplicated, stale or
 //! late, it settles nothing twice; forged, misrouted or malformed, it settles nothing at all,
-//! and the operator's own word settles the payment afterwards.
+//! and the operator's own word settles the payment afterwards. Nothing waits for a while: the
+//! emulator's clock is moved past its delay, and the gateway's metrics tell when the status
+//! checks the callbacks started are answered, or that none was started.
 
 use std::time::Duration;
 
@@ -11,12 +13,13 @@ use momo_operator_emulator::wave_signature;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
+use crate::support::emulated::Checks;
 use crate::support::helpers::{answer, later, Answer};
 use crate::support::operator_faults::WaveCollection;
-use crate::support::operator_faults::{Faulted, Route, CALLBACK_TOKEN, PAST_THE_DELAY, WAVE_SECRET};
+use crate::support::operator_faults::{Faulted, Route, CALLBACK_TOKEN, WAVE_SECRET};
 
-/// Time for the status check a callback started to finish.
-const SETTLING: Duration = Duration::from_millis(300);
+/// How late the operator's callback comes in [`late`], on the emulator's clock.
+const CALLBACK_DELAY: Duration = Duration::from_secs(300);
 
 /// The callback's answer: 200, with the gateway's receipt `outcome`.
 fn assert_receipt(what: &str, a: &Answer, outcome: &str) {
@@ -29,6 +32,7 @@ pub async fn dropped(f: &Faulted, route: Route) {
     f.fault(route.initiation(), "callback=drop", 1).await;
     let id = f.id(route, "dropped");
     f.pending_payment(route, &id, "02").await;
+    f.past_the_delay().await;
     let made = f.callbacks_made(&id, 1).await;
     assert!(
         made[0]["error"].as_str().unwrap_or_default().contains("dropped"),
@@ -47,20 +51,29 @@ pub async fn duplicated(f: &Faulted, route: Route) {
     f.fault(route.initiation(), "callback=duplicate", 1).await;
     let id = f.id(route, "twice");
     f.pending_payment(route, &id, "02").await;
+    let op = route.operator().name();
+    let before = Checks::of(&f.app, op).await;
+    f.past_the_delay().await;
     let made = f.callbacks_made(&id, 2).await;
     assert_eq!(made.len(), 2, "{route}: {made:?}");
     for callback in &made {
         assert_eq!(callback["status"], 200, "{route}: answered: {callback}");
     }
     assert_eq!(f.settled(&id).await, "SUCCESSFUL", "{route}");
-    tokio::time::sleep(SETTLING).await;
+    // Both callbacks' status checks answered (the second one's on a final payment, if it came
+    // while the first one's was running).
+    let checked = before.answered(&f.app, op).await;
     let settled = f.snapshot(&id).await;
     assert_receipt(
         &format!("{route} replayed"),
         &replay(f, &made[0]).await,
         "already_final",
     );
-    tokio::time::sleep(SETTLING).await;
+    assert_eq!(
+        Checks::of(&f.app, op).await,
+        checked,
+        "{route}: the replay started no status check"
+    );
     assert_eq!(f.snapshot(&id).await, settled, "{route}: nothing changes once final");
     assert_eq!(f.counts(&id).await, (1, 1), "{route}");
 }
@@ -71,6 +84,9 @@ pub async fn out_of_order(f: &Faulted, route: Route) {
     f.fault(route.initiation(), "callback=out_of_order", 1).await;
     let id = f.id(route, "stale");
     f.pending_payment(route, &id, "02").await;
+    let op = route.operator().name();
+    let before = Checks::of(&f.app, op).await;
+    f.past_the_delay().await;
     let made = f.callbacks_made(&id, 2).await;
     let stale = made[1]["body"].as_str().unwrap_or_default();
     let marker = if route.is_momo() {
@@ -83,7 +99,7 @@ pub async fn out_of_order(f: &Faulted, route: Route) {
         assert_eq!(callback["status"], 200, "{route}: {callback}");
     }
     assert_eq!(f.settled(&id).await, "SUCCESSFUL", "{route}");
-    tokio::time::sleep(SETTLING).await;
+    before.answered(&f.app, op).await;
     assert_eq!(
         f.status(&id).await,
         "SUCCESSFUL",
@@ -93,26 +109,31 @@ pub async fn out_of_order(f: &Faulted, route: Route) {
     assert_eq!(f.counts(&id).await, (1, 1), "{route}");
 }
 
-/// The reconciler settles the payment before its callback comes (1.5 s late); the callback, and
+/// The reconciler settles the payment before its callback comes (5 min late); the callback, and
 /// a replay of it, change nothing. Wave sends no payout webhook: a signed event naming the
 /// payout (a replay from elsewhere) stands in for it.
 pub async fn late(f: &Faulted, route: Route) {
     if route.calls_back() {
-        f.fault(route.initiation(), "callback_delay=1500ms", 1).await;
+        let delay = format!("callback_delay={}s", CALLBACK_DELAY.as_secs());
+        f.fault(route.initiation(), &delay, 1).await;
     }
     let id = f.id(route, "late");
     let reference = f.pending_payment(route, &id, "02").await["ref"]
         .as_str()
         .unwrap()
         .to_owned();
-    tokio::time::sleep(PAST_THE_DELAY).await;
+    f.past_the_delay().await;
     let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
     assert_eq!(report.settled, 1, "{route}: polled before the callback came");
     let settled = f.snapshot(&id).await;
     let replayed = if route.calls_back() {
+        assert_eq!(f.callbacks_made(&id, 0).await, Vec::<Value>::new(), "{route}: not yet");
+        let op = route.operator().name();
+        let before = Checks::of(&f.app, op).await;
+        f.advance(CALLBACK_DELAY).await;
         let made = f.callbacks_made(&id, 1).await;
         assert_eq!(made[0]["status"], 200, "{route}: {made:?}");
-        tokio::time::sleep(SETTLING).await;
+        before.answered(&f.app, op).await;
         replay(f, &made[0]).await
     } else {
         let body = success_claim(route, &reference);
@@ -137,6 +158,7 @@ pub async fn forged(f: &Faulted, route: Route) {
         .to_owned();
     let body = success_claim(route, &reference);
     let op = route.operator();
+    let checks = Checks::of(&f.app, "*").await;
     let refusals: Vec<(String, Answer)> = if route.is_momo() {
         let same_length = "x".repeat(CALLBACK_TOKEN.len());
         vec![
@@ -177,7 +199,11 @@ pub async fn forged(f: &Faulted, route: Route) {
     for (how, a) in &refusals {
         assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{route}, {how}: {}", a.body);
     }
-    tokio::time::sleep(SETTLING).await;
+    assert_eq!(
+        Checks::of(&f.app, "*").await,
+        checks,
+        "{route}: no forgery started a status check"
+    );
     assert_eq!(f.status(&id).await, "PENDING", "{route}: nothing settled on a forgery");
     if route == WaveCollection {
         f.settle_at_operator(&id, "succeeded").await;
@@ -186,7 +212,11 @@ pub async fn forged(f: &Faulted, route: Route) {
             made[0]["status"], 401,
             "{route}: the badly signed webhook refused: {made:?}"
         );
-        tokio::time::sleep(SETTLING).await;
+        assert_eq!(
+            Checks::of(&f.app, "*").await,
+            checks,
+            "{route}: the refused webhook started no status check"
+        );
         assert_eq!(f.status(&id).await, "PENDING", "{route}");
         f.drain().await;
         assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route}: found by a status check");
@@ -207,6 +237,7 @@ pub async fn misrouted(f: &Faulted, route: Route) {
         .to_owned();
     let body = success_claim(route, &reference);
     let unknown = success_claim(route, "NOSUCHREF9");
+    let checks = Checks::of(&f.app, "*").await;
     for (what, operator, env, body) in [
         ("another operator's", route.sibling(), "Sandbox", &body),
         ("another environment's", route.operator(), "Production", &body),
@@ -215,7 +246,11 @@ pub async fn misrouted(f: &Faulted, route: Route) {
         let a = authentic_callback(f, route, operator, env, body).await;
         assert_receipt(&format!("{route}, {what}"), &a, "ignored");
     }
-    tokio::time::sleep(SETTLING).await;
+    assert_eq!(
+        Checks::of(&f.app, "*").await,
+        checks,
+        "{route}: no status check started"
+    );
     assert_eq!(f.status(&id).await, "PENDING", "{route}: nothing settled");
     f.paid_at_operator(route, &id).await;
     assert_eq!(f.counts(&id).await, (1, 1), "{route}");
@@ -243,11 +278,16 @@ pub async fn malformed(f: &Faulted, route: Route) {
             whole[..whole.len() - 1].to_owned(),
         ]
     };
+    let checks = Checks::of(&f.app, "*").await;
     for body in &bodies {
         let a = authentic_callback(f, route, route.operator(), "Sandbox", body).await;
         assert_eq!(a.status, StatusCode::BAD_REQUEST, "{route}: {body}: {}", a.body);
     }
-    tokio::time::sleep(SETTLING).await;
+    assert_eq!(
+        Checks::of(&f.app, "*").await,
+        checks,
+        "{route}: no status check started"
+    );
     assert_eq!(f.status(&id).await, "PENDING", "{route}: nothing settled");
     f.paid_at_operator(route, &id).await;
     assert_eq!(f.counts(&id).await, (1, 1), "{route}");

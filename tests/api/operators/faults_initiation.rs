@@ -139,7 +139,7 @@ pub async fn never_arrived(f: &Faulted, route: Route) {
         // The payer pays on the session the resend created: the merchant must be able to send
         // them there.
         let key = f.record(&id).await.id;
-        let session = f.emulator_get(&format!("/_emulator/payments/{key}")).await;
+        let session = f.emulator_get(&format!("payments/{key}")).await;
         assert_eq!(
             f.lookup(&id).await["redirectUrl"],
             session["wire"]["wave_launch_url"],

@@ -3,7 +3,7 @@
 //! an initiation that never arrived (sent again, once), a timeout after sending, forged
 //! callbacks. After each:
 //! nothing initiated twice, nothing left pending once the operator has answered, and the ledger
-//! balanced.
+//! balanced. The emulator's delay passes when a test moves its clock, never on its own.
 
 use std::time::Duration;
 
@@ -14,12 +14,15 @@ use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
+use crate::support::emulated::{self, Checks, PATIENCE};
 use crate::support::helpers::{answer, gateway_port, later, TestApp};
 use crate::support::requests::{collect_v1, post, transfer_v1};
 use momo_test_support::both_backends;
-use momo_test_support::Backend;
+use momo_test_support::{poll, Backend};
 
 const CALLBACK_TOKEN: &str = "momo-callback-token-for-tests";
+/// The emulator's Sandbox delay, on its clock: rows 02 and 05 settle when a test advances it.
+const DELAY: Duration = Duration::from_secs(60);
 
 /// The gateway, the emulator it calls, and a Sandbox token.
 pub struct Emulated {
@@ -30,7 +33,7 @@ pub struct Emulated {
 
 async fn with_emulator(backend: Backend) -> Option<Emulated> {
     let emulator = Emulator::start(EmulatorSettings {
-        delay: Duration::from_millis(300),
+        delay: DELAY,
         ..EmulatorSettings::default()
     })
     .await
@@ -86,25 +89,34 @@ impl Emulated {
         a.body["data"]["status"].as_str().unwrap_or_default().to_owned()
     }
 
-    /// Waits (up to 5 s) for `id` to leave PENDING.
+    /// Waits (up to [`PATIENCE`]) for `id` to leave PENDING; its status then, or `PENDING`.
     async fn settled(&self, id: &str) -> String {
-        for _ in 0..100 {
+        let found = poll(PATIENCE, async || {
             let status = self.status(id).await;
-            if status != "PENDING" {
-                return status;
+            if status == "PENDING" {
+                Err(status)
+            } else {
+                Ok(status)
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        "PENDING".to_owned()
+        })
+        .await;
+        found.unwrap_or_else(|pending| pending)
     }
 
+    /// A `GET` on the emulator's admin API (`path` from `/_emulator/`).
     async fn emulator(&self, path: &str) -> Value {
-        reqwest::get(format!("{}{path}", self.emulator.url))
+        emulated::admin(&self.emulator, path).await
+    }
+
+    /// The internal id of the transaction `id`: the operator's key for it.
+    async fn key(&self, id: &str) -> String {
+        let t = self
+            .app
+            .gateway
+            .transaction(&self.app.sandbox_tenant(), id)
             .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+            .unwrap();
+        t.transaction.id.to_string()
     }
 
     /// How many times the operator executed the payment `id` (by its internal id).
@@ -115,8 +127,7 @@ impl Emulated {
             .transaction(&self.app.sandbox_tenant(), id)
             .await
             .unwrap();
-        self.emulator(&format!("/_emulator/initiations/{}", t.transaction.id))
-            .await["executed"]
+        self.emulator(&format!("initiations/{}", t.transaction.id)).await["executed"]
             .as_u64()
             .unwrap_or(0)
     }
@@ -150,6 +161,8 @@ async fn callbacks_settle_collections_and_transfers_through_a_status_check(e: Em
     .await;
     assert_eq!(e.settled("c01").await, "SUCCESSFUL");
     assert_eq!(e.settled("c04").await, "FAILED");
+    assert_eq!(e.status("t02").await, "PENDING", "before the emulator's delay");
+    emulated::advance(&e.emulator, DELAY).await;
     assert_eq!(e.settled("t02").await, "SUCCESSFUL", "after the emulator's delay");
     for id in ["c01", "c04", "t02"] {
         assert_eq!(e.executed(id).await, 1, "{id} initiated once");
@@ -157,7 +170,7 @@ async fn callbacks_settle_collections_and_transfers_through_a_status_check(e: Em
     let c04 = e.app.gateway.transaction(&e.app.sandbox_tenant(), "c04").await.unwrap();
     assert_eq!(c04.transaction.failure_code, Some(FailureCode::PayerDeclined));
     // The operator's callbacks reached the gateway (not a poll).
-    let callbacks = e.emulator("/_emulator/callbacks").await;
+    let callbacks = e.emulator("callbacks").await;
     assert!(callbacks.as_array().is_some_and(|c| c.len() >= 3), "{callbacks}");
     e.app.assert_ledger().await;
 }
@@ -169,7 +182,13 @@ async fn without_a_callback_the_reconciler_polls(e: Emulated) {
         &collect_v1("c05", "0701020305", "ALPHA_MONEY_CI", "1500"),
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    emulated::advance(&e.emulator, DELAY).await;
+    let made = emulated::callbacks_about(&e.emulator, &e.key("c05").await).await;
+    assert_eq!(
+        made,
+        Vec::<Value>::new(),
+        "settled at the operator, which calls back no one"
+    );
     assert_eq!(e.status("c05").await, "PENDING", "no callback came");
     let report = reconciler::run_once(&e.app.gateway, later(60_000)).await.unwrap();
     assert_eq!(report.settled, 1);
@@ -205,9 +224,7 @@ async fn an_initiation_that_never_arrived_is_sent_again_once(e: Emulated) {
         .transaction(&e.app.sandbox_tenant(), "lost")
         .await
         .unwrap();
-    let counts = e
-        .emulator(&format!("/_emulator/initiations/{}", t.transaction.id))
-        .await;
+    let counts = e.emulator(&format!("initiations/{}", t.transaction.id)).await;
     assert_eq!(counts["received"], 2, "sent twice, executed once: {counts}");
     let balance = answer(e.app.get("/v1/balance").bearer_auth(&e.token)).await;
     assert_eq!(balance.body["data"]["reserved"], "0", "nothing left reserved");
@@ -251,6 +268,7 @@ async fn forged_and_unknown_callbacks_settle_nothing(e: Emulated) {
             .put(e.app.url(&format!("/operator-callbacks/ALPHA/Sandbox?token={token}")))
             .json(&forged)
     };
+    let before = Checks::of(&e.app, "ALPHA").await;
     let a = answer(callback("not-the-token")).await;
     assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{}", a.body);
     // With the right token, the callback is only a hint: the operator says PENDING.
@@ -259,7 +277,8 @@ async fn forged_and_unknown_callbacks_settle_nothing(e: Emulated) {
         (a.status, a.body["data"]["outcome"].as_str()),
         (StatusCode::OK, Some("checking"))
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let checked = before.answered(&e.app, "ALPHA").await;
+    assert_eq!(checked.accepted, before.accepted + 1, "the forged one started no check");
     assert_eq!(
         e.status("c06").await,
         "PENDING",
@@ -303,7 +322,7 @@ async fn answers_that_cannot_be_trusted_are_counted_and_settle_nothing(e: Emulat
         &collect_v1("c05", "0701020305", "ALPHA_MONEY_CI", "1500"),
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    emulated::advance(&e.emulator, DELAY).await;
     // Each check comes after the previous one's backoff.
     let kinds = [
         ("other_amount", "amount_mismatch", 60_000),

@@ -1,6 +1,7 @@
 //! The gateway against the operator emulator over HTTP, with BETA collections and DELTA
 //! transfers routed to the Wave connector: signed webhooks that settle through a status check,
-//! polling when none comes, payouts answered at once or refused, forged webhooks refused.
+//! polling when none comes, payouts answered at once or refused, forged webhooks refused. The
+//! emulator's delay passes when a test moves its clock, never on its own.
 
 use std::time::Duration;
 
@@ -11,10 +12,14 @@ use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
+use crate::support::emulated::{self, Checks, PATIENCE};
 use crate::support::helpers::{answer, gateway_port, later, TestApp};
 use crate::support::requests::{collect_v1, post, transfer_v1};
 use momo_test_support::both_backends;
-use momo_test_support::Backend;
+use momo_test_support::{poll, Backend};
+
+/// The emulator's Sandbox delay, on its clock: rows 02 and 05 settle when a test advances it.
+const DELAY: Duration = Duration::from_secs(60);
 
 /// The gateway, the emulator it calls, and a Sandbox token.
 pub struct Waved {
@@ -26,7 +31,7 @@ pub struct Waved {
 async fn with_wave(backend: Backend) -> Option<Waved> {
     let port = gateway_port();
     let mut settings = EmulatorSettings {
-        delay: Duration::from_millis(300),
+        delay: DELAY,
         ..EmulatorSettings::default()
     };
     settings.wave.webhook_url = Some(format!("http://127.0.0.1:{port}/operator-callbacks/BETA/Sandbox"));
@@ -70,33 +75,33 @@ impl Waved {
         a.body["data"].clone()
     }
 
+    /// Waits (up to [`PATIENCE`]) for `id` to leave PENDING; its status then, or `PENDING`.
     async fn settled(&self, id: &str) -> String {
-        for _ in 0..100 {
+        let found = poll(PATIENCE, async || {
             let status = self.status(id).await["status"].as_str().unwrap_or_default().to_owned();
-            if status != "PENDING" {
-                return status;
+            if status == "PENDING" {
+                Err(status)
+            } else {
+                Ok(status)
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        "PENDING".to_owned()
+        })
+        .await;
+        found.unwrap_or_else(|pending| pending)
     }
 
-    async fn executed(&self, id: &str) -> u64 {
+    /// The internal id of the transaction `id`: the operator's key for it.
+    async fn key(&self, id: &str) -> String {
         let t = self
             .app
             .gateway
             .transaction(&self.app.sandbox_tenant(), id)
             .await
             .unwrap();
-        let answer: Value = reqwest::get(format!(
-            "{}/_emulator/initiations/{}",
-            self.emulator.url, t.transaction.id
-        ))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        t.transaction.id.to_string()
+    }
+
+    async fn executed(&self, id: &str) -> u64 {
+        let answer = emulated::admin(&self.emulator, &format!("initiations/{}", self.key(id).await)).await;
         answer["executed"].as_u64().unwrap_or(0)
     }
 
@@ -134,8 +139,11 @@ async fn wave_webhooks_settle_collections_through_a_status_check(w: Waved) {
         );
     }
     assert_eq!(w.settled("w01").await, "SUCCESSFUL", "by the signed webhook");
+    assert_eq!(w.status("w02").await["status"], "PENDING", "before the delay");
+    emulated::advance(&w.emulator, DELAY).await;
     assert_eq!(w.settled("w02").await, "SUCCESSFUL", "after the delay");
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    let made = emulated::callbacks_about(&w.emulator, &w.key("w05").await).await;
+    assert_eq!(made, Vec::<Value>::new(), "complete at Wave, which sends no webhook");
     assert_eq!(w.status("w05").await["status"], "PENDING", "05 sends no webhook");
     let report = reconciler::run_once(&w.app.gateway, later(60_000)).await.unwrap();
     assert_eq!(report.settled, 1);
@@ -173,7 +181,7 @@ async fn wave_payouts_settle_at_once_or_are_refused(w: Waved) {
     )
     .await;
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    emulated::advance(&w.emulator, DELAY).await;
     // Payouts have no webhook: polling settles them.
     reconciler::run_once(&w.app.gateway, later(60_000)).await.unwrap();
     assert_eq!(w.status("p02").await["status"], "SUCCESSFUL");
@@ -209,6 +217,7 @@ async fn forged_wave_webhooks_are_refused(w: Waved) {
     .await;
     assert_eq!(forged.status, StatusCode::UNAUTHORIZED);
     // Signed with the right secret, it is only a hint: Wave says the session is still open.
+    let before = Checks::of(&w.app, "BETA").await;
     let body = serde_json::to_vec(&event).unwrap();
     let signature = momo_operator_emulator::wave_signature("wave-webhook-secret", now, &body);
     let hint = answer(
@@ -221,7 +230,8 @@ async fn forged_wave_webhooks_are_refused(w: Waved) {
     )
     .await;
     assert_eq!(hint.status, StatusCode::OK, "{}", hint.body);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let checked = before.answered(&w.app, "BETA").await;
+    assert_eq!(checked.accepted, before.accepted + 1, "the signed hint started a check");
     assert_eq!(
         w.status("w06").await["status"],
         "PENDING",
@@ -239,7 +249,7 @@ async fn payout_answers_that_cannot_be_trusted_settle_nothing(w: Waved) {
     )
     .await;
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    emulated::advance(&w.emulator, DELAY).await;
     // Wave paid it; its search answers lie twice, each check after the previous one's backoff.
     for (fault, at) in [("other_amount", 60_000), ("unknown_status", 100_000)] {
         w.fault("wave.payout.search", &format!("answer={fault}")).await;

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use momo_gateway::config::Config;
 use momo_gateway::domain::{Environment, PageRequest, Tenant};
@@ -16,6 +16,7 @@ use crate::support::helpers::answer;
 use crate::support::requests::{collect_v1, transfer_v2};
 use momo_test_support::process::{self, demo_value};
 use momo_test_support::receiver::Receiver;
+use momo_test_support::until;
 
 pub(super) async fn token(client: &reqwest::Client, base: &str, key: &str, secret: &str) -> String {
     let a = answer(
@@ -29,12 +30,9 @@ pub(super) async fn token(client: &reqwest::Client, base: &str, key: &str, secre
     a.body["data"]["token"].as_str().unwrap().to_owned()
 }
 
-pub(super) async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !check().await {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+/// Waits (up to a minute) until `condition` holds.
+pub(super) async fn eventually(what: &str, condition: impl AsyncFnMut() -> bool) {
+    until(what, Duration::from_secs(60), condition).await
 }
 
 #[tokio::test]
@@ -179,9 +177,12 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
     )
     .await;
     let answered = Arc::new(AtomicUsize::new(0));
+    // Told at the 100th answer: SIGTERM then finds the load in full flight.
+    let hundredth = Arc::new(tokio::sync::Notify::new());
     let mut load = tokio::task::JoinSet::new();
     for worker in 0..16 {
         let (client, base, token, answered) = (client.clone(), running.base.clone(), token.clone(), answered.clone());
+        let hundredth = hundredth.clone();
         load.spawn(async move {
             let mut results = Vec::new();
             for i in 0..40 {
@@ -196,7 +197,9 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
                     Ok(response) => {
                         let status = response.status();
                         let body = response.text().await;
-                        answered.fetch_add(1, Ordering::SeqCst);
+                        if answered.fetch_add(1, Ordering::SeqCst) + 1 == 100 {
+                            hundredth.notify_one();
+                        }
                         Some((
                             status,
                             body.map(|b| serde_json::from_str::<Value>(&b).is_ok()).unwrap_or(false),
@@ -209,9 +212,9 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
             results
         });
     }
-    while answered.load(Ordering::SeqCst) < 100 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    tokio::time::timeout(Duration::from_secs(60), hundredth.notified())
+        .await
+        .expect("100 answers under load");
     let (status, _) = running.terminate().await;
     assert!(status.success(), "exit 0 after SIGTERM: {status:?}");
     let mut confirmed = HashSet::new();

@@ -1,5 +1,5 @@
 //! After creation: simulated callbacks, the reconciler, collection expiry, the BETA launch
-//! page, transfers needing review. Time is driven through `run_once(now)`; nothing sleeps.
+//! page, transfers needing review. Time is driven through `run_once(now)`; nothing waits for it to pass.
 
 use momo_gateway::domain::{Status, Timestamp};
 use momo_gateway::reconcile::{callbacks, expiry, reconciler, review};

@@ -120,7 +120,7 @@ fn reserved(listen: std::net::SocketAddr) -> Option<std::net::TcpListener> {
     Some(reserved.swap_remove(at))
 }
 
-/// `ms` milliseconds from now: tests drive workers with explicit times instead of sleeping.
+/// `ms` milliseconds from now: tests drive workers with explicit times instead of waiting.
 pub fn later(ms: i64) -> Timestamp {
     Timestamp(Timestamp::now().millis() + ms)
 }

@@ -1,6 +1,6 @@
 //! Webhook delivery: one delivery per final transition, signed, with the exact v1 body that the
 //! documented Python verifier accepts; leases that run out, and two dispatchers delivering a
-//! thousand events exactly once. Time is driven through `run_once(now)`; nothing sleeps.
+//! thousand events exactly once. Time is driven through `run_once(now)`; nothing waits for it to pass.
 
 use momo_gateway::domain::Timestamp;
 use momo_gateway::reconcile::callbacks;

@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use crate::support::helpers::{answer, later, TestApp};
 use crate::support::requests::{collect_v1, post};
 use crate::support::webhooks::{dispatcher, listen, private_targets_allowed};
-use momo_test_support::both_backends;
+use momo_test_support::{both_backends, until};
 
 both_backends!(
     TestApp::spawn_with(private_targets_allowed) =>
@@ -52,14 +52,10 @@ async fn a_settled_payment_s_event_is_sent_as_its_batch_commits_without_a_claim(
         &collect_v1("h1", "0701020304", "ALPHA_MONEY_CI", "1500"),
     )
     .await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while events_in(&app, &token, "delivered").await < 1 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the handed event was not delivered in 10 s"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until("the handed event delivered", Duration::from_secs(10), async || {
+        events_in(&app, &token, "delivered").await >= 1
+    })
+    .await;
     let received = receiver.received();
     assert_eq!(received.len(), 1, "sent once");
     assert!(received[0].body.contains("\"h1\""), "{}", received[0].body);

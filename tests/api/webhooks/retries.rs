@@ -1,6 +1,6 @@
 //! A receiver that fails: retries on schedule with the same id and body and an attempt log,
 //! failure at the end of the schedule then redelivery, 410, 429 with Retry-After, timeouts and
-//! redirects. Time is driven through `run_once(now)`; nothing sleeps.
+//! redirects. Time is driven through `run_once(now)`; nothing waits for it to pass.
 
 use momo_gateway::config::Config;
 use momo_gateway::domain::Timestamp;

@@ -19,6 +19,9 @@ use momo_test_support::TestDatabase;
 
 both_backends!(TestDatabase::create => a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing);
 
+/// How many payments are answered before the kill.
+const LOAD_BEFORE_THE_KILL: usize = 200;
+
 async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing(db: TestDatabase) {
     let admin = momo_gateway::app::open(Config {
         database_url: db.url.clone(),
@@ -52,9 +55,12 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
 
     // 16 clients, each creating until the gateway is gone; the ids that got a 2xx are kept.
     let answered = Arc::new(Mutex::new(Vec::<String>::new()));
+    // Told at the 200th 2xx: the kill then comes with every client mid-request.
+    let under_load = Arc::new(tokio::sync::Notify::new());
     let mut clients = tokio::task::JoinSet::new();
     for worker in 0..16 {
         let (client, base, token, answered) = (client.clone(), gateway.base.clone(), token.clone(), answered.clone());
+        let under_load = under_load.clone();
         clients.spawn(async move {
             for i in 0.. {
                 let id = format!("k{worker}x{i}");
@@ -70,14 +76,22 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
                     .send()
                     .await;
                 match sent {
-                    Ok(r) if r.status().is_success() => answered.lock().unwrap().push(id),
+                    Ok(r) if r.status().is_success() => {
+                        let mut answered = answered.lock().unwrap();
+                        answered.push(id);
+                        if answered.len() == LOAD_BEFORE_THE_KILL {
+                            under_load.notify_one();
+                        }
+                    }
                     Ok(r) => assert_eq!(r.status(), StatusCode::PRECONDITION_FAILED, "{id}"),
                     Err(_) => return, // the gateway is gone
                 }
             }
         });
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::time::timeout(Duration::from_secs(60), under_load.notified())
+        .await
+        .expect("the load runs");
     gateway.kill();
     while clients.join_next().await.is_some() {}
 

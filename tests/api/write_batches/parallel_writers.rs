@@ -10,11 +10,14 @@ use serde_json::Value;
 use super::pipeline::{all_at_once, batched};
 use crate::support::helpers::{answer, TestApp};
 use crate::support::requests::{collect_v1, transfer_v1};
-use momo_test_support::Backend;
+use momo_test_support::{until, Backend};
 
-/// One writer's batch held open at its commit (a deferred trigger sleeps) while other writers
-/// take transfers of the same merchant: they wait on the balance row, and the merchant's
-/// balance never goes below zero. PostgreSQL only: SQLite has one writer.
+/// How long the test waits for the writers to reach each point.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// One writer's batch held open at its commit (a deferred trigger waits for a lock the test
+/// holds) while other writers take transfers of the same merchant: they wait on the balance
+/// row, and the merchant's balance never goes below zero. PostgreSQL only: SQLite has one writer.
 #[tokio::test]
 async fn transfers_of_one_merchant_cannot_overdraw_while_a_batch_is_held_open() {
     let Some(app) = TestApp::spawn_with(Backend::Postgres, |c| {
@@ -29,7 +32,7 @@ async fn transfers_of_one_merchant_cannot_overdraw_while_a_batch_is_held_open() 
     let pool = sqlx::PgPool::connect(&app.database_url).await.unwrap();
     for statement in [
         "CREATE FUNCTION hold_batch() RETURNS trigger AS $$ BEGIN \
-         IF NEW.transaction_id LIKE 'slow%' THEN PERFORM pg_sleep(0.5); END IF; \
+         IF NEW.transaction_id LIKE 'slow%' THEN PERFORM pg_advisory_xact_lock(4242); END IF; \
          RETURN NEW; END $$ LANGUAGE plpgsql",
         "CREATE CONSTRAINT TRIGGER hold_batch AFTER INSERT ON transactions \
          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION hold_batch()",
@@ -37,16 +40,46 @@ async fn transfers_of_one_merchant_cannot_overdraw_while_a_batch_is_held_open() 
         sqlx::query(statement).execute(&pool).await.unwrap();
     }
     let token = app.sandbox_token().await;
+    let transfer = |id: &str| {
+        app.post("/v1/transfer/mobile-money")
+            .bearer_auth(&token)
+            .json(&transfer_v1(id, "0701020306", "GAMMA_MONEY_CI", "1000"))
+    };
+    // The lock the slow batch waits for at its commit, held until other writers wait behind it.
+    let mut holder = pool.acquire().await.unwrap();
+    sqlx::query("SELECT pg_advisory_lock(4242)")
+        .execute(&mut *holder)
+        .await
+        .unwrap();
+    let waiting_on = |what: &'static str| {
+        let pool = pool.clone();
+        async move {
+            let query = format!(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() \
+                 AND wait_event_type = 'Lock' AND wait_event IN ({what})"
+            );
+            let waiting: i64 = sqlx::query_scalar(&query).fetch_one(&pool).await.unwrap();
+            waiting > 0
+        }
+    };
     // 10,000 available; each transfer reserves 1,000 and its fee: at most 9 fit.
-    let requests = (0..40)
-        .map(|i| {
-            let id = if i == 0 { "slow-0".to_owned() } else { format!("t-{i}") };
-            app.post("/v1/transfer/mobile-money")
-                .bearer_auth(&token)
-                .json(&transfer_v1(&id, "0701020306", "GAMMA_MONEY_CI", "1000"))
-        })
-        .collect();
-    let answers = all_at_once(requests).await;
+    let slow = tokio::spawn(answer(transfer("slow-0")));
+    until("the slow batch held at its commit", PATIENCE, async || {
+        waiting_on("'advisory'").await
+    })
+    .await;
+    let others = tokio::spawn(all_at_once((1..40).map(|i| transfer(&format!("t-{i}"))).collect()));
+    until("another writer waiting on the held balance row", PATIENCE, async || {
+        waiting_on("'transactionid', 'tuple'").await
+    })
+    .await;
+    sqlx::query("SELECT pg_advisory_unlock(4242)")
+        .execute(&mut *holder)
+        .await
+        .unwrap();
+    drop(holder);
+    let mut answers = vec![slow.await.unwrap()];
+    answers.extend(others.await.unwrap());
     let accepted = answers.iter().filter(|a| a.status.is_success()).count();
     let refused = answers
         .iter()

@@ -13,16 +13,18 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use super::routes::{Route, ALL_ROUTES};
+use crate::support::emulated::{self, PATIENCE};
 use crate::support::helpers::{answer, free_port, gateway_port, later, Answer, TestApp};
 use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
-use momo_test_support::Backend;
+use momo_test_support::{eventually, poll, Backend};
 
 pub const CALLBACK_TOKEN: &str = "momo-callback-token-for-fault-tests";
 pub const WAVE_SECRET: &str = "wave-webhook-secret";
-/// The emulator's Sandbox delay (rows 02, 03, 05).
-pub const DELAY: Duration = Duration::from_millis(300);
-/// Long enough for the emulator to have settled a row 02, 03 or 05 payment.
-pub const PAST_THE_DELAY: Duration = Duration::from_millis(450);
+/// The emulator's Sandbox delay (rows 02, 03, 05), on its clock: longer than any scenario runs,
+/// so those rows settle only when a scenario advances the clock ([`Faulted::past_the_delay`]),
+/// and short enough that the advances of a whole test stay well inside the lifetime of a MoMo
+/// token (an hour) and of a Wave checkout session (30 min from its creation).
+pub const DELAY: Duration = Duration::from_secs(60);
 pub const BREAKER_COOL_DOWN: Duration = Duration::from_millis(300);
 
 /// Where the gateway's connectors are pointed.
@@ -156,16 +158,29 @@ impl Faulted {
         self.lookup(id).await["status"].as_str().unwrap_or_default().to_owned()
     }
 
-    /// Waits (up to 5 s) for `id` to leave PENDING.
+    /// Waits (up to [`PATIENCE`]) for `id` to leave PENDING; its status then, or `PENDING`.
     pub async fn settled(&self, id: &str) -> String {
-        for _ in 0..100 {
+        let found = poll(PATIENCE, async || {
             let status = self.status(id).await;
-            if status != "PENDING" {
-                return status;
+            if status == "PENDING" {
+                Err(status)
+            } else {
+                Ok(status)
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        "PENDING".to_owned()
+        })
+        .await;
+        found.unwrap_or_else(|pending| pending)
+    }
+
+    /// Moves the emulator's clock `by` forward: what falls due happens, and the callbacks due
+    /// are made and answered before this returns.
+    pub async fn advance(&self, by: Duration) {
+        emulated::advance(&self.emulator, by).await;
+    }
+
+    /// Moves the emulator's clock past its Sandbox delay: rows 02, 03 and 05 settle there.
+    pub async fn past_the_delay(&self) {
+        self.advance(DELAY).await;
     }
 
     pub async fn record(&self, id: &str) -> Transaction {
@@ -183,19 +198,15 @@ impl Faulted {
         format!("{:?}", (t.status, t.updated_at, t.failure_code, t.failure_reason))
     }
 
+    /// A `GET` on the emulator's admin API (`path` from `/_emulator/`).
     pub async fn emulator_get(&self, path: &str) -> Value {
-        reqwest::get(format!("{}{path}", self.emulator.url))
-            .await
-            .expect("the emulator answers")
-            .json()
-            .await
-            .expect("the emulator answers JSON")
+        emulated::admin(&self.emulator, path).await
     }
 
     /// How many times the operator received and executed the initiation of `id`.
     pub async fn counts(&self, id: &str) -> (u64, u64) {
         let key = self.record(id).await.id;
-        let c = self.emulator_get(&format!("/_emulator/initiations/{key}")).await;
+        let c = self.emulator_get(&format!("initiations/{key}")).await;
         (c["received"].as_u64().unwrap(), c["executed"].as_u64().unwrap())
     }
 
@@ -234,26 +245,19 @@ impl Faulted {
         }
     }
 
-    /// Waits (up to 5 s) until the emulator has made (or dropped) `n` callbacks about `id`.
+    /// Waits (up to [`PATIENCE`]) until the emulator has made (or dropped) `n` callbacks about
+    /// `id`; all it made about it.
     pub async fn callbacks_made(&self, id: &str, n: usize) -> Vec<Value> {
         let key = self.record(id).await.id;
-        let payment = self.emulator_get(&format!("/_emulator/payments/{key}")).await["id"].clone();
-        let mut made = Vec::new();
-        for _ in 0..100 {
-            let all = self.emulator_get("/_emulator/callbacks").await;
-            made = all
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|c| c["payment"] == payment)
-                .cloned()
-                .collect();
+        eventually(&format!("{n} callbacks about {id}"), PATIENCE, async || {
+            let made = emulated::callbacks_about(&self.emulator, &key).await;
             if made.len() >= n {
-                return made;
+                Ok(made)
+            } else {
+                Err(made)
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("{id}: {n} callbacks expected, the emulator made {made:?}");
+        })
+        .await
     }
 
     /// The transaction ids still PENDING, every tenant.
@@ -292,7 +296,7 @@ impl Faulted {
             Vec::<String>::new(),
             "{what}: nothing left PENDING"
         );
-        let payments = self.emulator_get("/_emulator/payments").await;
+        let payments = self.emulator_get("payments").await;
         let mut per_reference: HashMap<String, usize> = HashMap::new();
         for p in payments.as_array().unwrap() {
             let wire = &p["wire"];
@@ -313,7 +317,7 @@ impl Faulted {
             twice.is_empty(),
             "{what}: paid more than once at the operator: {twice:?}"
         );
-        for i in self.emulator_get("/_emulator/initiations").await.as_array().unwrap() {
+        for i in self.emulator_get("initiations").await.as_array().unwrap() {
             assert!(i["executed"].as_u64().unwrap() <= 1, "{what}: executed twice: {i}");
         }
         assert_eq!(self.reserved().await, "0", "{what}: nothing left reserved");

@@ -10,6 +10,6 @@
 pub mod harness;
 pub mod routes;
 
-pub use harness::{Faulted, BREAKER_COOL_DOWN, CALLBACK_TOKEN, PAST_THE_DELAY, WAVE_SECRET};
+pub use harness::{Faulted, BREAKER_COOL_DOWN, CALLBACK_TOKEN, WAVE_SECRET};
 pub use routes::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
 pub use routes::{Route, ALL_ROUTES};
