@@ -34,6 +34,7 @@ pub fn build_gateway(rev: &str) -> anyhow::Result<PathBuf> {
         let tree_arg = tree.to_string_lossy().into_owned();
         git(&root, &["worktree", "add", "--force", "--detach", &tree_arg, &commit])?;
     }
+    own_workspace(&tree)?;
     eprintln!("building momo-gateway at {rev} ({short}); the first build of a revision takes minutes");
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .args(["build", "--release", "--bin", "momo-gateway"])
@@ -43,6 +44,20 @@ pub fn build_gateway(rev: &str) -> anyhow::Result<PathBuf> {
         .context("cannot run cargo")?;
     anyhow::ensure!(status.success(), "building {rev} failed");
     Ok(compare.join("target").join("release").join("momo-gateway"))
+}
+
+/// Makes the checked-out revision a workspace of its own. Under `target/` it sits inside this
+/// repository's workspace, and cargo would take a revision without a `[workspace]` table of its
+/// own (every one before the emulator's crate) for a member that is not listed; `exclude` does
+/// not help under a member's path (rust-lang/cargo#6745).
+fn own_workspace(tree: &Path) -> anyhow::Result<()> {
+    let manifest = tree.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).with_context(|| format!("cannot read {}", manifest.display()))?;
+    if !text.lines().any(|line| line.trim() == "[workspace]") {
+        std::fs::write(&manifest, format!("{text}\n[workspace]\n"))
+            .with_context(|| format!("cannot write {}", manifest.display()))?;
+    }
+    Ok(())
 }
 
 /// `git ARGS` in `dir`, its output trimmed.

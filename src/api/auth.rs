@@ -62,9 +62,9 @@ pub(super) async fn caller(parts: &Parts, gateway: &Gateway, rechecked: bool) ->
         .get("x-environment")
         .map(|v| v.to_str().unwrap_or("(not text)"));
     let principal = if rechecked {
-        gateway.authenticate_rechecked(token, environment).await
+        gateway.auth.authenticate_rechecked(token, environment).await
     } else {
-        gateway.authenticate(token, environment).await
+        gateway.auth.authenticate(token, environment).await
     }
     .map_err(|e| {
         if let crate::service::ServiceError::Unauthorized(_) = e {

@@ -4,7 +4,7 @@
 
 use axum::extract::FromRef;
 
-use crate::service::{Customers, Gateway, Idempotency, Merchants, Reports, Webhooks};
+use crate::service::{Auth, Customers, Dashboard, Gateway, Idempotency, Merchants, Reports, Webhooks};
 
 macro_rules! service_state {
     ($($service:ident: $field:ident),* $(,)?) => {
@@ -24,4 +24,6 @@ service_state!(
     Reports: reports,
     Merchants: merchants,
     Idempotency: idempotency,
+    Auth: auth,
+    Dashboard: dashboard,
 );

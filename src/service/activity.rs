@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Gateway, ServiceError};
+use super::{Dashboard, ServiceError};
 use crate::domain::{
     Activity, Attempt, Balance, EventFilter, EventSummary, OperatorCode, PageRequest, RecentAttempt, Status, Tenant,
     Timestamp, TransactionRecord, Transition, WebhookEndpoint,
@@ -90,36 +90,40 @@ fn overview_of(balance: Balance, activity: &[Activity]) -> Overview {
     }
 }
 
-impl Gateway {
+impl Dashboard {
     /// The overview at `now`: balance, today's and the last seven UTC days' volume, and each
     /// operator's success rate over those days.
     pub async fn overview(&self, tenant: &Tenant, now: Timestamp) -> Result<Overview, ServiceError> {
         let today = now.millis() - now.millis().rem_euclid(DAY_MS);
         let since = Timestamp(today - (CHART_DAYS as i64 - 1) * DAY_MS);
-        let balance = self.store.balance(tenant).await?;
-        let activity = self.store.activity(tenant, since).await?;
+        let balance = self.payments.balance(tenant).await?;
+        let activity = self.activity.activity(tenant, since).await?;
         Ok(overview_of(balance, &activity))
     }
 
     /// A transaction (by the merchant's id or the reference) with its transitions and webhook
     /// events; `NotFound` for another tenant's.
     pub async fn timeline(&self, tenant: &Tenant, id: &str) -> Result<Timeline, ServiceError> {
-        let record = self.transaction(tenant, id).await?;
-        let transitions = self.store.transitions(&record.transaction.id).await?;
+        let record = self
+            .payments
+            .transaction(tenant, id)
+            .await?
+            .ok_or(ServiceError::NotFound("transaction"))?;
+        let transitions = self.activity.transitions(&record.transaction.id).await?;
         let filter = EventFilter {
             transaction_id: Some(record.transaction.transaction_id.to_string()),
             state: None,
         };
         let page = PageRequest { limit: 10, after: None };
         let mut events = Vec::new();
-        let found = self.store.events(Some(tenant), &filter, &page).await?;
+        let found = self.events.events(Some(tenant), &filter, &page).await?;
         // The filter also matches a reference equal to this id: keep this transaction's only.
         let own = found
             .into_iter()
             .rev()
             .filter(|e| record.transaction.reference == e.transaction_ref);
         for summary in own {
-            let attempts = match self.store.event(Some(tenant), &summary.id).await? {
+            let attempts = match self.events.event(Some(tenant), &summary.id).await? {
                 Some((_, attempts)) => attempts,
                 None => Vec::new(),
             };
@@ -147,7 +151,7 @@ impl Gateway {
 
     /// The tenant's webhook URL and whether it is disabled.
     pub async fn webhook_endpoint(&self, tenant: &Tenant, now: Timestamp) -> Result<WebhookEndpoint, ServiceError> {
-        self.store
+        self.activity
             .webhook_endpoint(tenant, now)
             .await?
             .map(|(endpoint, _)| endpoint)
@@ -160,7 +164,7 @@ impl Gateway {
         tenant: &Tenant,
         limit: u32,
     ) -> Result<Vec<RecentAttempt>, ServiceError> {
-        Ok(self.store.recent_attempts(tenant, limit).await?)
+        Ok(self.activity.recent_attempts(tenant, limit).await?)
     }
 
     /// "Send a test event": a `test` body signed like any delivery (with every secret that
@@ -168,7 +172,7 @@ impl Gateway {
     /// and private-address guard), and logged with the attempts. One attempt, no retry.
     pub async fn send_test_webhook(&self, tenant: &Tenant, now: Timestamp) -> Result<Attempt, ServiceError> {
         let (endpoint, secrets) = self
-            .store
+            .activity
             .webhook_endpoint(tenant, now)
             .await?
             .ok_or(ServiceError::NotFound("merchant"))?;
@@ -200,7 +204,7 @@ impl Gateway {
             error: delivery.error,
             response: delivery.response,
         };
-        self.store.insert_test_delivery(tenant, &attempt).await?;
+        self.events.insert_test_delivery(tenant, &attempt).await?;
         Ok(attempt)
     }
 }

@@ -5,7 +5,7 @@
 //! in every process sharing the database.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::credentials::{random_token, secret_matches};
-use super::{Gateway, ServiceError};
+
+use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{Credential, Environment, MerchantId, Tenant, Timestamp, TransactionRecord};
-use crate::store::{Store, StoreError};
+use crate::store::{MerchantStore, PaymentStore, Store, StoreError};
 
 /// Server keys: the JWT signing key (with its key id) and the pepper of credential hashes.
 pub struct Keys {
@@ -77,7 +78,35 @@ pub struct Principal {
     pub credential_id: String,
 }
 
-impl Gateway {
+/// Sign-in and its checks: the merchants' credentials, the server's keys, the token lifetime,
+/// and which credentials were seen active lately (shared with the payments, which forget one
+/// their own insert finds revoked). Lookups that recheck the credential in the same round trip
+/// read the payments' store.
+#[derive(Clone)]
+pub struct Auth {
+    credentials: Arc<dyn MerchantStore>,
+    payments: Arc<dyn PaymentStore>,
+    keys: Arc<Keys>,
+    config: Arc<Config>,
+    active_credentials: Arc<ActiveCredentials>,
+}
+
+impl Auth {
+    pub(super) fn new(
+        store: Arc<dyn Store>,
+        keys: Arc<Keys>,
+        config: Arc<Config>,
+        active_credentials: Arc<ActiveCredentials>,
+    ) -> Auth {
+        Auth {
+            credentials: store.clone(),
+            payments: store,
+            keys,
+            config,
+            active_credentials,
+        }
+    }
+
     /// Issues a token for `api_key:api_secret`, which must belong to `environment`.
     pub async fn issue_token(
         &self,
@@ -117,7 +146,7 @@ impl Gateway {
         api_secret: &str,
     ) -> Result<Credential, ServiceError> {
         let refused = || ServiceError::Unauthorized("invalid API key or secret".to_owned());
-        let credential = self.store.credential_by_key(api_key).await?.ok_or_else(refused)?;
+        let credential = self.credentials.credential_by_key(api_key).await?.ok_or_else(refused)?;
         if !credential.is_active() || !secret_matches(&self.keys.pepper, api_secret, &credential.secret_hash) {
             return Err(refused());
         }
@@ -127,7 +156,7 @@ impl Gateway {
     /// Checks a bearer token, and `X-Environment` when the request carries one.
     pub async fn authenticate(&self, token: &str, environment_header: Option<&str>) -> Result<Principal, ServiceError> {
         let claimed = self.verify_token(token, environment_header)?;
-        let credential = self.store.credential(&claimed.credential_id).await?;
+        let credential = self.credentials.credential(&claimed.credential_id).await?;
         match credential {
             Some(c)
                 if c.is_active()
@@ -163,7 +192,7 @@ impl Gateway {
     /// credential in one round trip: a credential revoked since its token was checked is refused.
     pub async fn transaction_checked(&self, caller: &Principal, id: &str) -> Result<TransactionRecord, ServiceError> {
         let lookup = self
-            .store
+            .payments
             .transaction_checked(&caller.tenant, &caller.credential_id, id)
             .await?;
         if !lookup.credential_active {

@@ -15,8 +15,12 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 
 use super::credentials::{random_token, secret_hash, secret_matches};
-use super::{Gateway, ServiceError};
+use std::sync::Arc;
+
+use super::{Auth, Keys, ServiceError, Webhooks};
+use crate::config::Config;
 use crate::domain::{DashboardSession, NewDashboardSession, Tenant, Timestamp};
+use crate::store::{ActivityStore, MerchantStore, PaymentStore, SessionStore, Store, WebhookStore};
 
 /// A session just opened: the token for the cookie (shown to nobody else) and what it opens.
 pub struct SignedIn {
@@ -35,7 +39,42 @@ fn csrf_input(token: &str) -> String {
     format!("dashboard-csrf:{token}")
 }
 
-impl Gateway {
+/// The merchant dashboard's use cases: its sessions, and the views and actions of its pages
+/// (`activity.rs`). It signs in through [`Auth`] and redelivers through [`Webhooks`].
+#[derive(Clone)]
+pub struct Dashboard {
+    pub(super) sessions: Arc<dyn SessionStore>,
+    pub(super) credentials: Arc<dyn MerchantStore>,
+    pub(super) activity: Arc<dyn ActivityStore>,
+    pub(super) payments: Arc<dyn PaymentStore>,
+    pub(super) events: Arc<dyn WebhookStore>,
+    pub(super) auth: Auth,
+    pub(super) webhooks: Webhooks,
+    pub(super) keys: Arc<Keys>,
+    pub(super) config: Arc<Config>,
+}
+
+impl Dashboard {
+    pub(super) fn new(
+        store: Arc<dyn Store>,
+        auth: Auth,
+        webhooks: Webhooks,
+        keys: Arc<Keys>,
+        config: Arc<Config>,
+    ) -> Dashboard {
+        Dashboard {
+            sessions: store.clone(),
+            credentials: store.clone(),
+            activity: store.clone(),
+            payments: store.clone(),
+            events: store,
+            auth,
+            webhooks,
+            keys,
+            config,
+        }
+    }
+
     /// Opens a session for `api_key:api_secret`, in the environment the key belongs to: a
     /// Sandbox key opens the Sandbox, never Production. Stale sessions are swept on the way.
     pub async fn dashboard_sign_in(
@@ -44,9 +83,9 @@ impl Gateway {
         api_secret: &str,
         now: Timestamp,
     ) -> Result<SignedIn, ServiceError> {
-        let credential = self.verified_credential(api_key, api_secret).await?;
+        let credential = self.auth.verified_credential(api_key, api_secret).await?;
         let settings = self.config.dashboard;
-        self.store
+        self.sessions
             .delete_stale_sessions(now, now.minus(settings.session_idle))
             .await?;
         let token = random_token::<32>();
@@ -57,7 +96,7 @@ impl Gateway {
             },
             credential_id: credential.id,
         };
-        self.store
+        self.sessions
             .insert_session(&NewDashboardSession {
                 token_hash: token_hash(&token),
                 session: session.clone(),
@@ -79,12 +118,12 @@ impl Gateway {
             return Ok(None);
         }
         let idle_since = now.minus(self.config.dashboard.session_idle);
-        Ok(self.store.use_session(&token_hash(token), now, idle_since).await?)
+        Ok(self.sessions.use_session(&token_hash(token), now, idle_since).await?)
     }
 
     /// The API key a session was opened with (never its secret, which is not stored).
     pub async fn dashboard_api_key(&self, session: &DashboardSession) -> Result<String, ServiceError> {
-        match self.store.credential(&session.credential_id).await? {
+        match self.credentials.credential(&session.credential_id).await? {
             Some(c) if c.merchant_id == session.tenant.merchant_id => Ok(c.api_key),
             _ => Err(ServiceError::NotFound("credential")),
         }
@@ -92,7 +131,7 @@ impl Gateway {
 
     /// Ends the session of a cookie's token.
     pub async fn dashboard_sign_out(&self, token: &str) -> Result<(), ServiceError> {
-        Ok(self.store.delete_session(&token_hash(token)).await?)
+        Ok(self.sessions.delete_session(&token_hash(token)).await?)
     }
 
     /// The CSRF token of a session: what every form of that session carries.

@@ -31,11 +31,11 @@ use crate::telemetry::metrics::Metrics;
 use crate::webhook::dispatcher::Dispatcher;
 
 pub use activity::{Overview, Timeline};
-pub use auth::{IssuedToken, Keys, Principal};
+pub use auth::{Auth, IssuedToken, Keys, Principal};
 pub use callbacks::{CallbackError, CallbackReceipt};
 pub use checkout::{CheckoutPayment, PayerDecision};
 pub use customers::Customers;
-pub use dashboard::SignedIn;
+pub use dashboard::{Dashboard, SignedIn};
 pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
 pub use merchants::Merchants;
@@ -45,11 +45,12 @@ pub use pending::outcome_of;
 pub use reports::Reports;
 pub use webhooks::Webhooks;
 
-/// The gateway's use cases over one store, assembled. Cheap to clone. The use cases that stand
-/// alone are services of their own, each holding only the store traits it uses (`customers`,
-/// `webhooks`, `reports`, `merchants`, `idempotency`); handlers, workers and the command line
-/// take the one they need (`State<Customers>`, through `app::state`). The payments, their
-/// operators and callbacks, sign-in and the dashboard are still methods of the gateway itself.
+/// The gateway's use cases over one store, assembled. Cheap to clone. Each use case is a
+/// service of its own holding only the store traits it uses (`customers`, `webhooks`,
+/// `reports`, `merchants`, `idempotency`, `auth`, `dashboard`); handlers, workers and the
+/// command line take the one they need (`State<Customers>`, through `app::state`). The
+/// payments (creation, settlement, operator callbacks, the reconciler's checks, the BETA page,
+/// balances) are still methods of the gateway itself, with its operators, fees and metrics.
 /// Nothing outside `service` reaches the store.
 #[derive(Clone)]
 pub struct Gateway {
@@ -58,9 +59,10 @@ pub struct Gateway {
     pub reports: Reports,
     pub merchants: Merchants,
     pub idempotency: Idempotency,
+    pub auth: Auth,
+    pub dashboard: Dashboard,
     store: Arc<dyn Store>,
     config: Arc<Config>,
-    keys: Arc<Keys>,
     /// Shared, not copied: the gateway is cloned for every request.
     operators: Arc<Operators>,
     fees: Arc<FeeSchedule>,
@@ -76,19 +78,29 @@ impl Gateway {
         let keys = Arc::new(Keys::load(store.as_ref(), &config).await?);
         let metrics = Arc::new(Metrics::default());
         let config = Arc::new(config);
+        let active_credentials: Arc<auth::ActiveCredentials> = Arc::default();
+        let auth = Auth::new(store.clone(), keys.clone(), config.clone(), active_credentials.clone());
+        let webhooks = Webhooks::new(store.clone());
         Ok(Gateway {
+            dashboard: Dashboard::new(
+                store.clone(),
+                auth.clone(),
+                webhooks.clone(),
+                keys.clone(),
+                config.clone(),
+            ),
+            auth,
+            webhooks,
             customers: Customers::new(store.clone()),
-            webhooks: Webhooks::new(store.clone()),
             reports: Reports::new(store.clone(), store.clone()),
             merchants: Merchants::new(store.clone(), keys.clone(), config.clone()),
             idempotency: Idempotency::new(store.clone(), config.clone()),
             store,
-            keys,
             operators: Arc::new(operators.guarded(config.breaker, metrics.clone())),
             fees: Arc::new(config.fee_schedule()),
             metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
-            active_credentials: Arc::default(),
+            active_credentials,
             config,
         })
     }

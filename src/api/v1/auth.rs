@@ -71,6 +71,7 @@ pub async fn create_token(
             .ok_or_else(|| ApiError::bad_request("X-Environment must be Production or Sandbox"))?,
     };
     let issued = gateway
+        .auth
         .issue_token(&api_key, &api_secret, environment, Timestamp::now())
         .await?;
     let answer = TokenAnswer {

@@ -98,7 +98,7 @@ pub async fn find_for_status(
         )
     };
     let PathId(id) = id.map_err(|_| not_found())?;
-    match gateway.transaction_checked(&caller.0, &id).await {
+    match gateway.auth.transaction_checked(&caller.0, &id).await {
         Ok(record) => Ok(status_answer(gateway, &record)),
         Err(ServiceError::NotFound(_)) => Err(not_found()),
         Err(e) => Err(Rejection(dialect, e.into())),

@@ -14,7 +14,7 @@ use crate::domain::Timestamp;
 use crate::service::Gateway;
 
 pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
-    let api_key = match gateway.dashboard_api_key(&ctx.session).await {
+    let api_key = match gateway.dashboard.dashboard_api_key(&ctx.session).await {
         Ok(key) => key,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };

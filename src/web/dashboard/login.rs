@@ -139,14 +139,18 @@ pub async fn submit(
     if api_key.is_empty() || api_secret.is_empty() || api_key.chars().chain(api_secret.chars()).any(char::is_control) {
         return wrong();
     }
-    let signed_in = match gateway.dashboard_sign_in(api_key, api_secret, Timestamp::now()).await {
+    let signed_in = match gateway
+        .dashboard
+        .dashboard_sign_in(api_key, api_secret, Timestamp::now())
+        .await
+    {
         Ok(signed_in) => signed_in,
         Err(ServiceError::Unauthorized(_)) => return wrong(),
         Err(e) => return layout::service_error(lang, e),
     };
     // A session this browser had before (the other environment's) ends now.
     if let Some(previous) = cookie(&headers, SESSION_COOKIE) {
-        if let Err(e) = gateway.dashboard_sign_out(previous).await {
+        if let Err(e) = gateway.dashboard.dashboard_sign_out(previous).await {
             tracing::warn!(error = %e, "dashboard: the previous session could not be ended");
         }
     }
@@ -167,7 +171,7 @@ pub async fn logout(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) 
     if !ctx.csrf_ok(&gateway, &form) {
         return layout::forbidden(ctx.lang());
     }
-    if let Err(e) = gateway.dashboard_sign_out(ctx.token()).await {
+    if let Err(e) = gateway.dashboard.dashboard_sign_out(ctx.token()).await {
         return layout::service_error(ctx.lang(), e);
     }
     signed_out(&gateway, ctx.lang())

@@ -17,7 +17,7 @@ const DAY_MS: i64 = 86_400_000;
 
 pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
     let now = Timestamp::now();
-    let overview = match gateway.overview(&ctx.session.tenant, now).await {
+    let overview = match gateway.dashboard.overview(&ctx.session.tenant, now).await {
         Ok(overview) => overview,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };

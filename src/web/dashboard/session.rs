@@ -119,7 +119,7 @@ impl Ctx {
     /// Whether a POSTed form carries this session's CSRF token (constant-time comparison).
     pub fn csrf_ok(&self, gateway: &Gateway, form: &HashMap<String, String>) -> bool {
         form.get("csrf_token")
-            .is_some_and(|presented| gateway.dashboard_csrf_matches(&self.token, presented))
+            .is_some_and(|presented| gateway.dashboard.dashboard_csrf_matches(&self.token, presented))
     }
 
     /// The session cookie's token, for sign-out.
@@ -157,7 +157,7 @@ impl FromRequestParts<Gateway> for Ctx {
         let token = cookie(&parts.headers, SESSION_COOKIE)
             .ok_or(NoSession::SignIn)?
             .to_owned();
-        let session = match gateway.dashboard_session(&token, Timestamp::now()).await {
+        let session = match gateway.dashboard.dashboard_session(&token, Timestamp::now()).await {
             Ok(Some(session)) => session,
             Ok(None) => return Err(NoSession::SignIn),
             Err(e) => {
@@ -166,7 +166,7 @@ impl FromRequestParts<Gateway> for Ctx {
             }
         };
         tracing::Span::current().record("merchant", session.tenant.merchant_id.0.as_str());
-        let csrf = gateway.dashboard_csrf_token(&token);
+        let csrf = gateway.dashboard.dashboard_csrf_token(&token);
         Ok(Ctx {
             visitor,
             session,

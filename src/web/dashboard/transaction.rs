@@ -22,6 +22,7 @@ pub async fn resend(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<Str
     }
     let t = ctx.t();
     let (status, flash) = match gateway
+        .dashboard
         .resend_webhooks(&ctx.session.tenant, &id, Timestamp::now())
         .await
     {
@@ -35,7 +36,7 @@ pub async fn resend(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<Str
 }
 
 async fn render(gateway: &Gateway, ctx: &Ctx, id: &str, status: StatusCode, flash: Flash) -> Response {
-    let timeline = match gateway.timeline(&ctx.session.tenant, id).await {
+    let timeline = match gateway.dashboard.timeline(&ctx.session.tenant, id).await {
         Ok(timeline) => timeline,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };

@@ -41,7 +41,11 @@ pub async fn send_test(State(gateway): State<Gateway>, ctx: Ctx, form: FormField
         return layout::forbidden(ctx.lang());
     }
     let t = ctx.t();
-    let (status, flash) = match gateway.send_test_webhook(&ctx.session.tenant, Timestamp::now()).await {
+    let (status, flash) = match gateway
+        .dashboard
+        .send_test_webhook(&ctx.session.tenant, Timestamp::now())
+        .await
+    {
         Ok(a) => {
             let outcome = match (a.status_code, &a.error) {
                 (Some(code), _) => format!("HTTP {code}, {} ms", a.latency_ms),
@@ -81,11 +85,11 @@ pub async fn rotate_secret(State(gateway): State<Gateway>, ctx: Ctx, form: FormF
 async fn render(gateway: &Gateway, ctx: &Ctx, status: StatusCode, flash: Flash, new_secret: Option<&str>) -> Response {
     let tenant = &ctx.session.tenant;
     let now = Timestamp::now();
-    let endpoint = match gateway.webhook_endpoint(tenant, now).await {
+    let endpoint = match gateway.dashboard.webhook_endpoint(tenant, now).await {
         Ok(endpoint) => endpoint,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let attempts = match gateway.recent_webhook_attempts(tenant, RECENT).await {
+    let attempts = match gateway.dashboard.recent_webhook_attempts(tenant, RECENT).await {
         Ok(attempts) => attempts,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };

@@ -100,6 +100,7 @@ async fn a_session_ends_when_idle_too_long_and_at_its_absolute_end(app: TestApp)
     for m in [25, 50, 75, 100] {
         assert!(
             app.gateway
+                .dashboard
                 .dashboard_session(&token, minutes(m))
                 .await
                 .unwrap()
@@ -109,6 +110,7 @@ async fn a_session_ends_when_idle_too_long_and_at_its_absolute_end(app: TestApp)
     }
     assert!(
         app.gateway
+            .dashboard
             .dashboard_session(&token, minutes(131))
             .await
             .unwrap()
@@ -121,6 +123,7 @@ async fn a_session_ends_when_idle_too_long_and_at_its_absolute_end(app: TestApp)
     for m in (25..=475).step_by(25) {
         assert!(
             app.gateway
+                .dashboard
                 .dashboard_session(&token, minutes(m))
                 .await
                 .unwrap()
@@ -130,6 +133,7 @@ async fn a_session_ends_when_idle_too_long_and_at_its_absolute_end(app: TestApp)
     }
     assert!(
         app.gateway
+            .dashboard
             .dashboard_session(&token, minutes(481))
             .await
             .unwrap()
