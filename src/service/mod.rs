@@ -52,8 +52,17 @@ pub use webhooks::Webhooks;
 /// payments (creation, settlement, operator callbacks, the reconciler's checks, the BETA page,
 /// balances) are still methods of the gateway itself, with its operators, fees and metrics.
 /// Nothing outside `service` reaches the store.
+///
+/// One `Arc` around all of it: axum clones the state for every extractor of every request, and
+/// each clone of a field's `Arc` is an atomic increment on a cache line the cores share; the
+/// services hold a few dozen of them, which measurably slowed every request
+/// (docs/performance.md, Where the time goes).
 #[derive(Clone)]
-pub struct Gateway {
+pub struct Gateway(Arc<Parts>);
+
+/// What the gateway is made of (see [`Gateway`], which derefs to it).
+#[derive(Clone)]
+pub struct Parts {
     pub customers: Customers,
     pub webhooks: Webhooks,
     pub reports: Reports,
@@ -63,12 +72,19 @@ pub struct Gateway {
     pub dashboard: Dashboard,
     store: Arc<dyn Store>,
     config: Arc<Config>,
-    /// Shared, not copied: the gateway is cloned for every request.
     operators: Arc<Operators>,
     fees: Arc<FeeSchedule>,
     metrics: Arc<Metrics>,
     limits: Arc<RateLimits>,
     active_credentials: Arc<auth::ActiveCredentials>,
+}
+
+impl std::ops::Deref for Gateway {
+    type Target = Parts;
+
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
 }
 
 impl Gateway {
@@ -81,7 +97,7 @@ impl Gateway {
         let active_credentials: Arc<auth::ActiveCredentials> = Arc::default();
         let auth = Auth::new(store.clone(), keys.clone(), config.clone(), active_credentials.clone());
         let webhooks = Webhooks::new(store.clone());
-        Ok(Gateway {
+        Ok(Gateway(Arc::new(Parts {
             dashboard: Dashboard::new(
                 store.clone(),
                 auth.clone(),
@@ -102,15 +118,15 @@ impl Gateway {
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
             active_credentials,
             config,
-        })
+        })))
     }
 
     /// The same gateway (store, keys, metrics) with other operator connectors.
     pub fn with_operators(&self, operators: Operators) -> Gateway {
-        Gateway {
+        Gateway(Arc::new(Parts {
             operators: Arc::new(operators.guarded(self.config.breaker, self.metrics.clone())),
-            ..self.clone()
-        }
+            ..(*self.0).clone()
+        }))
     }
 
     pub fn config(&self) -> &Config {
