@@ -74,6 +74,12 @@ fn entry_use(entry: &[Posting]) -> Option<BalanceUse> {
     }
 }
 
+/// A payment's place in a batch: tenant, payer, id.
+fn payment_order(t: &Payment) -> (&str, &str, &str, &str) {
+    let (merchant, environment) = tenant_key(&t.tenant);
+    (merchant, environment, t.phone.as_str(), t.id.as_str())
+}
+
 impl BatchWrite for Create {
     type Answer = Customer;
 
@@ -86,13 +92,7 @@ impl BatchWrite for Create {
     }
 
     fn order_key(&self) -> (&str, &str, &str, &str) {
-        let (merchant, environment) = tenant_key(self.tenant());
-        (
-            merchant,
-            environment,
-            self.transaction.phone.as_str(),
-            self.transaction.id.as_str(),
-        )
+        payment_order(&self.transaction)
     }
 
     fn balance_use(&self) -> Option<BalanceUse> {
@@ -112,13 +112,7 @@ impl BatchWrite for Settlement {
     }
 
     fn order_key(&self) -> (&str, &str, &str, &str) {
-        let (merchant, environment) = tenant_key(self.tenant());
-        (
-            merchant,
-            environment,
-            self.transaction.phone.as_str(),
-            self.transaction.id.as_str(),
-        )
+        payment_order(&self.transaction)
     }
 
     fn balance_use(&self) -> Option<BalanceUse> {
