@@ -5,6 +5,7 @@
 //! the path once and every extractor and handler after it reads it from the request.
 
 pub mod auth;
+pub mod checkout;
 pub mod csv;
 pub mod dialect;
 pub mod either;
@@ -33,7 +34,8 @@ use self::error::{ApiError, Dialect, ErrorKind};
 use crate::service::Gateway;
 
 /// The API: both dialects and the paths beside them (health, metrics, the OpenAPI document,
-/// operator callbacks). `app` serves it beside the web pages (`web::router`), inside the
+/// operator callbacks, and the payer's BETA page, whose errors answer in the v1 envelope as
+/// DECISIONS has every answer outside both prefixes do). `app` serves it beside the web pages (`web::router`), inside the
 /// request-id and trace layers they share (`http::request_layers`).
 pub fn router(gateway: Gateway) -> Router {
     let max_body = gateway.config().max_body_bytes;
@@ -46,6 +48,9 @@ pub fn router(gateway: Gateway) -> Router {
             "/operator-callbacks/{operator}/{environment}",
             axum::routing::post(operator_callbacks::receive).put(operator_callbacks::receive),
         )
+        .route("/checkout/{token}", get(checkout::show))
+        .route("/checkout/{token}/approve", axum::routing::post(checkout::approve))
+        .route("/checkout/{token}/decline", axum::routing::post(checkout::decline))
         .route("/v1/transfers/mobile-money", axum::routing::post(either::transfer))
         .route("/v1/get-status-payment/{id}", get(either::status))
         .route("/v1/transaction/{id}", get(either::status))

@@ -4,7 +4,7 @@
 
 use axum::extract::FromRef;
 
-use crate::service::{Auth, Customers, Dashboard, Gateway, Idempotency, Merchants, Reports, Webhooks};
+use crate::service::{Customers, Gateway, Reports, Webhooks};
 
 macro_rules! service_state {
     ($($service:ident: $field:ident),* $(,)?) => {
@@ -22,8 +22,4 @@ service_state!(
     Customers: customers,
     Webhooks: webhooks,
     Reports: reports,
-    Merchants: merchants,
-    Idempotency: idempotency,
-    Auth: auth,
-    Dashboard: dashboard,
 );

@@ -1,31 +1,25 @@
-//! The web pages, beside the API: the merchant dashboard (`dashboard/`, docs/dashboard.md) and
-//! the payer-facing pages (the BETA launch page, `checkout.rs`). HTML rendered on the server
-//! with maud, plain forms, no script; like the API they go through the use cases of `service`,
-//! never the store.
+//! The web pages, beside the API: the merchant dashboard (`dashboard/`, docs/dashboard.md).
+//! HTML rendered on the server with maud, plain forms, no script; like the API it goes through
+//! the use cases of `service`, never the store. (The payer's BETA page stays in the API,
+//! `api::checkout`: DECISIONS has its errors answer in the v1 envelope.)
 //!
 //! Every answer is an HTML page, errors included, never the API's JSON envelope: the pages
 //! have their own router, guard (`guard.rs`) and error pages. These routes are not API
 //! operations: docs/openapi.yaml does not list them.
 
-pub mod checkout;
 pub mod dashboard;
 mod guard;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
 use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::service::Gateway;
 
-/// The pages: the dashboard under `/dashboard`, the payer's pages under `/checkout`.
+/// The pages: the dashboard under `/dashboard`.
 pub fn router(gateway: Gateway) -> Router {
     let max_body = gateway.config().max_body_bytes;
-    Router::new()
-        .route("/checkout/{token}", get(checkout::show))
-        .route("/checkout/{token}/approve", post(checkout::approve))
-        .route("/checkout/{token}/decline", post(checkout::decline))
-        .merge(dashboard::routes())
+    dashboard::routes()
         .layer(DefaultBodyLimit::max(max_body))
         .layer(CatchPanicLayer::custom(crate::http::panic_response))
         .layer(axum::middleware::from_fn_with_state(gateway.clone(), guard::middleware))

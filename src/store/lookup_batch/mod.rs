@@ -37,7 +37,7 @@ const MAX: usize = 128;
 /// Reader tasks, each running one query at a time: lookups batch once all of them are busy.
 /// One per core (two to eight): a query in flight per core keeps the database busy, and more
 /// only split the same lookups into smaller batches: on two cores, two readers served lookups at
-/// least as fast as four, with a shorter tail (docs/performance-history.md).
+/// least as fast as four, with a shorter tail.
 fn readers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
 }

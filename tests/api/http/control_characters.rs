@@ -1,8 +1,7 @@
 //! Control characters (NUL above all, which PostgreSQL refuses in text outright) in a path, a
 //! query string, a cursor or credentials, before any query, on both databases: in a path the
 //! 404 of an id that names nothing (DECISIONS: an unknown id, malformed or not, is 404), in a
-//! query string, a cursor or credentials a 400, each in the envelope of the path's generation
-//! (on the payer's pages, an error page).
+//! query string, a cursor or credentials a 400, each in the envelope of the path's generation.
 //! Never a 500, never "the database is unavailable".
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -58,6 +57,7 @@ async fn control_characters_in_paths_are_404_and_in_queries_400_in_the_envelope_
             format!("/v1/customer/{c}"),
             format!("/v1/customers/fetch-data/{c}"),
             format!("/v1/webhooks/events/{c}"),
+            format!("/checkout/{c}"),
         ];
         for path in &v1_paths {
             let a = answer(app.get(path).bearer_auth(&token)).await;
@@ -75,27 +75,12 @@ async fn control_characters_in_paths_are_404_and_in_queries_400_in_the_envelope_
             let a = answer(app.get(path).bearer_auth(&token)).await;
             assert_v1_bad_request(&a, path);
         }
-        let path = format!("/v1/webhooks/events/{c}/redeliver");
-        let a = answer(app.post(&path).bearer_auth(&token).json(&json!({}))).await;
-        assert_v1_not_found(&a, &path);
-        // The payer's pages answer pages, their 404 too.
-        for (method, path) in [
-            (reqwest::Method::GET, format!("/checkout/{c}")),
-            (reqwest::Method::POST, format!("/checkout/{c}/approve")),
-            (reqwest::Method::GET, format!("/checkout/ok?next={c}")),
+        for path in [
+            format!("/v1/webhooks/events/{c}/redeliver"),
+            format!("/checkout/{c}/approve"),
         ] {
-            let response = app.client.request(method, app.url(&path)).send().await.unwrap();
-            let status = response.status();
-            let html = response.headers()["content-type"]
-                .to_str()
-                .unwrap()
-                .starts_with("text/html");
-            let expected = if path.contains('?') {
-                StatusCode::BAD_REQUEST
-            } else {
-                StatusCode::NOT_FOUND
-            };
-            assert_eq!((status, html), (expected, true), "{path}");
+            let a = answer(app.post(&path).bearer_auth(&token).json(&json!({}))).await;
+            assert_v1_not_found(&a, &path);
         }
         for path in [
             format!("/v1/webhooks/redeliver?from={c}"),

@@ -5,7 +5,7 @@
 //! `/checkout/{token}/approve` or `/decline`, which settle the transaction first and then send
 //! the payer (303) to the merchant's `urlSuccess` / `errorUrl`, or show the result. The token is
 //! random and stored with the transaction: holding the reference (merchants, webhook receivers,
-//! logs) is not enough to approve a payment. Its errors are pages too (`failure`).
+//! logs) is not enough to approve a payment.
 
 use axum::extract::{Path, State};
 use axum::http::header::LOCATION;
@@ -13,27 +13,22 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup, DOCTYPE};
 
+use super::error::{ApiError, Dialect, ErrorKind};
+
 use crate::domain::{Status, Timestamp, TransactionRecord};
 use crate::service::{CheckoutPayment, Gateway, PayerDecision, ServiceError};
 
-/// Why no page can be shown: a page too, never the API's envelope.
+fn not_found() -> Response {
+    ApiError::new(ErrorKind::NotFound, "no payment waits for approval at this address").render(Dialect::V1)
+}
+
+/// Errors answer in the v1 envelope, as every answer outside both prefixes does (DECISIONS):
+/// only the page itself is HTML.
 fn failure(e: ServiceError) -> Response {
-    let (status, text) = match e {
-        ServiceError::NotFound(_) => (StatusCode::NOT_FOUND, "No payment waits for approval at this address."),
-        ServiceError::Invalid(_) | ServiceError::Unauthorized(_) => (
-            StatusCode::BAD_REQUEST,
-            "This payment cannot be approved or declined here.",
-        ),
-        ServiceError::Unavailable(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The service cannot answer right now. Try again in a moment.",
-        ),
-        ServiceError::Internal(_) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Something went wrong. Try again later.",
-        ),
-    };
-    (status, page("BETA Money", html! { h1 { "BETA Money" } p { (text) } })).into_response()
+    match e {
+        ServiceError::NotFound(_) => not_found(),
+        other => ApiError::from(other).render(Dialect::V1),
+    }
 }
 
 /// A page: every text in `body` is escaped by maud, so what a merchant named itself cannot
