@@ -15,7 +15,7 @@ use crate::service::{Gateway, Principal};
 pub struct Authenticated(pub Principal);
 
 /// The caller of a request whose own query checks the credential again (a transaction lookup,
-/// `Gateway::transaction_checked`; a payment's creation, whose `PENDING` insert does): the same
+/// `Auth::transaction_checked`; a payment's creation, whose `PENDING` insert does): the same
 /// checks, but a credential found active in the last seconds is not asked about again.
 pub struct RecheckedCaller(pub Principal);
 

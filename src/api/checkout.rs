@@ -16,7 +16,7 @@ use maud::{html, Markup, DOCTYPE};
 use super::error::{ApiError, Dialect, ErrorKind};
 
 use crate::domain::{Status, Timestamp, TransactionRecord};
-use crate::service::{CheckoutPayment, Gateway, PayerDecision, ServiceError};
+use crate::service::{CheckoutPayment, PayerDecision, Payments, ServiceError};
 
 fn not_found() -> Response {
     ApiError::new(ErrorKind::NotFound, "no payment waits for approval at this address").render(Dialect::V1)
@@ -59,11 +59,11 @@ fn result_page(record: &TransactionRecord) -> Response {
     page("BETA Money", html! { h1 { "BETA Money" } p { (text) } })
 }
 
-pub async fn show(State(gateway): State<Gateway>, Path(token): Path<String>) -> Response {
+pub async fn show(State(payments): State<Payments>, Path(token): Path<String>) -> Response {
     let CheckoutPayment {
         record,
         merchant_name: merchant,
-    } = match gateway.checkout_payment(&token).await {
+    } = match payments.checkout_payment(&token).await {
         Ok(payment) => payment,
         Err(e) => return failure(e),
     };
@@ -90,16 +90,16 @@ pub async fn show(State(gateway): State<Gateway>, Path(token): Path<String>) -> 
     )
 }
 
-pub async fn approve(State(gateway): State<Gateway>, Path(token): Path<String>) -> Response {
-    decide(gateway, token, PayerDecision::Approve).await
+pub async fn approve(State(payments): State<Payments>, Path(token): Path<String>) -> Response {
+    decide(payments, token, PayerDecision::Approve).await
 }
 
-pub async fn decline(State(gateway): State<Gateway>, Path(token): Path<String>) -> Response {
-    decide(gateway, token, PayerDecision::Decline).await
+pub async fn decline(State(payments): State<Payments>, Path(token): Path<String>) -> Response {
+    decide(payments, token, PayerDecision::Decline).await
 }
 
-async fn decide(gateway: Gateway, token: String, decision: PayerDecision) -> Response {
-    let settled = match gateway.decide_checkout(&token, decision, Timestamp::now()).await {
+async fn decide(payments: Payments, token: String, decision: PayerDecision) -> Response {
+    let settled = match payments.decide_checkout(&token, decision, Timestamp::now()).await {
         Ok(settled) => settled,
         Err(e) => return failure(e),
     };

@@ -10,7 +10,7 @@ use super::auth::RecheckedCaller;
 use super::error::{ApiError, Dialect, Rejection};
 use super::extract::{json_bytes, parse_json, PathId};
 use super::{v1, v2};
-use crate::service::Gateway;
+use crate::service::{Auth, Payments};
 
 /// Whether a body sent to `/v1/transfers/mobile-money` is the v2 transfer body.
 fn is_v2_body(body: &Value) -> bool {
@@ -34,7 +34,7 @@ pub fn dialect_of(of_path: Dialect, path: &str, body: &[u8]) -> Dialect {
 
 /// `POST /v1/transfers/mobile-money`: the v2 body gets the v2 answer, any other the v1 one.
 pub async fn transfer(
-    State(gateway): State<Gateway>,
+    State(payments): State<Payments>,
     caller: RecheckedCaller,
     request: Request,
 ) -> Result<Response, Rejection> {
@@ -42,18 +42,19 @@ pub async fn transfer(
     let bytes = json_bytes(request, &()).await.map_err(v1)?;
     let probe: Value = parse_json(&bytes).map_err(v1)?;
     if is_v2_body(&probe) {
-        v2::payments::transfer_from_bytes(&gateway, &caller, &bytes).await
+        v2::payments::transfer_from_bytes(&payments, &caller, &bytes).await
     } else {
-        v1::payments::transfer_from_bytes(&gateway, &caller, &bytes).await
+        v1::payments::transfer_from_bytes(&payments, &caller, &bytes).await
     }
 }
 
 /// `GET /v1/get-status-payment/{id}` and `/v1/transaction/{id}`: success in v2 (as the live
 /// service answers), errors in v1.
 pub async fn status(
-    State(gateway): State<Gateway>,
+    State(auth): State<Auth>,
+    State(payments): State<Payments>,
     caller: RecheckedCaller,
     id: Result<PathId, Rejection>,
 ) -> Result<Response, Rejection> {
-    v2::transactions::find_for_status(&gateway, &caller, id, Dialect::V1).await
+    v2::transactions::find_for_status((&auth, &payments), &caller, id, Dialect::V1).await
 }

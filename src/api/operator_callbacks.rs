@@ -14,7 +14,7 @@ use super::error::{ApiError, Dialect, ErrorKind};
 use super::v1::envelope;
 use crate::domain::{Environment, OperatorCode, Timestamp};
 use crate::operator::{CallbackRejected, CallbackRequest};
-use crate::service::{CallbackError, CallbackReceipt, Gateway};
+use crate::service::{CallbackError, CallbackReceipt, Payments};
 
 #[derive(Debug, Default, Deserialize)]
 pub struct CallbackQuery {
@@ -22,7 +22,7 @@ pub struct CallbackQuery {
 }
 
 pub async fn receive(
-    State(gateway): State<Gateway>,
+    State(payments): State<Payments>,
     Path((operator, environment)): Path<(String, String)>,
     query: Result<Query<CallbackQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
@@ -46,7 +46,7 @@ pub async fn receive(
         body: &body,
         now: Timestamp::now(),
     };
-    match gateway.receive_operator_callback(operator, environment, request).await {
+    match payments.receive_operator_callback(operator, environment, request).await {
         Ok(receipt) => {
             let outcome = match receipt {
                 CallbackReceipt::Checking => "checking",

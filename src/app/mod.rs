@@ -110,7 +110,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         }
     }
     let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
-    let mut workers = crate::reconcile::spawn_loops(gateway.clone(), workers_stopped.clone());
+    let mut workers = crate::reconcile::spawn_loops(&gateway, workers_stopped.clone());
     // Two loops per process: one sends while the other records and claims. Leases keep them
     // (and other processes) from sending the same attempt twice.
     let dispatcher = gateway.webhook_dispatcher(&config.webhook)?;

@@ -4,7 +4,7 @@
 
 use axum::extract::FromRef;
 
-use crate::service::{Customers, Gateway, Reports, Webhooks};
+use crate::service::{Auth, Customers, Dashboard, Gateway, Merchants, Payments, Reports, Webhooks};
 
 macro_rules! service_state {
     ($($service:ident: $field:ident),* $(,)?) => {
@@ -19,7 +19,11 @@ macro_rules! service_state {
 }
 
 service_state!(
+    Payments: payments,
     Customers: customers,
     Webhooks: webhooks,
     Reports: reports,
+    Merchants: merchants,
+    Dashboard: dashboard,
+    Auth: auth,
 );

@@ -2,7 +2,7 @@
 //! (`merchant`, `transactions`, `webhooks`, `report`), all run against the configured database.
 //!
 //! This file holds the top-level parse types and the dispatch. Each command group has its own
-//! file with its arguments, `execute` (calls the gateway's use cases and returns what they gave)
+//! file with its arguments, `execute` (calls the use-case services it needs and returns what they gave)
 //! and `render` (turns that into the lines printed, text or JSON), kept apart.
 //!
 //! The printed bytes are a contract for scripts: `json!` objects print their keys sorted

@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::domain::{
     Day, Environment, MerchantId, ReportScope, SettlementReport, StatementFilter, StatementLine, Tenant, Timestamp,
 };
-use crate::service::Gateway;
+use crate::service::Reports;
 
 #[derive(Debug, Subcommand)]
 pub enum ReportCommand {
@@ -76,7 +76,7 @@ enum Done {
 pub(super) async fn run(command: ReportCommand, config: Config) -> anyhow::Result<()> {
     let format = command.format();
     let gateway = app::open(config).await?;
-    let done = command.execute(&gateway).await?;
+    let done = command.execute(&gateway.reports).await?;
     print_lines(&render(&done, format)?);
     Ok(())
 }
@@ -89,7 +89,7 @@ impl ReportCommand {
     }
 
     /// Runs the command's use case.
-    async fn execute(self, gateway: &Gateway) -> anyhow::Result<Done> {
+    async fn execute(self, reports: &Reports) -> anyhow::Result<Done> {
         Ok(match self {
             ReportCommand::Statement {
                 merchant,
@@ -102,12 +102,7 @@ impl ReportCommand {
                     merchant_id: MerchantId(merchant),
                     environment: env,
                 };
-                Done::Statement(
-                    gateway
-                        .reports
-                        .full_statement(&tenant, &StatementFilter { from, to })
-                        .await?,
-                )
+                Done::Statement(reports.full_statement(&tenant, &StatementFilter { from, to }).await?)
             }
             ReportCommand::Settlement {
                 date, merchant, env, ..
@@ -116,12 +111,7 @@ impl ReportCommand {
                     environment: env,
                     merchant: merchant.map(MerchantId),
                 };
-                Done::Settlement(
-                    gateway
-                        .reports
-                        .settlement_report(&scope, date, Timestamp::now())
-                        .await?,
-                )
+                Done::Settlement(reports.settlement_report(&scope, date, Timestamp::now()).await?)
             }
         })
     }

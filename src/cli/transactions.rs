@@ -8,7 +8,7 @@ use crate::app;
 use crate::config::Config;
 use crate::domain::{Status, Timestamp, Transaction};
 use crate::reconcile::review;
-use crate::service::Gateway;
+use crate::service::Payments;
 
 #[derive(Debug, Subcommand)]
 pub enum TransactionsCommand {
@@ -52,7 +52,7 @@ enum Done {
 pub(super) async fn run(command: TransactionsCommand, config: Config) -> anyhow::Result<()> {
     let format = command.format();
     let gateway = app::open(config).await?;
-    let done = command.execute(&gateway, Timestamp::now()).await?;
+    let done = command.execute(&gateway.payments, Timestamp::now()).await?;
     print_lines(&render(&done, format)?);
     Ok(())
 }
@@ -66,14 +66,14 @@ impl TransactionsCommand {
     }
 
     /// Runs the command's use case.
-    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+    async fn execute(self, payments: &Payments, now: Timestamp) -> anyhow::Result<Done> {
         Ok(match self {
             TransactionsCommand::Stuck { .. } => {
-                let stuck = review::stuck_transfers(gateway, now).await?;
+                let stuck = review::stuck_transfers(payments, now).await?;
                 Done::Stuck(stuck.into_iter().map(|r| r.transaction).collect())
             }
             TransactionsCommand::Resolve { id, status, reason } => {
-                let settled = review::resolve(gateway, &id, status, &reason, now).await?;
+                let settled = review::resolve(payments, &id, status, &reason, now).await?;
                 Done::Resolved {
                     reference: settled.transaction.reference.to_string(),
                     status: settled.transaction.status,

@@ -10,7 +10,7 @@ use crate::app;
 use crate::config::Config;
 use crate::domain::{Attempt, EventFilter, EventSummary};
 use crate::domain::{Environment, EventState, MerchantId, PageRequest, Tenant, Timestamp};
-use crate::service::Gateway;
+use crate::service::Webhooks;
 
 #[derive(Debug, Subcommand)]
 pub enum WebhooksCommand {
@@ -98,7 +98,7 @@ enum Done {
 pub(super) async fn run(command: WebhooksCommand, config: Config) -> anyhow::Result<()> {
     let format = command.format();
     let gateway = app::open(config).await?;
-    let done = command.execute(&gateway, Timestamp::now()).await?;
+    let done = command.execute(&gateway.webhooks, Timestamp::now()).await?;
     print_lines(&render(&done, format)?);
     Ok(())
 }
@@ -113,7 +113,7 @@ impl WebhooksCommand {
     }
 
     /// Runs the command's use case.
-    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+    async fn execute(self, webhooks: &Webhooks, now: Timestamp) -> anyhow::Result<Done> {
         Ok(match self {
             WebhooksCommand::List {
                 scope, status, limit, ..
@@ -126,15 +126,10 @@ impl WebhooksCommand {
                     limit: limit.clamp(1, 1000),
                     after: None,
                 };
-                Done::Listed(
-                    gateway
-                        .webhooks
-                        .webhook_events(scope.tenant().as_ref(), &filter, &page)
-                        .await?,
-                )
+                Done::Listed(webhooks.webhook_events(scope.tenant().as_ref(), &filter, &page).await?)
             }
             WebhooksCommand::Show { id } => {
-                let (event, attempts) = gateway.webhooks.webhook_event(None, &id).await?;
+                let (event, attempts) = webhooks.webhook_event(None, &id).await?;
                 Done::Shown {
                     event: Box::new(event),
                     attempts,
@@ -142,18 +137,14 @@ impl WebhooksCommand {
             }
             WebhooksCommand::Redeliver { id, from, to, scope } => match (id, from, to) {
                 (Some(id), _, _) => {
-                    gateway
-                        .webhooks
-                        .redeliver_event(scope.tenant().as_ref(), &id, now)
-                        .await?;
+                    webhooks.redeliver_event(scope.tenant().as_ref(), &id, now).await?;
                     Done::Redelivered { id }
                 }
                 (None, Some(from), Some(to)) => {
                     let (from, to) = (parse_time(&from, "from")?, parse_time(&to, "to")?);
                     // The API answers an empty range with 0; at a terminal it is more likely a typo.
                     anyhow::ensure!(from < to, "--from must be before --to");
-                    let count = gateway
-                        .webhooks
+                    let count = webhooks
                         .redeliver_failed_events(scope.tenant().as_ref(), from, to, now)
                         .await?;
                     Done::RedeliveredFailed { count }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::{for_each_pending_after, outcome_of, Report};
 use crate::domain::{Cause, Cursor, Timestamp};
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Payments, ServiceError};
 
 /// Where the previous pass stopped.
 #[derive(Debug, Clone, Default)]
@@ -28,21 +28,21 @@ impl Watermark {
 }
 
 /// One pass over every pending transaction whose callback is due.
-pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    run_after(gateway, now, &Watermark::default()).await
+pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, ServiceError> {
+    run_after(payments, now, &Watermark::default()).await
 }
 
 /// One pass over the pending transactions that became due since `watermark`, which it moves.
-pub async fn run_after(gateway: &Gateway, now: Timestamp, watermark: &Watermark) -> Result<Report, ServiceError> {
-    let created_before = now.minus(gateway.config().simulator.delay);
-    let (report, last) = for_each_pending_after(gateway, created_before, None, watermark.get(), |record| async move {
-        let Some(outcome) = gateway
+pub async fn run_after(payments: &Payments, now: Timestamp, watermark: &Watermark) -> Result<Report, ServiceError> {
+    let created_before = now.minus(payments.config().simulator.delay);
+    let (report, last) = for_each_pending_after(payments, created_before, None, watermark.get(), |record| async move {
+        let Some(outcome) = payments
             .operator_callback(&record, now)
             .and_then(|answer| outcome_of(answer, Cause::OperatorCallback))
         else {
             return Ok(false);
         };
-        Ok(gateway.settle_later(&record, outcome, now, None).await?.is_some())
+        Ok(payments.settle_later(&record, outcome, now, None).await?.is_some())
     })
     .await?;
     watermark.set(last);

@@ -10,43 +10,43 @@
 use super::{for_each_due, outcome_of, Report};
 use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::OperatorAnswer;
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Payments, ServiceError};
 
-pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let created_before = now.minus(gateway.config().reconcile.collection_ttl);
+pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, ServiceError> {
+    let created_before = now.minus(payments.config().reconcile.collection_ttl);
     for_each_due(
-        gateway,
+        payments,
         now,
         created_before,
         Some(Kind::Collection),
-        |record| async move { expire(gateway, &record, now).await },
+        |record| async move { expire(payments, &record, now).await },
     )
     .await
 }
 
 /// Whether a collection is past its lifetime at `now`.
-pub fn is_expired(gateway: &Gateway, record: &TransactionRecord, now: Timestamp) -> bool {
+pub fn is_expired(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> bool {
     let t = &record.transaction;
-    t.kind == Kind::Collection && t.created_at <= now.minus(gateway.config().reconcile.collection_ttl)
+    t.kind == Kind::Collection && t.created_at <= now.minus(payments.config().reconcile.collection_ttl)
 }
 
 /// The last check of an expired collection, claimed by this pass: settled as the operator says,
 /// or expired once it is cancelled; asked again at the next pass when the operator cannot say.
 pub(crate) async fn expire(
-    gateway: &Gateway,
+    payments: &Payments,
     record: &TransactionRecord,
     now: Timestamp,
 ) -> Result<bool, ServiceError> {
     let t = &record.transaction;
     let reference = &t.reference;
-    let outcome = match gateway.operator_status(record, now).await {
+    let outcome = match payments.operator_status(record, now).await {
         Ok(answer @ (OperatorAnswer::Succeeded | OperatorAnswer::Failed { .. })) => {
             outcome_of(answer, Cause::Reconciled)
         }
         Ok(OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived) => {
             // Cancelled first where the protocol allows, so a payer cannot pay a
             // collection we are about to call failed.
-            match gateway.cancel_at_operator(record).await {
+            match payments.cancel_at_operator(record).await {
                 Ok(()) => Some(Outcome {
                     status: Status::Failed,
                     cause: Cause::Expired,
@@ -67,11 +67,11 @@ pub(crate) async fn expire(
         }
     };
     match outcome {
-        Some(outcome) => Ok(gateway.settle_later(record, outcome, now, None).await?.is_some()),
+        Some(outcome) => Ok(payments.settle_later(record, outcome, now, None).await?.is_some()),
         None => {
             // Due again at the next pass, not within this one.
-            gateway
-                .schedule_check(&t.id, now.plus(gateway.config().reconcile.interval))
+            payments
+                .schedule_check(&t.id, now.plus(payments.config().reconcile.interval))
                 .await?;
             Ok(false)
         }

@@ -5,7 +5,7 @@
 
 use super::Report;
 use crate::domain::Timestamp;
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Idempotency, ServiceError};
 
 /// How often the server purges: a claim already treats an expired key as free, so
 /// the purge only keeps the table small.
@@ -13,8 +13,8 @@ pub const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Deletes every key expired at `now`. The report's `examined` counts the keys deleted; it
 /// settles nothing.
-pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let purged = gateway.idempotency.purge_idempotency_keys(now).await?;
+pub async fn run_once(idempotency: &Idempotency, now: Timestamp) -> Result<Report, ServiceError> {
+    let purged = idempotency.purge_idempotency_keys(now).await?;
     if purged > 0 {
         tracing::debug!(purged, "expired idempotency keys purged");
     }

@@ -20,7 +20,8 @@ use tokio::task::JoinHandle;
 use crate::domain::TransactionRecord;
 use crate::domain::{Cursor, Kind, Timestamp};
 pub(crate) use crate::service::outcome_of;
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Gateway, Payments, ServiceError};
+use crate::telemetry::metrics::Metrics;
 
 /// How many pending transactions a worker reads at a time.
 pub(crate) const BATCH: u32 = 200;
@@ -41,7 +42,7 @@ pub struct Report {
 /// `start` (oldest first), in batches; returns the last one visited, where the next pass may
 /// start.
 pub(crate) async fn for_each_pending_after<F, Fut>(
-    gateway: &Gateway,
+    payments: &Payments,
     created_before: Timestamp,
     kind: Option<Kind>,
     start: Option<Cursor>,
@@ -54,7 +55,7 @@ where
     let mut report = Report::default();
     let mut after: Option<Cursor> = start;
     loop {
-        let batch = gateway
+        let batch = payments
             .pending_transactions(created_before, kind, after.as_ref(), BATCH)
             .await?;
         let full = batch.len() == BATCH as usize;
@@ -106,9 +107,9 @@ const CHECK_LEASE: Duration = Duration::from_secs(120);
 /// given) whose next check is due at `now`, in batches, and visits them several at a time.
 /// Claims are leased: a process that dies mid-pass leaves them to another after the lease, and
 /// two processes never visit one payment at once. A visit settles its transaction or sets its
-/// next check (`Gateway::schedule_check`); one that does neither leaves it to the lease.
+/// next check (`Payments::schedule_check`); one that does neither leaves it to the lease.
 pub(crate) async fn for_each_due<F, Fut>(
-    gateway: &Gateway,
+    payments: &Payments,
     now: Timestamp,
     created_before: Timestamp,
     kind: Option<Kind>,
@@ -121,7 +122,7 @@ where
     let mut report = Report::default();
     let lease_until = now.plus(CHECK_LEASE);
     loop {
-        let batch = gateway
+        let batch = payments
             .claim_due_checks(now, created_before, kind, lease_until, BATCH)
             .await?;
         let full = batch.len() == BATCH as usize;
@@ -133,56 +134,60 @@ where
     }
 }
 
-/// Runs the workers until `stop` turns true; each finishes its current step first.
-pub fn spawn_loops(gateway: Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
+/// Runs the workers until `stop` turns true; each finishes its current step first. Each
+/// worker's step takes the one service it works with.
+pub fn spawn_loops(gateway: &Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHandle<()>> {
     let reconcile_every = gateway.config().reconcile.interval;
     let callback_every =
         (gateway.config().simulator.delay / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
     let watermark = callbacks::Watermark::default();
+    let metrics = gateway.metrics_handle();
     vec![
         spawn_loop(
             "simulated_operator_callbacks",
             callback_every,
-            gateway.clone(),
+            (gateway.payments.clone(), metrics.clone()),
             stop.clone(),
-            move |g, now| {
+            move |payments, now| {
                 let watermark = watermark.clone();
-                async move { callbacks::run_after(&g, now, &watermark).await }
+                async move { callbacks::run_after(&payments, now, &watermark).await }
             },
         ),
         spawn_loop(
             "reconciler",
             reconcile_every,
-            gateway.clone(),
+            (gateway.payments.clone(), metrics.clone()),
             stop.clone(),
-            |g, now| async move { reconciler::run_once(&g, now).await },
+            |payments, now| async move { reconciler::run_once(&payments, now).await },
         ),
         spawn_loop(
             "collection_expiry",
             reconcile_every,
-            gateway.clone(),
+            (gateway.payments.clone(), metrics.clone()),
             stop.clone(),
-            |g, now| async move { expiry::run_once(&g, now).await },
+            |payments, now| async move { expiry::run_once(&payments, now).await },
         ),
         spawn_loop(
             "idempotency_key_purge",
             idempotency_keys::PURGE_EVERY,
-            gateway,
+            (gateway.idempotency.clone(), metrics),
             stop,
-            |g, now| async move { idempotency_keys::run_once(&g, now).await },
+            |idempotency, now| async move { idempotency_keys::run_once(&idempotency, now).await },
         ),
     ]
 }
 
-fn spawn_loop<F, Fut>(
+/// Runs `step` with `service` every `every` until `stop`, counting what it settles in `metrics`.
+fn spawn_loop<S, F, Fut>(
     name: &'static str,
     every: Duration,
-    gateway: Gateway,
+    (service, metrics): (S, std::sync::Arc<Metrics>),
     mut stop: watch::Receiver<bool>,
     step: F,
 ) -> JoinHandle<()>
 where
-    F: Fn(Gateway, Timestamp) -> Fut + Send + 'static,
+    S: Clone + Send + Sync + 'static,
+    F: Fn(S, Timestamp) -> Fut + Send + 'static,
     Fut: Future<Output = Result<Report, ServiceError>> + Send,
 {
     tokio::spawn(async move {
@@ -196,9 +201,9 @@ where
             if *stop.borrow() {
                 break;
             }
-            let result = step(gateway.clone(), Timestamp::now()).await;
+            let result = step(service.clone(), Timestamp::now()).await;
             if let Ok(report) = &result {
-                gateway.metrics().worker_run(name, report.settled);
+                metrics.worker_run(name, report.settled);
             }
             match result {
                 Ok(report) if report.settled > 0 => tracing::info!(

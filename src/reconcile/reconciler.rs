@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{expiry, for_each_due, outcome_of, Report};
 use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Payments, ServiceError};
 
 /// How old a payment the operator never received may be and still be sent again: a payer
 /// asked to approve much later than they started would not expect it.
@@ -24,19 +24,19 @@ pub fn next_check(created_at: Timestamp, now: Timestamp, reconcile_after: Durati
     Timestamp(now.millis() + (age / 2).clamp(at_least, MAX_CHECK_INTERVAL_MS))
 }
 
-pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, ServiceError> {
-    let created_before = now.minus(gateway.config().reconcile.after);
-    for_each_due(gateway, now, created_before, None, |record| async move {
+pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, ServiceError> {
+    let created_before = now.minus(payments.config().reconcile.after);
+    for_each_due(payments, now, created_before, None, |record| async move {
         // A collection past its lifetime gets its last check here as in the expiry pass,
         // whichever of the two claims it first.
-        if expiry::is_expired(gateway, &record, now) {
-            return expiry::expire(gateway, &record, now).await;
+        if expiry::is_expired(payments, &record, now) {
+            return expiry::expire(payments, &record, now).await;
         }
-        match decide(gateway, &record, now).await? {
-            Some(outcome) => Ok(gateway.settle_later(&record, outcome, now, None).await?.is_some()),
+        match decide(payments, &record, now).await? {
+            Some(outcome) => Ok(payments.settle_later(&record, outcome, now, None).await?.is_some()),
             None => {
-                gateway
-                    .schedule_check(&record.transaction.id, check_after(gateway, &record, now))
+                payments
+                    .schedule_check(&record.transaction.id, check_after(payments, &record, now))
                     .await?;
                 Ok(false)
             }
@@ -47,9 +47,9 @@ pub async fn run_once(gateway: &Gateway, now: Timestamp) -> Result<Report, Servi
 
 /// When to ask again about `record`, still pending at `now`: by its age, and for a collection
 /// no later than its expiry, so the last check comes on time.
-fn check_after(gateway: &Gateway, record: &TransactionRecord, now: Timestamp) -> Timestamp {
+fn check_after(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Timestamp {
     let t = &record.transaction;
-    let reconcile = &gateway.config().reconcile;
+    let reconcile = &payments.config().reconcile;
     let next = next_check(t.created_at, now, reconcile.after);
     match t.kind {
         Kind::Collection => next.min(t.created_at.plus(reconcile.collection_ttl)),
@@ -59,12 +59,12 @@ fn check_after(gateway: &Gateway, record: &TransactionRecord, now: Timestamp) ->
 
 /// What the operator's answer about a pending payment settles; `None`: ask again later.
 async fn decide(
-    gateway: &Gateway,
+    payments: &Payments,
     record: &TransactionRecord,
     now: Timestamp,
 ) -> Result<Option<Outcome>, ServiceError> {
     let t = &record.transaction;
-    let answer = match gateway.operator_status(record, now).await {
+    let answer = match payments.operator_status(record, now).await {
         Ok(answer) => answer,
         Err(e) => {
             tracing::warn!(reference = %t.reference, error = %e, "status check failed; will ask again");
@@ -79,7 +79,7 @@ async fn decide(
     // after that, or later, it fails.
     let young = now.millis() - t.created_at.millis() <= RESEND_WITHIN.as_millis() as i64;
     let resent = if young {
-        gateway.resend(record, now).await?
+        payments.resend(record, now).await?
     } else {
         None
     };

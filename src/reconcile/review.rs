@@ -1,17 +1,17 @@
 //! Transfers that need a person: pending longer than the collection time to live, which the
-//! operator never settled. `momo-gateway transactions stuck` lists them and
-//! `momo-gateway transactions resolve` settles one, keeping an audit record.
+//! operator never settled. `momo-payments transactions stuck` lists them and
+//! `momo-payments transactions resolve` settles one, keeping an audit record.
 
 use crate::domain::{Cause, Cursor, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Payments, ServiceError};
 
 /// Pending transfers older than the collection TTL, oldest first.
-pub async fn stuck_transfers(gateway: &Gateway, now: Timestamp) -> Result<Vec<TransactionRecord>, ServiceError> {
-    let created_before = now.minus(gateway.config().reconcile.collection_ttl);
+pub async fn stuck_transfers(payments: &Payments, now: Timestamp) -> Result<Vec<TransactionRecord>, ServiceError> {
+    let created_before = now.minus(payments.config().reconcile.collection_ttl);
     let mut all = Vec::new();
     let mut after: Option<Cursor> = None;
     loop {
-        let batch = gateway
+        let batch = payments
             .pending_transactions(created_before, Some(Kind::Transfer), after.as_ref(), 500)
             .await?;
         let full = batch.len() == 500;
@@ -28,7 +28,7 @@ pub async fn stuck_transfers(gateway: &Gateway, now: Timestamp) -> Result<Vec<Tr
 
 /// Settles a pending transaction by hand, by its service reference, with an audit record.
 pub async fn resolve(
-    gateway: &Gateway,
+    payments: &Payments,
     reference: &str,
     status: Status,
     reason: &str,
@@ -39,7 +39,7 @@ pub async fn resolve(
     }
     let reason =
         crate::domain::text::checked_text(reason, 500).map_err(|e| ServiceError::Invalid(format!("the reason {e}")))?;
-    let record = gateway.transaction_by_ref(reference).await?;
+    let record = payments.transaction_by_ref(reference).await?;
     let outcome = Outcome {
         status,
         cause: Cause::Admin,
@@ -51,7 +51,7 @@ pub async fn resolve(
         record.transaction.status.as_str(),
         status.as_str()
     );
-    match gateway.settle_later(&record, outcome, now, Some(audit)).await? {
+    match payments.settle_later(&record, outcome, now, Some(audit)).await? {
         Some(settled) => Ok(settled),
         None => Err(ServiceError::Invalid(format!(
             "transaction {reference} is already {}; final states never change",

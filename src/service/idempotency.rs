@@ -56,8 +56,8 @@ impl RequestShape<'_> {
     }
 }
 
-/// A key this request holds; the request ends by [`Gateway::keep_answer`] or
-/// [`Gateway::release_key`].
+/// A key this request holds; the request ends by [`Idempotency::keep_answer`] or
+/// [`Idempotency::release_key`].
 #[derive(Debug, Clone)]
 pub struct HeldKey {
     pub tenant: Tenant,

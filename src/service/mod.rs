@@ -3,11 +3,8 @@
 //! [`Gateway`] holds what every use case needs; each file adds the `impl Gateway` block of one
 //! family of use cases.
 
-pub mod accounts;
 pub mod activity;
 pub mod auth;
-pub mod callbacks;
-pub mod checkout;
 pub mod credentials;
 pub mod customers;
 pub mod dashboard;
@@ -15,7 +12,6 @@ pub mod gauges;
 pub mod idempotency;
 pub mod merchants;
 pub mod payments;
-pub mod pending;
 pub mod rate_limit;
 pub mod reports;
 pub mod webhooks;
@@ -23,7 +19,6 @@ pub mod webhooks;
 use std::sync::Arc;
 
 use crate::config::{Config, WebhookSettings};
-use crate::domain::FeeSchedule;
 use crate::operator::Operators;
 use crate::service::rate_limit::RateLimits;
 use crate::store::{Store, StoreError};
@@ -32,26 +27,25 @@ use crate::webhook::dispatcher::Dispatcher;
 
 pub use activity::{Overview, Timeline};
 pub use auth::{Auth, IssuedToken, Keys, Principal};
-pub use callbacks::{CallbackError, CallbackReceipt};
-pub use checkout::{CheckoutPayment, PayerDecision};
 pub use customers::Customers;
 pub use dashboard::{Dashboard, SignedIn};
 pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
 pub use merchants::Merchants;
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
-pub use payments::{Party, PaymentError, PaymentRequest};
-pub use pending::outcome_of;
+pub use payments::callbacks::{CallbackError, CallbackReceipt};
+pub use payments::checkout::{CheckoutPayment, PayerDecision};
+pub use payments::pending::outcome_of;
+pub use payments::{Party, PaymentError, PaymentRequest, Payments};
 pub use reports::Reports;
 pub use webhooks::Webhooks;
 
 /// The gateway's use cases over one store, assembled. Cheap to clone. Each use case is a
-/// service of its own holding only the store traits it uses (`customers`, `webhooks`,
-/// `reports`, `merchants`, `idempotency`, `auth`, `dashboard`); handlers, workers and the
-/// command line take the one they need (`State<Customers>`, through `app::state`). The
-/// payments (creation, settlement, operator callbacks, the reconciler's checks, the BETA page,
-/// balances) are still methods of the gateway itself, with its operators, fees and metrics.
-/// Nothing outside `service` reaches the store.
+/// service of its own holding only the store traits it uses (`payments`, `customers`,
+/// `webhooks`, `reports`, `merchants`, `idempotency`, `auth`, `dashboard`); handlers, workers
+/// and the command line take the one they need (`State<Payments>`, through `app::state`). The
+/// gateway itself keeps what the process needs around them: settings, metrics, rate limits,
+/// readiness and the database's figures. Nothing outside `service` reaches the store.
 ///
 /// One `Arc` around all of it: axum clones the state for every extractor of every request, and
 /// each clone of a field's `Arc` is an atomic increment on a cache line the cores share; the
@@ -63,6 +57,7 @@ pub struct Gateway(Arc<Parts>);
 /// What the gateway is made of (see [`Gateway`], which derefs to it).
 #[derive(Clone)]
 pub struct Parts {
+    pub payments: Payments,
     pub customers: Customers,
     pub webhooks: Webhooks,
     pub reports: Reports,
@@ -72,11 +67,8 @@ pub struct Parts {
     pub dashboard: Dashboard,
     store: Arc<dyn Store>,
     config: Arc<Config>,
-    operators: Arc<Operators>,
-    fees: Arc<FeeSchedule>,
     metrics: Arc<Metrics>,
     limits: Arc<RateLimits>,
-    active_credentials: Arc<auth::ActiveCredentials>,
 }
 
 impl std::ops::Deref for Gateway {
@@ -97,7 +89,16 @@ impl Gateway {
         let active_credentials: Arc<auth::ActiveCredentials> = Arc::default();
         let auth = Auth::new(store.clone(), keys.clone(), config.clone(), active_credentials.clone());
         let webhooks = Webhooks::new(store.clone());
+        let operators = Arc::new(operators.guarded(config.breaker, metrics.clone()));
         Ok(Gateway(Arc::new(Parts {
+            payments: Payments::new(
+                store.clone(),
+                store.clone(),
+                config.clone(),
+                operators,
+                metrics.clone(),
+                active_credentials,
+            ),
             dashboard: Dashboard::new(
                 store.clone(),
                 auth.clone(),
@@ -112,19 +113,17 @@ impl Gateway {
             merchants: Merchants::new(store.clone(), keys.clone(), config.clone()),
             idempotency: Idempotency::new(store.clone(), config.clone()),
             store,
-            operators: Arc::new(operators.guarded(config.breaker, metrics.clone())),
-            fees: Arc::new(config.fee_schedule()),
             metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
-            active_credentials,
             config,
         })))
     }
 
     /// The same gateway (store, keys, metrics) with other operator connectors.
     pub fn with_operators(&self, operators: Operators) -> Gateway {
+        let operators = Arc::new(operators.guarded(self.config.breaker, self.metrics.clone()));
         Gateway(Arc::new(Parts {
-            operators: Arc::new(operators.guarded(self.config.breaker, self.metrics.clone())),
+            payments: self.payments.with_operators(operators),
             ..(*self.0).clone()
         }))
     }
@@ -135,6 +134,11 @@ impl Gateway {
 
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
+    }
+
+    /// The metrics, shared, for a worker that outlives this borrow.
+    pub fn metrics_handle(&self) -> Arc<Metrics> {
+        self.metrics.clone()
     }
 
     pub fn limits(&self) -> &RateLimits {

@@ -119,6 +119,7 @@ pub async fn stored(admin: &Gateway, tenant: &Tenant) -> HashMap<String, Transac
     let mut after = None;
     loop {
         let page = admin
+            .payments
             .transactions(
                 tenant,
                 &TransactionFilter::default(),
@@ -142,6 +143,7 @@ pub async fn stored(admin: &Gateway, tenant: &Tenant) -> HashMap<String, Transac
 pub async fn pending(admin: &Gateway) -> Vec<String> {
     let far = Timestamp(Timestamp::now().millis() + 86_400_000);
     admin
+        .payments
         .pending_transactions(far, None, None, 10_000)
         .await
         .expect("the store answers")
@@ -183,7 +185,9 @@ pub async fn drain(admin: &Gateway) -> Vec<String> {
             break;
         }
         let at = Timestamp(Timestamp::now().millis() + CHECK_LEASE_MS + after);
-        reconciler::run_once(admin, at).await.expect("a reconciler pass");
+        reconciler::run_once(&admin.payments, at)
+            .await
+            .expect("a reconciler pass");
     }
     pending(admin).await
 }
@@ -191,7 +195,7 @@ pub async fn drain(admin: &Gateway) -> Vec<String> {
 /// Postings sum to zero, balances agree with them and none is negative, and every final
 /// transaction has exactly one webhook event.
 pub async fn assert_ledger(admin: &Gateway, what: &str) {
-    let check = admin.check_ledger().await.expect("the ledger check runs");
+    let check = admin.payments.check_ledger().await.expect("the ledger check runs");
     assert_eq!(
         (
             check.postings_sum,

@@ -1,6 +1,6 @@
 //! Payments in the store contract: a `PENDING` insert with its payer and its reservation, all or
 //! nothing, even when raced. The helpers build payments and settlements as
-//! `service/payments.rs` does; `settlements` and `leases` use them too.
+//! `service/payments/create.rs` does; `settlements` and `leases` use them too.
 
 use momo_gateway::domain::fees::FeeSchedule;
 use momo_gateway::domain::ledger::{self, Posting};

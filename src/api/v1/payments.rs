@@ -16,7 +16,7 @@ use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
 use crate::domain::{Kind, OperatorAliases, OperatorCode, PersonName, Status, Timestamp};
-use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
+use crate::service::{Party, PaymentError, PaymentRequest, Payments};
 
 /// The longest merchant transaction id v1 accepts.
 const MAX_TRANSACTION_ID: usize = 64;
@@ -160,26 +160,26 @@ impl TransferV1 {
     }
 }
 
-fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord) -> TransactionOut<'a> {
+fn data<'a>(payments: &Payments, record: &'a TransactionRecord) -> TransactionOut<'a> {
     let mut out = TransactionOut::from(record);
-    out.beta_launch_url = gateway.launch_url(record);
+    out.beta_launch_url = payments.launch_url(record);
     out
 }
 
 /// A creation's answer in v1: 200 SUCCESSFUL, 202 PENDING, or an error with the transaction.
-fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
+fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
             let status = match record.transaction.status {
                 Status::Successful => StatusCode::OK,
                 Status::Pending | Status::Failed => StatusCode::ACCEPTED,
             };
-            Ok(envelope::success(status, data(gateway, &record)))
+            Ok(envelope::success(status, data(payments, &record)))
         }
         Err(e) => {
             let (error, record) = payment_failure::describe(e, OperatorCode::v1_code);
             Err(Error(match record {
-                Some(record) => error.with_data(&data(gateway, &record)),
+                Some(record) => error.with_data(&data(payments, &record)),
                 None => error,
             }))
         }
@@ -187,38 +187,38 @@ fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) ->
 }
 
 pub async fn collect(
-    State(gateway): State<Gateway>,
+    State(payments): State<Payments>,
     RecheckedCaller(caller): RecheckedCaller,
     JsonBody(body): JsonBody<CollectionV1>,
 ) -> Result<Response, Error> {
-    let request = body.parse(&gateway.config().operator_aliases)?;
+    let request = body.parse(&payments.config().operator_aliases)?;
     answer(
-        &gateway,
-        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
+        &payments,
+        payments.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 pub async fn transfer(
-    State(gateway): State<Gateway>,
+    State(payments): State<Payments>,
     RecheckedCaller(caller): RecheckedCaller,
     JsonBody(body): JsonBody<TransferV1>,
 ) -> Result<Response, Error> {
-    let request = body.parse(&gateway.config().operator_aliases)?;
+    let request = body.parse(&payments.config().operator_aliases)?;
     answer(
-        &gateway,
-        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
+        &payments,
+        payments.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 /// A v1 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
 pub async fn transfer_from_bytes(
-    gateway: &Gateway,
+    payments: &Payments,
     caller: &RecheckedCaller,
     bytes: &[u8],
 ) -> Result<Response, Rejection> {
     let v1 = |e: ApiError| Rejection(Dialect::V1, e);
     let body: TransferV1 = parse_json(bytes).map_err(v1)?;
-    let request = body.parse(&gateway.config().operator_aliases).map_err(v1)?;
-    let result = gateway.create_payment_as(&caller.0, request, Timestamp::now()).await;
-    Ok(answer(gateway, result).unwrap_or_else(axum::response::IntoResponse::into_response))
+    let request = body.parse(&payments.config().operator_aliases).map_err(v1)?;
+    let result = payments.create_payment_as(&caller.0, request, Timestamp::now()).await;
+    Ok(answer(payments, result).unwrap_or_else(axum::response::IntoResponse::into_response))
 }

@@ -16,7 +16,7 @@ use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
 use crate::domain::{Cursor, Kind, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
 use crate::domain::{TransactionFilter, TransactionRecord};
-use crate::service::Gateway;
+use crate::service::Payments;
 
 /// A transaction as v1 shows it.
 #[derive(Debug, Serialize)]
@@ -120,13 +120,13 @@ impl ListParams {
 }
 
 pub async fn list(
-    State(gateway): State<Gateway>,
+    State(payments): State<Payments>,
     Authenticated(caller): Authenticated,
     QueryParams(params): QueryParams<ListParams>,
 ) -> Result<Response, Error> {
     let page = params.page.page_request()?;
-    let filter = params.filter(&gateway.config().operator_aliases)?;
-    let records = gateway.transactions(&caller.tenant, &filter, &page).await?;
+    let filter = params.filter(&payments.config().operator_aliases)?;
+    let records = payments.transactions(&caller.tenant, &filter, &page).await?;
     let (records, next) = split_page(records, &page, |r| Cursor {
         created_at: r.transaction.created_at,
         id: r.transaction.id.to_string(),
@@ -143,8 +143,11 @@ struct BalanceOut {
     reserved: String,
 }
 
-pub async fn balance(State(gateway): State<Gateway>, Authenticated(caller): Authenticated) -> Result<Response, Error> {
-    let b = gateway.balance(&caller.tenant).await?;
+pub async fn balance(
+    State(payments): State<Payments>,
+    Authenticated(caller): Authenticated,
+) -> Result<Response, Error> {
+    let b = payments.balance(&caller.tenant).await?;
     let body = BalanceOut {
         currency: "XOF",
         amount: b.available.to_string(),

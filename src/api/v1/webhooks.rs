@@ -18,7 +18,7 @@ use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
 use crate::domain::{Attempt, EventFilter, EventSummary};
 use crate::domain::{Cursor, EventState, Timestamp};
-use crate::service::{Gateway, Webhooks};
+use crate::service::{Merchants, Webhooks};
 
 /// An event as the API shows it.
 #[derive(Debug, Serialize)]
@@ -194,11 +194,10 @@ struct RotatedSecret {
 /// A new webhook signing secret for the caller's environment, in the answer only (never
 /// stored by caches); the old one keeps signing beside it until `previousSecretValidUntil`.
 pub async fn rotate_secret(
-    State(gateway): State<Gateway>,
+    State(merchants): State<Merchants>,
     Authenticated(caller): Authenticated,
 ) -> Result<Response, Error> {
-    let rotated = gateway
-        .merchants
+    let rotated = merchants
         .rotate_webhook_secret(&caller.tenant, Timestamp::now())
         .await?;
     let mut response = envelope::success(

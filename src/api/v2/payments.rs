@@ -17,7 +17,7 @@ use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
 use crate::domain::{Address, Kind, OperatorAliases, OperatorCode, Status, Timestamp};
-use crate::service::{Gateway, Party, PaymentError, PaymentRequest};
+use crate::service::{Party, PaymentError, PaymentRequest, Payments};
 
 /// The longest merchant transaction id v2 accepts.
 const MAX_TRANSACTION_ID: usize = 20;
@@ -215,9 +215,9 @@ impl TransferV2 {
     }
 }
 
-fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spelling: Spelling) -> TransactionV2<'a> {
+fn data<'a>(payments: &Payments, record: &'a TransactionRecord, spelling: Spelling) -> TransactionV2<'a> {
     let mut out = TransactionV2::from(record);
-    if let Some(url) = gateway.launch_url(record) {
+    if let Some(url) = payments.launch_url(record) {
         out.redirect_url = Some(Some(url));
     }
     out.status = StatusV2::spelled(record.transaction.status, spelling);
@@ -225,11 +225,11 @@ fn data<'a>(gateway: &Gateway, record: &'a TransactionRecord, spelling: Spelling
 }
 
 /// A creation's answer in v2.
-fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
+fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
             let spelling = match record.transaction.kind {
-                Kind::Collection if gateway.config().v2_successfull_spelling => Spelling::Live,
+                Kind::Collection if payments.config().v2_successfull_spelling => Spelling::Live,
                 Kind::Collection | Kind::Transfer => Spelling::Standard,
             };
             let (status, message) = match (record.transaction.status, spelling) {
@@ -238,12 +238,12 @@ fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) ->
                 (Status::Pending, _) => (StatusCode::ACCEPTED, "PAYMENT_IS_PENDING"),
                 (Status::Failed, _) => (StatusCode::ACCEPTED, "PAYMENT_FAILED"),
             };
-            Ok(envelope::success(status, message, data(gateway, &record, spelling)))
+            Ok(envelope::success(status, message, data(payments, &record, spelling)))
         }
         Err(e) => {
             let (error, record) = payment_failure::describe(e, OperatorCode::v2_code);
             Err(Error(match record {
-                Some(record) => error.with_data(&data(gateway, &record, Spelling::Standard)),
+                Some(record) => error.with_data(&data(payments, &record, Spelling::Standard)),
                 None => error,
             }))
         }
@@ -251,39 +251,39 @@ fn answer(gateway: &Gateway, result: Result<TransactionRecord, PaymentError>) ->
 }
 
 pub async fn collect(
-    State(gateway): State<Gateway>,
+    State(payments): State<Payments>,
     RecheckedCaller(caller): RecheckedCaller,
     request: axum::extract::Request,
 ) -> Result<Response, Error> {
     let bytes = crate::api::extract::json_bytes(request, &()).await?;
-    let request = collection_request(&bytes, &gateway.config().operator_aliases)?;
+    let request = collection_request(&bytes, &payments.config().operator_aliases)?;
     answer(
-        &gateway,
-        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
+        &payments,
+        payments.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 pub async fn transfer(
-    State(gateway): State<Gateway>,
+    State(payments): State<Payments>,
     RecheckedCaller(caller): RecheckedCaller,
     JsonBody(body): JsonBody<TransferV2>,
 ) -> Result<Response, Error> {
-    let request = body.parse(&gateway.config().operator_aliases)?;
+    let request = body.parse(&payments.config().operator_aliases)?;
     answer(
-        &gateway,
-        gateway.create_payment_as(&caller, request, Timestamp::now()).await,
+        &payments,
+        payments.create_payment_as(&caller, request, Timestamp::now()).await,
     )
 }
 
 /// A v2 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
 pub async fn transfer_from_bytes(
-    gateway: &Gateway,
+    payments: &Payments,
     caller: &RecheckedCaller,
     bytes: &[u8],
 ) -> Result<Response, Rejection> {
     let v2 = |e: ApiError| Rejection(Dialect::V2, e);
     let body: TransferV2 = parse_json(bytes).map_err(v2)?;
-    let request = body.parse(&gateway.config().operator_aliases).map_err(v2)?;
-    let result = gateway.create_payment_as(&caller.0, request, Timestamp::now()).await;
-    Ok(answer(gateway, result).unwrap_or_else(IntoResponse::into_response))
+    let request = body.parse(&payments.config().operator_aliases).map_err(v2)?;
+    let result = payments.create_payment_as(&caller.0, request, Timestamp::now()).await;
+    Ok(answer(payments, result).unwrap_or_else(IntoResponse::into_response))
 }

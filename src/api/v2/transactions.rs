@@ -12,7 +12,7 @@ use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
 use crate::domain::TransactionRecord;
 use crate::domain::{OperatorCode, Status};
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Auth, Payments, ServiceError};
 
 /// A transaction as v2 shows it.
 #[derive(Debug, Serialize)]
@@ -73,20 +73,20 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
 }
 
 /// The status lookup's success, in the v2 envelope whatever the path.
-pub fn status_answer(gateway: &Gateway, record: &TransactionRecord) -> Response {
+pub fn status_answer(payments: &Payments, record: &TransactionRecord) -> Response {
     let message = match record.transaction.status {
         Status::Pending => "PAYMENT_IS_PENDING",
         Status::Successful => "PAYMENT_IS_SUCCESSFUL",
         Status::Failed => "PAYMENT_FAILED",
     };
     let mut body = TransactionV2::from(record);
-    body.redirect_url = Some(gateway.launch_url(record));
+    body.redirect_url = Some(payments.launch_url(record));
     envelope::success(StatusCode::OK, message, body)
 }
 
 /// Looks a transaction up for a status path; errors in the path's own generation.
 pub async fn find_for_status(
-    gateway: &Gateway,
+    (auth, payments): (&Auth, &Payments),
     caller: &RecheckedCaller,
     id: Result<PathId, Rejection>,
     dialect: Dialect,
@@ -98,8 +98,8 @@ pub async fn find_for_status(
         )
     };
     let PathId(id) = id.map_err(|_| not_found())?;
-    match gateway.auth.transaction_checked(&caller.0, &id).await {
-        Ok(record) => Ok(status_answer(gateway, &record)),
+    match auth.transaction_checked(&caller.0, &id).await {
+        Ok(record) => Ok(status_answer(payments, &record)),
         Err(ServiceError::NotFound(_)) => Err(not_found()),
         Err(e) => Err(Rejection(dialect, e.into())),
     }
@@ -107,9 +107,10 @@ pub async fn find_for_status(
 
 /// `GET /v2/get-status-payment/{id}`.
 pub async fn status(
-    State(gateway): State<Gateway>,
+    State(auth): State<Auth>,
+    State(payments): State<Payments>,
     caller: RecheckedCaller,
     id: Result<PathId, Rejection>,
 ) -> Result<Response, Rejection> {
-    find_for_status(&gateway, &caller, id, Dialect::V2).await
+    find_for_status((&auth, &payments), &caller, id, Dialect::V2).await
 }

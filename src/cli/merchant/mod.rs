@@ -8,7 +8,7 @@ use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
 use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
-use crate::service::{CreatedMerchant, Gateway, RotatedWebhookSecret};
+use crate::service::{CreatedMerchant, Merchants, Payments, RotatedWebhookSecret};
 
 #[derive(Debug, Subcommand)]
 pub enum MerchantCommand {
@@ -116,7 +116,9 @@ enum Done {
 pub(super) async fn run(command: MerchantCommand, config: Config) -> anyhow::Result<()> {
     let format = command.format();
     let gateway = app::open(config).await?;
-    let done = command.execute(&gateway, Timestamp::now()).await?;
+    let done = command
+        .execute(&gateway.merchants, &gateway.payments, Timestamp::now())
+        .await?;
     print_lines(&render(&done, format)?);
     Ok(())
 }
@@ -133,28 +135,22 @@ impl MerchantCommand {
     }
 
     /// Runs the command's use case.
-    async fn execute(self, gateway: &Gateway, now: Timestamp) -> anyhow::Result<Done> {
+    async fn execute(self, merchants: &Merchants, payments: &Payments, now: Timestamp) -> anyhow::Result<Done> {
         Ok(match self {
-            MerchantCommand::Create { name, webhook_url, .. } => Done::Created(
-                gateway
-                    .merchants
-                    .create_merchant(&name, webhook_url.as_deref(), now)
-                    .await?,
-            ),
-            MerchantCommand::List { .. } => Done::Listed(gateway.merchants.merchants().await?),
+            MerchantCommand::Create { name, webhook_url, .. } => {
+                Done::Created(merchants.create_merchant(&name, webhook_url.as_deref(), now).await?)
+            }
+            MerchantCommand::List { .. } => Done::Listed(merchants.merchants().await?),
             MerchantCommand::SetWebhook { target, url, clear } => {
                 let url = if clear { None } else { url };
-                gateway
-                    .merchants
-                    .set_webhook_url(&target.tenant(), url.as_deref())
-                    .await?;
+                merchants.set_webhook_url(&target.tenant(), url.as_deref()).await?;
                 Done::WebhookSet {
                     environment: target.env,
                     url,
                 }
             }
             MerchantCommand::TopUp { target, amount } => {
-                let balance = gateway.top_up(&target.tenant(), amount, now).await?;
+                let balance = payments.top_up(&target.tenant(), amount, now).await?;
                 Done::ToppedUp {
                     environment: target.env,
                     amount,
@@ -162,7 +158,7 @@ impl MerchantCommand {
                 }
             }
             MerchantCommand::RotateSecret { target, .. } => {
-                let (api_key, api_secret) = gateway.merchants.rotate_secret(&target.tenant(), now).await?;
+                let (api_key, api_secret) = merchants.rotate_secret(&target.tenant(), now).await?;
                 Done::Rotated {
                     environment: target.env,
                     api_key,
@@ -170,7 +166,7 @@ impl MerchantCommand {
                 }
             }
             MerchantCommand::RotateWebhookSecret { target, .. } => {
-                Done::WebhookSecretRotated(gateway.merchants.rotate_webhook_secret(&target.tenant(), now).await?)
+                Done::WebhookSecretRotated(merchants.rotate_webhook_secret(&target.tenant(), now).await?)
             }
         })
     }

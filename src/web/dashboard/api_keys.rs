@@ -9,12 +9,12 @@ use axum::response::Response;
 use maud::html;
 
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{fields, set_cookie, Ctx, FormFields, SESSION_COOKIE};
+use super::session::{fields, Ctx, FormFields, SESSION_COOKIE};
 use crate::domain::Timestamp;
-use crate::service::Gateway;
+use crate::service::{Dashboard, Merchants};
 
-pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
-    let api_key = match gateway.dashboard.dashboard_api_key(&ctx.session).await {
+pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
+    let api_key = match dashboard.dashboard_api_key(&ctx.session).await {
         Ok(key) => key,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -36,19 +36,15 @@ pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
         path: "/dashboard/api-keys",
     };
     let page = layout::page(&ctx, spec, Flash::None, body);
-    ctx.visitor.remember(&gateway, html_response(StatusCode::OK, page))
+    ctx.remember(html_response(StatusCode::OK, page))
 }
 
 /// `POST /dashboard/api-keys/rotate`.
-pub async fn rotate(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) -> Response {
-    if !ctx.csrf_ok(&gateway, &fields(form)) {
+pub async fn rotate(State(merchants): State<Merchants>, ctx: Ctx, form: FormFields) -> Response {
+    if !ctx.csrf_ok(&fields(form)) {
         return layout::forbidden(ctx.lang());
     }
-    let (api_key, api_secret) = match gateway
-        .merchants
-        .rotate_secret(&ctx.session.tenant, Timestamp::now())
-        .await
-    {
+    let (api_key, api_secret) = match merchants.rotate_secret(&ctx.session.tenant, Timestamp::now()).await {
         Ok(pair) => pair,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -72,6 +68,6 @@ pub async fn rotate(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) 
     let mut response = html_response(StatusCode::OK, page);
     response
         .headers_mut()
-        .append(SET_COOKIE, set_cookie(&gateway, SESSION_COOKIE, "", 0));
+        .append(SET_COOKIE, ctx.visitor.cookie(SESSION_COOKIE, "", 0));
     response
 }

@@ -12,17 +12,17 @@ use super::session::Ctx;
 use super::transactions;
 use crate::domain::page::split_page;
 use crate::domain::{Cursor, PageRequest, TransactionFilter};
-use crate::service::Gateway;
+use crate::service::{Customers, Payments};
 
 const PAGE_SIZE: u32 = 50;
 
-pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
+pub async fn list(State(customers): State<Customers>, ctx: Ctx) -> Response {
     let after = ctx.visitor.query.get("cursor").and_then(|c| Cursor::decode(c));
     let page = PageRequest {
         limit: PAGE_SIZE + 1,
         after,
     };
-    let customers = match gateway.customers.customers(&ctx.session.tenant, &page).await {
+    let customers = match customers.customers(&ctx.session.tenant, &page).await {
         Ok(customers) => customers,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -63,12 +63,17 @@ pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
         path: "/dashboard/customers",
     };
     let page = layout::page(&ctx, spec, Flash::None, body);
-    ctx.visitor.remember(&gateway, html_response(StatusCode::OK, page))
+    ctx.remember(html_response(StatusCode::OK, page))
 }
 
-pub async fn show(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<String>) -> Response {
+pub async fn show(
+    State(customers): State<Customers>,
+    State(payments): State<Payments>,
+    ctx: Ctx,
+    Path(id): Path<String>,
+) -> Response {
     let tenant = &ctx.session.tenant;
-    let customer = match gateway.customers.customer(tenant, &id).await {
+    let customer = match customers.customer(tenant, &id).await {
         Ok(customer) => customer,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -80,7 +85,7 @@ pub async fn show(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<Strin
         limit: 100,
         after: None,
     };
-    let records = match gateway.transactions(tenant, &filter, &page).await {
+    let records = match payments.transactions(tenant, &filter, &page).await {
         Ok(records) => records,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -113,5 +118,5 @@ pub async fn show(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<Strin
         path: &path,
     };
     let page = layout::page(&ctx, spec, Flash::None, body);
-    ctx.visitor.remember(&gateway, html_response(StatusCode::OK, page))
+    ctx.remember(html_response(StatusCode::OK, page))
 }

@@ -15,17 +15,16 @@ use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use maud::html;
 
-use super::i18n::Lang;
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{cookie, fields, set_cookie, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE, SESSION_COOKIE};
+use super::session::{cookie, fields, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE, SESSION_COOKIE};
 use crate::domain::{Environment, Timestamp};
 use crate::http::client_address::client_address;
 use crate::service::credentials::random_token;
 use crate::service::rate_limit::retry_after_seconds;
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Dashboard, Gateway, ServiceError};
 
 /// The sign-in page; `status` 401 after wrong credentials, 429 when limited.
-fn login_page(gateway: &Gateway, visitor: &Visitor, status: StatusCode, flash: Flash) -> Response {
+fn login_page(visitor: &Visitor, status: StatusCode, flash: Flash) -> Response {
     let t = visitor.t();
     let lang = visitor.lang;
     // The token already set in this browser is kept, so two open sign-in pages both work.
@@ -66,12 +65,12 @@ fn login_page(gateway: &Gateway, visitor: &Visitor, status: StatusCode, flash: F
     let mut response = html_response(status, layout::public_page(lang, spec, flash, body));
     response
         .headers_mut()
-        .append(SET_COOKIE, set_cookie(gateway, LOGIN_CSRF_COOKIE, &csrf, 3_600));
-    visitor.remember(gateway, response)
+        .append(SET_COOKIE, visitor.cookie(LOGIN_CSRF_COOKIE, &csrf, 3_600));
+    visitor.remember(response)
 }
 
-pub async fn show(State(gateway): State<Gateway>, visitor: Visitor) -> Response {
-    login_page(&gateway, &visitor, StatusCode::OK, Flash::None)
+pub async fn show(visitor: Visitor) -> Response {
+    login_page(&visitor, StatusCode::OK, Flash::None)
 }
 
 /// Constant-time equality of two texts (the login form's double-submit token).
@@ -117,7 +116,6 @@ pub async fn submit(
     let client = address.map(|peer| client_address(peer.0 .0.ip(), &headers, trusted));
     if let Some(wait) = limited(&gateway, client, api_key) {
         let mut response = login_page(
-            &gateway,
             &visitor,
             StatusCode::TOO_MANY_REQUESTS,
             Flash::Failed(visitor.t().too_many_attempts.to_owned()),
@@ -130,7 +128,6 @@ pub async fn submit(
     let wrong = || {
         gateway.metrics().auth_failure("dashboard");
         login_page(
-            &gateway,
             &visitor,
             StatusCode::UNAUTHORIZED,
             Flash::Failed(visitor.t().wrong_credentials.to_owned()),
@@ -157,31 +154,28 @@ pub async fn submit(
     let lifetime = gateway.config().dashboard.session_max.as_secs();
     let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard")]).into_response();
     let headers = response.headers_mut();
-    headers.append(
-        SET_COOKIE,
-        set_cookie(&gateway, SESSION_COOKIE, &signed_in.token, lifetime),
-    );
-    headers.append(SET_COOKIE, set_cookie(&gateway, LOGIN_CSRF_COOKIE, "", 0));
-    visitor.remember(&gateway, response)
+    headers.append(SET_COOKIE, visitor.cookie(SESSION_COOKIE, &signed_in.token, lifetime));
+    headers.append(SET_COOKIE, visitor.cookie(LOGIN_CSRF_COOKIE, "", 0));
+    visitor.remember(response)
 }
 
 /// Ends the session, then to the sign-in page.
-pub async fn logout(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) -> Response {
+pub async fn logout(State(dashboard): State<Dashboard>, ctx: Ctx, form: FormFields) -> Response {
     let form = fields(form);
-    if !ctx.csrf_ok(&gateway, &form) {
+    if !ctx.csrf_ok(&form) {
         return layout::forbidden(ctx.lang());
     }
-    if let Err(e) = gateway.dashboard.dashboard_sign_out(ctx.token()).await {
+    if let Err(e) = dashboard.dashboard_sign_out(ctx.token()).await {
         return layout::service_error(ctx.lang(), e);
     }
-    signed_out(&gateway, ctx.lang())
+    signed_out(&ctx.visitor)
 }
 
 /// 303 to the sign-in page, the session cookie deleted.
-pub fn signed_out(gateway: &Gateway, _lang: Lang) -> Response {
+pub fn signed_out(visitor: &Visitor) -> Response {
     let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard/login")]).into_response();
     response
         .headers_mut()
-        .append(SET_COOKIE, set_cookie(gateway, SESSION_COOKIE, "", 0));
+        .append(SET_COOKIE, visitor.cookie(SESSION_COOKIE, "", 0));
     response
 }

@@ -11,13 +11,13 @@ use super::layout::{self, html_response, money, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
 use crate::service::activity::{Volume, CHART_DAYS};
-use crate::service::{Gateway, Overview};
+use crate::service::{Dashboard, Overview};
 
 const DAY_MS: i64 = 86_400_000;
 
-pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
+pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
     let now = Timestamp::now();
-    let overview = match gateway.dashboard.overview(&ctx.session.tenant, now).await {
+    let overview = match dashboard.overview(&ctx.session.tenant, now).await {
         Ok(overview) => overview,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -28,7 +28,7 @@ pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
         path: "/dashboard",
     };
     let page = layout::page(&ctx, spec, Flash::None, body(&ctx, &overview, now));
-    ctx.visitor.remember(&gateway, html_response(StatusCode::OK, page))
+    ctx.remember(html_response(StatusCode::OK, page))
 }
 
 fn volume(t: &Text, v: Volume) -> Markup {

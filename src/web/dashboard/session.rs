@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::i18n::{Lang, Text};
 use super::layout;
 use crate::domain::{DashboardSession, Timestamp};
-use crate::service::Gateway;
+use crate::service::{Dashboard, Gateway};
 
 pub const SESSION_COOKIE: &str = "momo_session";
 pub const LANG_COOKIE: &str = "momo_lang";
@@ -42,12 +42,8 @@ pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 
 /// A `Set-Cookie` value scoped to the dashboard: HttpOnly, SameSite=Strict, and Secure when
 /// the gateway is served over https (`MOMO_PUBLIC_URL`). `max_age` 0 deletes it.
-pub fn set_cookie(gateway: &Gateway, name: &str, value: &str, max_age_s: u64) -> HeaderValue {
-    let secure = if gateway.config().public_url.starts_with("https://") {
-        "; Secure"
-    } else {
-        ""
-    };
+fn set_cookie(secure: bool, name: &str, value: &str, max_age_s: u64) -> HeaderValue {
+    let secure = if secure { "; Secure" } else { "" };
     let text = format!("{name}={value}; HttpOnly; SameSite=Strict; Path=/dashboard; Max-Age={max_age_s}{secure}");
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("momo_invalid=; Max-Age=0"))
 }
@@ -59,10 +55,12 @@ pub struct Visitor {
     pub chosen: bool,
     pub query: HashMap<String, String>,
     pub headers: HeaderMap,
+    /// Whether the gateway is served over https, so its cookies are `Secure`.
+    secure: bool,
 }
 
 impl Visitor {
-    fn of(parts: &Parts) -> Visitor {
+    fn of(parts: &Parts, gateway: &Gateway) -> Visitor {
         let query: HashMap<String, String> = Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
             .map(|q| q.0)
             .unwrap_or_default();
@@ -73,6 +71,7 @@ impl Visitor {
             chosen: asked.is_some(),
             query,
             headers: parts.headers.clone(),
+            secure: gateway.config().public_url.starts_with("https://"),
         }
     }
 
@@ -80,10 +79,15 @@ impl Visitor {
         self.lang.text()
     }
 
+    /// A `Set-Cookie` value for this visitor (see [`set_cookie`]); `max_age` 0 deletes it.
+    pub fn cookie(&self, name: &str, value: &str, max_age_s: u64) -> HeaderValue {
+        set_cookie(self.secure, name, value, max_age_s)
+    }
+
     /// `response` with the language cookie when `?lang=` chose it.
-    pub fn remember(&self, gateway: &Gateway, mut response: Response) -> Response {
+    pub fn remember(&self, mut response: Response) -> Response {
         if self.chosen {
-            let value = set_cookie(gateway, LANG_COOKIE, self.lang.code(), 365 * 86_400);
+            let value = self.cookie(LANG_COOKIE, self.lang.code(), 365 * 86_400);
             response.headers_mut().append(SET_COOKIE, value);
         }
         response
@@ -93,8 +97,8 @@ impl Visitor {
 impl FromRequestParts<Gateway> for Visitor {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _: &Gateway) -> Result<Self, Self::Rejection> {
-        Ok(Visitor::of(parts))
+    async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
+        Ok(Visitor::of(parts, gateway))
     }
 }
 
@@ -105,6 +109,8 @@ pub struct Ctx {
     pub session: DashboardSession,
     token: String,
     pub csrf: String,
+    /// Checks the form's CSRF token against the session's.
+    dashboard: Dashboard,
 }
 
 impl Ctx {
@@ -117,9 +123,14 @@ impl Ctx {
     }
 
     /// Whether a POSTed form carries this session's CSRF token (constant-time comparison).
-    pub fn csrf_ok(&self, gateway: &Gateway, form: &HashMap<String, String>) -> bool {
+    pub fn csrf_ok(&self, form: &HashMap<String, String>) -> bool {
         form.get("csrf_token")
-            .is_some_and(|presented| gateway.dashboard.dashboard_csrf_matches(&self.token, presented))
+            .is_some_and(|presented| self.dashboard.dashboard_csrf_matches(&self.token, presented))
+    }
+
+    /// `response` with the language cookie when `?lang=` chose it.
+    pub fn remember(&self, response: Response) -> Response {
+        self.visitor.remember(response)
     }
 
     /// The session cookie's token, for sign-out.
@@ -152,7 +163,7 @@ impl FromRequestParts<Gateway> for Ctx {
     type Rejection = NoSession;
 
     async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
-        let visitor = Visitor::of(parts);
+        let visitor = Visitor::of(parts, gateway);
         let lang = visitor.lang;
         let token = cookie(&parts.headers, SESSION_COOKIE)
             .ok_or(NoSession::SignIn)?
@@ -172,6 +183,7 @@ impl FromRequestParts<Gateway> for Ctx {
             session,
             token,
             csrf,
+            dashboard: gateway.dashboard.clone(),
         })
     }
 }

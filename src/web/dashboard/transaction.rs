@@ -10,19 +10,23 @@ use maud::{html, Markup};
 use super::layout::{self, html_response, money, segment, when, Flash, Spec};
 use super::session::{fields, Ctx, FormFields};
 use crate::domain::{Kind, Timestamp};
-use crate::service::{Gateway, ServiceError, Timeline};
+use crate::service::{Dashboard, ServiceError, Timeline};
 
-pub async fn show(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<String>) -> Response {
-    render(&gateway, &ctx, &id, StatusCode::OK, Flash::None).await
+pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx, Path(id): Path<String>) -> Response {
+    render(&dashboard, &ctx, &id, StatusCode::OK, Flash::None).await
 }
 
-pub async fn resend(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<String>, form: FormFields) -> Response {
-    if !ctx.csrf_ok(&gateway, &fields(form)) {
+pub async fn resend(
+    State(dashboard): State<Dashboard>,
+    ctx: Ctx,
+    Path(id): Path<String>,
+    form: FormFields,
+) -> Response {
+    if !ctx.csrf_ok(&fields(form)) {
         return layout::forbidden(ctx.lang());
     }
     let t = ctx.t();
-    let (status, flash) = match gateway
-        .dashboard
+    let (status, flash) = match dashboard
         .resend_webhooks(&ctx.session.tenant, &id, Timestamp::now())
         .await
     {
@@ -32,11 +36,11 @@ pub async fn resend(State(gateway): State<Gateway>, ctx: Ctx, Path(id): Path<Str
         }
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    render(&gateway, &ctx, &id, status, flash).await
+    render(&dashboard, &ctx, &id, status, flash).await
 }
 
-async fn render(gateway: &Gateway, ctx: &Ctx, id: &str, status: StatusCode, flash: Flash) -> Response {
-    let timeline = match gateway.dashboard.timeline(&ctx.session.tenant, id).await {
+async fn render(dashboard: &Dashboard, ctx: &Ctx, id: &str, status: StatusCode, flash: Flash) -> Response {
+    let timeline = match dashboard.timeline(&ctx.session.tenant, id).await {
         Ok(timeline) => timeline,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -51,7 +55,7 @@ async fn render(gateway: &Gateway, ctx: &Ctx, id: &str, status: StatusCode, flas
         path: &path,
     };
     let page = layout::page(ctx, spec, flash, body(ctx, &timeline, &path));
-    ctx.visitor.remember(gateway, html_response(status, page))
+    ctx.remember(html_response(status, page))
 }
 
 fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {

@@ -16,7 +16,7 @@ use super::session::Ctx;
 use crate::domain::page::split_page;
 use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp};
 use crate::domain::{Tenant, TransactionFilter, TransactionRecord};
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Payments, ServiceError};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -92,7 +92,7 @@ impl Query<'_> {
 
 /// One page of the list: searched by id or reference when `q` is given, else filtered.
 async fn read_page(
-    gateway: &Gateway,
+    payments: &Payments,
     tenant: &Tenant,
     query: &Query<'_>,
     page: &PageRequest,
@@ -103,13 +103,13 @@ async fn read_page(
     };
     let q = query.get("q");
     if !q.is_empty() {
-        return match gateway.transaction(tenant, q).await {
+        return match payments.transaction(tenant, q).await {
             Ok(record) => Ok(Ok(vec![record])),
             Err(ServiceError::NotFound(_)) => Ok(Ok(Vec::new())),
             Err(e) => Err(e),
         };
     }
-    gateway.transactions(tenant, &filter, page).await.map(Ok)
+    payments.transactions(tenant, &filter, page).await.map(Ok)
 }
 
 fn cursor_of(r: &TransactionRecord) -> Cursor {
@@ -119,7 +119,7 @@ fn cursor_of(r: &TransactionRecord) -> Cursor {
     }
 }
 
-pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
+pub async fn list(State(payments): State<Payments>, ctx: Ctx) -> Response {
     let query = Query(&ctx.visitor.query);
     let after = match query.get("cursor") {
         "" => None,
@@ -129,7 +129,7 @@ pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
         limit: PAGE_SIZE + 1,
         after,
     };
-    let (status, flash, records, next) = match read_page(&gateway, &ctx.session.tenant, &query, &page).await {
+    let (status, flash, records, next) = match read_page(&payments, &ctx.session.tenant, &query, &page).await {
         Ok(Ok(records)) => {
             let (records, next) = split_page(records, &page, cursor_of);
             (StatusCode::OK, Flash::None, records, next)
@@ -159,7 +159,7 @@ pub async fn list(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
         path: "/dashboard/transactions",
     };
     let page = layout::page(&ctx, spec, flash, body);
-    ctx.visitor.remember(&gateway, html_response(status, page))
+    ctx.remember(html_response(status, page))
 }
 
 fn select(id: &str, label: &str, options: &[(&str, &str)], chosen: &str) -> Markup {
@@ -238,7 +238,7 @@ fn csv_field(raw: &str) -> String {
     format!("\"{}\"", guarded.replace('"', "\"\""))
 }
 
-pub async fn export(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
+pub async fn export(State(payments): State<Payments>, ctx: Ctx) -> Response {
     let query = Query(&ctx.visitor.query);
     let mut rows: Vec<TransactionRecord> = Vec::new();
     let mut page = PageRequest {
@@ -246,7 +246,7 @@ pub async fn export(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
         after: None,
     };
     loop {
-        let records = match read_page(&gateway, &ctx.session.tenant, &query, &page).await {
+        let records = match read_page(&payments, &ctx.session.tenant, &query, &page).await {
             Ok(Ok(records)) => records,
             Ok(Err(why)) => return layout::service_error(ctx.lang(), ServiceError::Invalid(why)),
             Err(e) => return layout::service_error(ctx.lang(), e),

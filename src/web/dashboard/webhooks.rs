@@ -10,42 +10,43 @@ use maud::{html, Markup};
 use super::layout::{self, html_response, when, Flash, Spec};
 use super::session::{fields, Ctx, FormFields};
 use crate::domain::Timestamp;
-use crate::service::{Gateway, ServiceError};
+use crate::service::{Dashboard, Merchants, ServiceError};
 
 const RECENT: u32 = 20;
 
-pub async fn show(State(gateway): State<Gateway>, ctx: Ctx) -> Response {
-    render(&gateway, &ctx, StatusCode::OK, Flash::None, None).await
+pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
+    render(&dashboard, &ctx, StatusCode::OK, Flash::None, None).await
 }
 
 /// `POST /dashboard/webhooks/url`: an empty URL clears it.
-pub async fn set_url(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) -> Response {
+pub async fn set_url(
+    State(dashboard): State<Dashboard>,
+    State(merchants): State<Merchants>,
+    ctx: Ctx,
+    form: FormFields,
+) -> Response {
     let form = fields(form);
-    if !ctx.csrf_ok(&gateway, &form) {
+    if !ctx.csrf_ok(&form) {
         return layout::forbidden(ctx.lang());
     }
     let t = ctx.t();
     let url = form.get("url").map(|u| u.trim()).filter(|u| !u.is_empty());
-    let (status, flash) = match gateway.merchants.set_webhook_url(&ctx.session.tenant, url).await {
+    let (status, flash) = match merchants.set_webhook_url(&ctx.session.tenant, url).await {
         Ok(()) if url.is_some() => (StatusCode::OK, Flash::Done(t.webhook_url_saved.to_owned())),
         Ok(()) => (StatusCode::OK, Flash::Done(t.webhook_url_cleared.to_owned())),
         Err(ServiceError::Invalid(why)) => (StatusCode::BAD_REQUEST, Flash::Failed(why)),
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    render(&gateway, &ctx, status, flash, None).await
+    render(&dashboard, &ctx, status, flash, None).await
 }
 
 /// `POST /dashboard/webhooks/test`.
-pub async fn send_test(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) -> Response {
-    if !ctx.csrf_ok(&gateway, &fields(form)) {
+pub async fn send_test(State(dashboard): State<Dashboard>, ctx: Ctx, form: FormFields) -> Response {
+    if !ctx.csrf_ok(&fields(form)) {
         return layout::forbidden(ctx.lang());
     }
     let t = ctx.t();
-    let (status, flash) = match gateway
-        .dashboard
-        .send_test_webhook(&ctx.session.tenant, Timestamp::now())
-        .await
-    {
+    let (status, flash) = match dashboard.send_test_webhook(&ctx.session.tenant, Timestamp::now()).await {
         Ok(a) => {
             let outcome = match (a.status_code, &a.error) {
                 (Some(code), _) => format!("HTTP {code}, {} ms", a.latency_ms),
@@ -57,16 +58,20 @@ pub async fn send_test(State(gateway): State<Gateway>, ctx: Ctx, form: FormField
         Err(ServiceError::Invalid(why)) => (StatusCode::BAD_REQUEST, Flash::Failed(why)),
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    render(&gateway, &ctx, status, flash, None).await
+    render(&dashboard, &ctx, status, flash, None).await
 }
 
 /// `POST /dashboard/webhooks/rotate-secret`: the new secret is on this answer only.
-pub async fn rotate_secret(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) -> Response {
-    if !ctx.csrf_ok(&gateway, &fields(form)) {
+pub async fn rotate_secret(
+    State(dashboard): State<Dashboard>,
+    State(merchants): State<Merchants>,
+    ctx: Ctx,
+    form: FormFields,
+) -> Response {
+    if !ctx.csrf_ok(&fields(form)) {
         return layout::forbidden(ctx.lang());
     }
-    match gateway
-        .merchants
+    match merchants
         .rotate_webhook_secret(&ctx.session.tenant, Timestamp::now())
         .await
     {
@@ -76,20 +81,26 @@ pub async fn rotate_secret(State(gateway): State<Gateway>, ctx: Ctx, form: FormF
                 ctx.t().webhook_secret_rotated,
                 when(rotated.previous_valid_until)
             ));
-            render(&gateway, &ctx, StatusCode::OK, flash, Some(&rotated.webhook_secret)).await
+            render(&dashboard, &ctx, StatusCode::OK, flash, Some(&rotated.webhook_secret)).await
         }
         Err(e) => layout::service_error(ctx.lang(), e),
     }
 }
 
-async fn render(gateway: &Gateway, ctx: &Ctx, status: StatusCode, flash: Flash, new_secret: Option<&str>) -> Response {
+async fn render(
+    dashboard: &Dashboard,
+    ctx: &Ctx,
+    status: StatusCode,
+    flash: Flash,
+    new_secret: Option<&str>,
+) -> Response {
     let tenant = &ctx.session.tenant;
     let now = Timestamp::now();
-    let endpoint = match gateway.dashboard.webhook_endpoint(tenant, now).await {
+    let endpoint = match dashboard.webhook_endpoint(tenant, now).await {
         Ok(endpoint) => endpoint,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let attempts = match gateway.dashboard.recent_webhook_attempts(tenant, RECENT).await {
+    let attempts = match dashboard.recent_webhook_attempts(tenant, RECENT).await {
         Ok(attempts) => attempts,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
@@ -131,7 +142,7 @@ async fn render(gateway: &Gateway, ctx: &Ctx, status: StatusCode, flash: Flash, 
         path: "/dashboard/webhooks",
     };
     let page = layout::page(ctx, spec, flash, body);
-    ctx.visitor.remember(gateway, html_response(status, page))
+    ctx.remember(html_response(status, page))
 }
 
 fn attempts_table(ctx: &Ctx, attempts: &[crate::domain::RecentAttempt]) -> Markup {

@@ -286,14 +286,14 @@ async fn a_key_is_kept_a_day_then_purged_and_free_again(app: TestApp) {
     let first = post_keyed(&app, &token, "/v1/collecte/mobile-money", "daily", &body).await;
     assert!(first.status.is_success(), "{}", first.body);
     const HOUR_MS: i64 = 3_600_000;
-    let report = idempotency_keys::run_once(&app.gateway, later(23 * HOUR_MS))
+    let report = idempotency_keys::run_once(&app.gateway.idempotency, later(23 * HOUR_MS))
         .await
         .unwrap();
     assert_eq!(report.examined, 0, "nothing expires within the day");
     let a = post_keyed(&app, &token, "/v1/collecte/mobile-money", "daily", &body).await;
     assert!(replayed(&a));
     assert_eq!(a.body, first.body);
-    let report = idempotency_keys::run_once(&app.gateway, later(25 * HOUR_MS))
+    let report = idempotency_keys::run_once(&app.gateway.idempotency, later(25 * HOUR_MS))
         .await
         .unwrap();
     assert_eq!(report.examined, 1, "the key is purged after a day");

@@ -102,6 +102,7 @@ impl World {
             };
             let stored = self
                 .gateway
+                .payments
                 .transactions(tenant, &TransactionFilter::default(), &page)
                 .await
                 .map_err(|e| format!("list: {e}"))?;
@@ -123,6 +124,7 @@ impl World {
             let a = self.model.tenants[t];
             let balance = self
                 .gateway
+                .payments
                 .balance(tenant)
                 .await
                 .map_err(|e| format!("balance: {e}"))?;
@@ -148,6 +150,7 @@ impl World {
         }
         let ledger = self
             .gateway
+            .payments
             .check_ledger()
             .await
             .map_err(|e| format!("ledger check: {e}"))?;

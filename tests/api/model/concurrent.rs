@@ -42,7 +42,7 @@ impl World {
         for (k, (new, _)) in creations.iter().enumerate() {
             let (gateway, tenant) = (self.gateway.clone(), self.tenants[new.tenant].clone());
             let request = request(new, ids[k].clone());
-            tasks.spawn(async move { (k, gateway.create_payment(&tenant, request, now).await) });
+            tasks.spawn(async move { (k, gateway.payments.create_payment(&tenant, request, now).await) });
         }
         let mut answers: Vec<_> = creations.iter().map(|_| None).collect();
         while let Some(joined) = tasks.join_next().await {
@@ -115,15 +115,19 @@ impl World {
             match *racer {
                 Racer::Callbacks => {
                     model.callbacks();
-                    tasks.spawn(async move { Raced::Pass(reconcile::callbacks::run_once(&gateway, now).await) });
+                    tasks.spawn(
+                        async move { Raced::Pass(reconcile::callbacks::run_once(&gateway.payments, now).await) },
+                    );
                 }
                 Racer::Reconcile => {
                     model.reconcile();
-                    tasks.spawn(async move { Raced::Pass(reconcile::reconciler::run_once(&gateway, now).await) });
+                    tasks.spawn(
+                        async move { Raced::Pass(reconcile::reconciler::run_once(&gateway.payments, now).await) },
+                    );
                 }
                 Racer::Expire => {
                     model.expire();
-                    tasks.spawn(async move { Raced::Pass(reconcile::expiry::run_once(&gateway, now).await) });
+                    tasks.spawn(async move { Raced::Pass(reconcile::expiry::run_once(&gateway.payments, now).await) });
                 }
                 Racer::Resolve { pick, status } if count > 0 => {
                     let i = pick % count;
@@ -133,7 +137,7 @@ impl World {
                         Raced::Resolved(
                             i,
                             status,
-                            review::resolve(&gateway, &reference, status, "model test", now).await,
+                            review::resolve(&gateway.payments, &reference, status, "model test", now).await,
                         )
                     });
                 }
@@ -146,7 +150,9 @@ impl World {
                     } else {
                         PayerDecision::Decline
                     };
-                    tasks.spawn(async move { Raced::Payer(i, gateway.decide_checkout(&token, decision, now).await) });
+                    tasks.spawn(async move {
+                        Raced::Payer(i, gateway.payments.decide_checkout(&token, decision, now).await)
+                    });
                 }
                 Racer::Resolve { .. } | Racer::Payer { .. } => {} // nothing to settle
             }
@@ -161,6 +167,7 @@ impl World {
         for p in &self.model.payments {
             let t = self
                 .gateway
+                .payments
                 .transaction(&self.tenants[p.tenant], &p.transaction_id)
                 .await
                 .map_err(|e| format!("lookup of {}: {e}", p.transaction_id))?

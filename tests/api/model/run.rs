@@ -163,6 +163,7 @@ impl World {
                 let tenant = &self.tenants[new.tenant];
                 let answer = self
                     .gateway
+                    .payments
                     .create_payment(tenant, request(&new, id.clone()), now)
                     .await;
                 let (record, refused) = match (self.model.create(&new, id), answer) {
@@ -188,7 +189,12 @@ impl World {
                     amount: 100,
                 };
                 let again = request(&again, p.transaction_id.clone());
-                match self.gateway.create_payment(&self.tenants[p.tenant], again, now).await {
+                match self
+                    .gateway
+                    .payments
+                    .create_payment(&self.tenants[p.tenant], again, now)
+                    .await
+                {
                     Err(PaymentError::Duplicate(existing))
                         if existing.transaction.reference == self.references[pick % count] => {}
                     other => {
@@ -201,19 +207,23 @@ impl World {
             }
             Op::Advance { ms } => self.model.now = Timestamp(now.millis() + ms),
             Op::Callbacks => {
-                let report = reconcile::callbacks::run_once(&self.gateway, now).await;
+                let report = reconcile::callbacks::run_once(&self.gateway.payments, now).await;
                 passes("callbacks", report.map_err(|e| e.to_string())?, self.model.callbacks())?;
             }
             Op::Reconcile => {
-                let report = reconcile::reconciler::run_once(&self.gateway, now).await;
+                let report = reconcile::reconciler::run_once(&self.gateway.payments, now).await;
                 passes("reconciler", report.map_err(|e| e.to_string())?, self.model.reconcile())?;
             }
             Op::Expire => {
-                let report = reconcile::expiry::run_once(&self.gateway, now).await;
+                let report = reconcile::expiry::run_once(&self.gateway.payments, now).await;
                 passes("expiry", report.map_err(|e| e.to_string())?, self.model.expire())?;
             }
             Op::TopUp { tenant, amount } => {
-                let balance = self.gateway.top_up(&self.tenants[tenant], Francs(amount), now).await;
+                let balance = self
+                    .gateway
+                    .payments
+                    .top_up(&self.tenants[tenant], Francs(amount), now)
+                    .await;
                 self.model.top_up(tenant, amount);
                 let a = self.model.tenants[tenant];
                 match balance {
@@ -224,7 +234,8 @@ impl World {
             Op::Resolve { pick, status } if count > 0 => {
                 let i = pick % count;
                 let answer =
-                    reconcile::review::resolve(&self.gateway, &self.references[i], status, "model test", now).await;
+                    reconcile::review::resolve(&self.gateway.payments, &self.references[i], status, "model test", now)
+                        .await;
                 match (self.model.resolve(i, status), answer) {
                     (true, Ok(record)) => same_payment(&self.model.payments[i], &record.transaction)?,
                     (false, Err(ServiceError::Invalid(_))) => {}
@@ -249,7 +260,7 @@ impl World {
                 } else {
                     PayerDecision::Decline
                 };
-                let answer = self.gateway.decide_checkout(token, decision, now).await;
+                let answer = self.gateway.payments.decide_checkout(token, decision, now).await;
                 self.model.payer(i, approve);
                 same_payment(&self.model.payments[i], &answer.map_err(|e| e.to_string())?.transaction)?;
             }

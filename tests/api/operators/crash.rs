@@ -135,6 +135,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
     .await;
     assert_eq!(settled["status"], "SUCCESSFUL", "{settled}");
     let record = admin
+        .payments
         .transaction(
             &momo_gateway::domain::Tenant {
                 merchant_id: merchant.id.clone(),
@@ -158,7 +159,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
     assert_eq!(initiations["received"], 1, "the first call never left: {initiations}");
     let balance = answer(client.get(format!("{}/v1/balance", second.base)).bearer_auth(&token)).await;
     assert_eq!(balance.body["data"]["reserved"], "0", "the reservation is settled");
-    let check = admin.check_ledger().await.unwrap();
+    let check = admin.payments.check_ledger().await.unwrap();
     assert_eq!((check.postings_sum, check.inconsistent_balances), (0, 0));
     let (exit, _) = second.terminate().await;
     assert!(exit.success());

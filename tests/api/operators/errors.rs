@@ -87,7 +87,7 @@ async fn operator_errors_leave_pending_or_fail_as_they_should(mut app: TestApp) 
     );
     // The reconciler cannot reach the operator either: the ambiguous payment stays PENDING.
     let later = Timestamp(Timestamp::now().millis() + 60_000);
-    let report = momo_gateway::reconcile::reconciler::run_once(&app.gateway, later)
+    let report = momo_gateway::reconcile::reconciler::run_once(&app.gateway.payments, later)
         .await
         .unwrap();
     assert_eq!((report.examined, report.settled), (1, 0));

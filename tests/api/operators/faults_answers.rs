@@ -34,7 +34,7 @@ pub async fn untrustworthy_status(f: &Faulted, route: Route) {
     // Each check after the previous one's backoff.
     for (lie, at) in lies(route).iter().zip([60_000, 100_000, 200_000, 400_000]) {
         f.fault(route.status_lookup(), &format!("answer={lie}"), 1).await;
-        let report = reconciler::run_once(&f.app.gateway, later(at)).await.unwrap();
+        let report = reconciler::run_once(&f.app.gateway.payments, later(at)).await.unwrap();
         assert_eq!(
             (report.examined, report.settled),
             (1, 0),
@@ -42,7 +42,9 @@ pub async fn untrustworthy_status(f: &Faulted, route: Route) {
         );
         assert_eq!(f.status(&id).await, "PENDING", "{route} {lie}");
     }
-    let report = reconciler::run_once(&f.app.gateway, later(700_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(700_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1, "{route}: a truthful answer settles it");
     assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route}");
     assert_eq!(f.counts(&id).await, (1, 1), "{route}");
@@ -66,7 +68,9 @@ pub async fn untrustworthy_status(f: &Faulted, route: Route) {
             "PENDING",
             "{route}: the callback's check was lied to"
         );
-        let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+        let report = reconciler::run_once(&f.app.gateway.payments, later(60_000))
+            .await
+            .unwrap();
         assert_eq!(report.settled, 1, "{route}: asked again later");
         assert_eq!(f.status(&hinted).await, "SUCCESSFUL", "{route}");
     }
@@ -101,7 +105,7 @@ pub async fn unreachable_at_expiry(f: &Faulted, route: Route) {
     f.pending_payment(route, &paid, "05").await;
     f.past_the_delay().await;
     f.fault(route.status_lookup(), "status=503", 2).await;
-    let report = expiry::run_once(&f.app.gateway, later(901_000)).await.unwrap();
+    let report = expiry::run_once(&f.app.gateway.payments, later(901_000)).await.unwrap();
     assert_eq!(
         (report.examined, report.settled),
         (2, 0),
@@ -109,7 +113,7 @@ pub async fn unreachable_at_expiry(f: &Faulted, route: Route) {
     );
     assert_eq!(f.status(&never).await, "PENDING", "{route}");
     assert_eq!(f.status(&paid).await, "PENDING", "{route}");
-    let report = expiry::run_once(&f.app.gateway, later(912_000)).await.unwrap();
+    let report = expiry::run_once(&f.app.gateway.payments, later(912_000)).await.unwrap();
     assert_eq!((report.examined, report.settled), (2, 2), "{route}: asked again");
     assert_eq!(f.status(&paid).await, "SUCCESSFUL", "{route}: paid, never expired");
     assert_eq!(f.status(&never).await, "FAILED", "{route}");
@@ -146,13 +150,15 @@ async fn simulated_callbacks_after_a_transfer_settled_change_nothing(app: TestAp
         .await;
         assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     }
-    let report = reconciler::run_once(&app.gateway, later(31_000)).await.unwrap();
+    let report = reconciler::run_once(&app.gateway.payments, later(31_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 2, "settled by polling");
     let tenant = app.sandbox_tenant();
     let snapshot = || async {
         let mut shown = Vec::new();
         for (id, _) in ids {
-            let t = app.gateway.transaction(&tenant, id).await.unwrap().transaction;
+            let t = app.gateway.payments.transaction(&tenant, id).await.unwrap().transaction;
             shown.push(format!(
                 "{:?}",
                 (t.status, t.updated_at, t.failure_code, t.failure_reason)
@@ -166,7 +172,7 @@ async fn simulated_callbacks_after_a_transfer_settled_change_nothing(app: TestAp
         "{settled:?}"
     );
     for at in [31_000, 35_000] {
-        let report = callbacks::run_once(&app.gateway, later(at)).await.unwrap();
+        let report = callbacks::run_once(&app.gateway.payments, later(at)).await.unwrap();
         assert_eq!(report.settled, 0, "a late or repeated callback settles nothing");
     }
     assert_eq!(snapshot().await, settled, "nothing changes once final");

@@ -39,7 +39,9 @@ pub async fn dropped(f: &Faulted, route: Route) {
         "{route}: {made:?}"
     );
     assert_eq!(f.status(&id).await, "PENDING", "{route}: no callback came");
-    let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1, "{route}: polled");
     assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route}");
     assert_eq!(f.counts(&id).await, (1, 1), "{route}");
@@ -123,7 +125,9 @@ pub async fn late(f: &Faulted, route: Route) {
         .unwrap()
         .to_owned();
     f.past_the_delay().await;
-    let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1, "{route}: polled before the callback came");
     let settled = f.snapshot(&id).await;
     let replayed = if route.calls_back() {

@@ -30,7 +30,9 @@ pub async fn connection_refused(f: &Faulted, route: Route) {
         "{route}: {}",
         a.body
     );
-    let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(report.examined, 0, "{route}: nothing left for the reconciler");
 }
 
@@ -101,7 +103,9 @@ pub async fn refused(f: &Faulted, route: Route) {
     let reason = t.failure_reason.unwrap_or_default();
     assert!(reason.contains("400"), "{route}: the operator's answer in {reason:?}");
     assert_eq!(f.counts(&id).await, (1, 0), "{route}: refused before executing");
-    let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(report.examined, 0, "{route}: a refusal is final");
     assert_eq!(f.counts(&id).await, (1, 0), "{route}: never sent again");
 }
@@ -117,7 +121,9 @@ pub async fn after_sending(f: &Faulted, route: Route, fault: &str) {
         assert_eq!(f.settled(&id).await, "SUCCESSFUL", "{route} {fault}: by its callback");
     } else {
         assert_eq!(f.status(&id).await, "PENDING", "{route} {fault}: no callback comes");
-        let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+        let report = reconciler::run_once(&f.app.gateway.payments, later(60_000))
+            .await
+            .unwrap();
         assert_eq!(report.settled, 1, "{route} {fault}: by a status check");
         assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route} {fault}");
     }
@@ -154,7 +160,9 @@ pub async fn never_arrived_twice(f: &Faulted, route: Route) {
     f.fault(route.initiation(), "status=503", 2).await;
     let id = f.id(route, "lost2");
     f.pending_payment(route, &id, "01").await;
-    let report = reconciler::run_once(&f.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(
         (report.examined, report.settled),
         (1, 0),
@@ -162,7 +170,9 @@ pub async fn never_arrived_twice(f: &Faulted, route: Route) {
     );
     assert_eq!(f.counts(&id).await, (2, 0), "{route}: sent again once, lost again");
     assert_eq!(f.status(&id).await, "PENDING", "{route}");
-    let report = reconciler::run_once(&f.app.gateway, later(100_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(100_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1, "{route}: still never received, already resent");
     assert_eq!(f.status(&id).await, "FAILED", "{route}");
     assert_eq!(f.record(&id).await.failure_code, Some(FailureCode::NotSent), "{route}");
@@ -174,7 +184,9 @@ pub async fn never_arrived_long_ago(f: &Faulted, route: Route) {
     f.fault(route.initiation(), "status=503", 1).await;
     let id = f.id(route, "old");
     f.pending_payment(route, &id, "01").await;
-    let report = reconciler::run_once(&f.app.gateway, later(700_000)).await.unwrap();
+    let report = reconciler::run_once(&f.app.gateway.payments, later(700_000))
+        .await
+        .unwrap();
     assert_eq!((report.examined, report.settled), (1, 1), "{route}");
     assert_eq!(f.status(&id).await, "FAILED", "{route}");
     assert_eq!(f.record(&id).await.failure_code, Some(FailureCode::NotSent), "{route}");

@@ -113,6 +113,7 @@ impl Emulated {
         let t = self
             .app
             .gateway
+            .payments
             .transaction(&self.app.sandbox_tenant(), id)
             .await
             .unwrap();
@@ -124,6 +125,7 @@ impl Emulated {
         let t = self
             .app
             .gateway
+            .payments
             .transaction(&self.app.sandbox_tenant(), id)
             .await
             .unwrap();
@@ -167,7 +169,13 @@ async fn callbacks_settle_collections_and_transfers_through_a_status_check(e: Em
     for id in ["c01", "c04", "t02"] {
         assert_eq!(e.executed(id).await, 1, "{id} initiated once");
     }
-    let c04 = e.app.gateway.transaction(&e.app.sandbox_tenant(), "c04").await.unwrap();
+    let c04 = e
+        .app
+        .gateway
+        .payments
+        .transaction(&e.app.sandbox_tenant(), "c04")
+        .await
+        .unwrap();
     assert_eq!(c04.transaction.failure_code, Some(FailureCode::PayerDeclined));
     // The operator's callbacks reached the gateway (not a poll).
     let callbacks = e.emulator("callbacks").await;
@@ -190,7 +198,9 @@ async fn without_a_callback_the_reconciler_polls(e: Emulated) {
         "settled at the operator, which calls back no one"
     );
     assert_eq!(e.status("c05").await, "PENDING", "no callback came");
-    let report = reconciler::run_once(&e.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&e.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1);
     assert_eq!(e.status("c05").await, "SUCCESSFUL");
     assert_eq!(e.executed("c05").await, 1);
@@ -208,10 +218,14 @@ async fn an_initiation_that_never_arrived_is_sent_again_once(e: Emulated) {
     assert_eq!(e.executed("lost").await, 0);
     // ...until the status lookup says it never arrived (404): it is sent again, with the same
     // X-Reference-Id, and this time it goes through.
-    reconciler::run_once(&e.app.gateway, later(60_000)).await.unwrap();
+    reconciler::run_once(&e.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     let status = e.settled("lost").await;
     let status = if status == "PENDING" {
-        reconciler::run_once(&e.app.gateway, later(120_000)).await.unwrap();
+        reconciler::run_once(&e.app.gateway.payments, later(120_000))
+            .await
+            .unwrap();
         e.status("lost").await
     } else {
         status
@@ -221,6 +235,7 @@ async fn an_initiation_that_never_arrived_is_sent_again_once(e: Emulated) {
     let t = e
         .app
         .gateway
+        .payments
         .transaction(&e.app.sandbox_tenant(), "lost")
         .await
         .unwrap();
@@ -243,7 +258,9 @@ async fn a_timeout_after_sending_stays_pending_until_the_operator_answers(e: Emu
     // Its callback settles it; without one, the reconciler would.
     let status = e.settled("slow").await;
     let status = if status == "PENDING" {
-        reconciler::run_once(&e.app.gateway, later(60_000)).await.unwrap();
+        reconciler::run_once(&e.app.gateway.payments, later(60_000))
+            .await
+            .unwrap();
         e.status("slow").await
     } else {
         status
@@ -332,7 +349,7 @@ async fn answers_that_cannot_be_trusted_are_counted_and_settle_nothing(e: Emulat
     ];
     for (fault, _, at) in kinds {
         e.fault("momo.requesttopay.status", &format!("answer={fault}")).await;
-        let report = reconciler::run_once(&e.app.gateway, later(at)).await.unwrap();
+        let report = reconciler::run_once(&e.app.gateway.payments, later(at)).await.unwrap();
         assert_eq!((report.examined, report.settled), (1, 0), "{fault}: asked, not settled");
         assert_eq!(e.status("c05").await, "PENDING", "{fault}");
     }
@@ -342,7 +359,9 @@ async fn answers_that_cannot_be_trusted_are_counted_and_settle_nothing(e: Emulat
         assert!(metrics.contains(&line), "{line} in {metrics}");
     }
     // A truthful answer settles it.
-    let report = reconciler::run_once(&e.app.gateway, later(700_000)).await.unwrap();
+    let report = reconciler::run_once(&e.app.gateway.payments, later(700_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1);
     assert_eq!(e.status("c05").await, "SUCCESSFUL");
     assert_eq!(e.executed("c05").await, 1);

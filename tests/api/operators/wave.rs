@@ -94,6 +94,7 @@ impl Waved {
         let t = self
             .app
             .gateway
+            .payments
             .transaction(&self.app.sandbox_tenant(), id)
             .await
             .unwrap();
@@ -145,7 +146,9 @@ async fn wave_webhooks_settle_collections_through_a_status_check(w: Waved) {
     let made = emulated::callbacks_about(&w.emulator, &w.key("w05").await).await;
     assert_eq!(made, Vec::<Value>::new(), "complete at Wave, which sends no webhook");
     assert_eq!(w.status("w05").await["status"], "PENDING", "05 sends no webhook");
-    let report = reconciler::run_once(&w.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&w.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1);
     assert_eq!(w.status("w05").await["status"], "SUCCESSFUL", "found by polling");
     for id in ["w01", "w02", "w05"] {
@@ -183,7 +186,9 @@ async fn wave_payouts_settle_at_once_or_are_refused(w: Waved) {
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     emulated::advance(&w.emulator, DELAY).await;
     // Payouts have no webhook: polling settles them.
-    reconciler::run_once(&w.app.gateway, later(60_000)).await.unwrap();
+    reconciler::run_once(&w.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(w.status("p02").await["status"], "SUCCESSFUL");
     assert_eq!(w.executed("p01").await, 1);
     assert_eq!(w.executed("p02").await, 1);
@@ -253,7 +258,7 @@ async fn payout_answers_that_cannot_be_trusted_settle_nothing(w: Waved) {
     // Wave paid it; its search answers lie twice, each check after the previous one's backoff.
     for (fault, at) in [("other_amount", 60_000), ("unknown_status", 100_000)] {
         w.fault("wave.payout.search", &format!("answer={fault}")).await;
-        let report = reconciler::run_once(&w.app.gateway, later(at)).await.unwrap();
+        let report = reconciler::run_once(&w.app.gateway.payments, later(at)).await.unwrap();
         assert_eq!((report.examined, report.settled), (1, 0), "{fault}");
         assert_eq!(w.status("p02").await["status"], "PENDING", "{fault}");
     }
@@ -262,7 +267,9 @@ async fn payout_answers_that_cannot_be_trusted_settle_nothing(w: Waved) {
         let line = format!("momo_operator_bad_answers_total{{operator=\"DELTA\",kind=\"{kind}\"}} 1");
         assert!(metrics.contains(&line), "{line} in {metrics}");
     }
-    reconciler::run_once(&w.app.gateway, later(200_000)).await.unwrap();
+    reconciler::run_once(&w.app.gateway.payments, later(200_000))
+        .await
+        .unwrap();
     assert_eq!(w.status("p02").await["status"], "SUCCESSFUL");
     assert_eq!(w.executed("p02").await, 1);
     w.app.assert_ledger().await;
@@ -283,7 +290,9 @@ async fn a_payer_page_lost_with_its_answer_is_found_by_the_next_status_check(w: 
         w.status("lost-page").await["redirectUrl"].is_null(),
         "no page known yet"
     );
-    let report = reconciler::run_once(&w.app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&w.app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!((report.examined, report.settled), (1, 0));
     let page = w.status("lost-page").await["redirectUrl"]
         .as_str()

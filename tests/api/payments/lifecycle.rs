@@ -82,7 +82,7 @@ async fn expiry_asks_the_operator_one_last_time(app: TestApp) {
         .await;
         assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
     }
-    let report = expiry::run_once(&app.gateway, later(901_000)).await.unwrap();
+    let report = expiry::run_once(&app.gateway.payments, later(901_000)).await.unwrap();
     assert_eq!((report.examined, report.settled), (2, 2));
     assert_eq!(
         status_of(&app, &token, "paid").await["status"],
@@ -91,9 +91,9 @@ async fn expiry_asks_the_operator_one_last_time(app: TestApp) {
     );
     assert_eq!(status_of(&app, &token, "never").await["status"], "FAILED");
     let tenant = app.sandbox_tenant();
-    let never = app.gateway.transaction(&tenant, "never").await.unwrap();
+    let never = app.gateway.payments.transaction(&tenant, "never").await.unwrap();
     assert_eq!(never.transaction.failure_code, Some(FailureCode::Expired));
-    let paid = app.gateway.transaction(&tenant, "paid").await.unwrap();
+    let paid = app.gateway.payments.transaction(&tenant, "paid").await.unwrap();
     assert_eq!(paid.transaction.failure_code, None);
     app.assert_ledger().await;
 }
@@ -112,7 +112,7 @@ async fn expiry_waits_while_the_operator_cannot_be_asked(mut app: TestApp) {
         &collect_v1("unknown", "0701020307", "ALPHA_MONEY_CI", "1000"),
     )
     .await;
-    let report = expiry::run_once(&app.gateway, later(901_000)).await.unwrap();
+    let report = expiry::run_once(&app.gateway.payments, later(901_000)).await.unwrap();
     assert_eq!((report.examined, report.settled), (1, 0), "nothing expires on a guess");
     assert_eq!(status_of(&app, &token, "unknown").await["status"], "PENDING");
     app.assert_ledger().await;
@@ -138,16 +138,20 @@ async fn a_payment_the_operator_never_received_fails_not_sent(mut app: TestApp) 
     assert_eq!(a.body["data"]["status"], "PENDING", "ambiguous is never a failure");
     // First check: never received, so it is sent again, once, with the same key (and that
     // times out too).
-    let report = reconciler::run_once(&app.gateway, later(60_000)).await.unwrap();
+    let report = reconciler::run_once(&app.gateway.payments, later(60_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 0);
     assert_eq!(lost.initiations.load(Ordering::SeqCst), 2, "sent again once");
     assert_eq!(status_of(&app, &token, "lost").await["status"], "PENDING");
     // Next check: still never received, and already resent: it fails.
-    let report = reconciler::run_once(&app.gateway, later(120_000)).await.unwrap();
+    let report = reconciler::run_once(&app.gateway.payments, later(120_000))
+        .await
+        .unwrap();
     assert_eq!(report.settled, 1);
     assert_eq!(status_of(&app, &token, "lost").await["status"], "FAILED");
     let tenant = app.sandbox_tenant();
-    let failed = app.gateway.transaction(&tenant, "lost").await.unwrap();
+    let failed = app.gateway.payments.transaction(&tenant, "lost").await.unwrap();
     assert_eq!(failed.transaction.failure_code, Some(FailureCode::NotSent));
     assert_eq!(lost.initiations.load(Ordering::SeqCst), 2, "never a third time");
     // The reservation is released: the balance is what it was.
@@ -215,11 +219,11 @@ async fn simulated_callbacks_read_only_what_became_due(app: TestApp) {
         .await;
     }
     let watermark = Watermark::default();
-    let first = callbacks::run_after(&app.gateway, later(2_500), &watermark)
+    let first = callbacks::run_after(&app.gateway.payments, later(2_500), &watermark)
         .await
         .unwrap();
     assert_eq!((first.examined, first.settled), (5, 0));
-    let again = callbacks::run_after(&app.gateway, later(3_000), &watermark)
+    let again = callbacks::run_after(&app.gateway.payments, later(3_000), &watermark)
         .await
         .unwrap();
     assert_eq!(again.examined, 0, "the backlog is not read again");
@@ -230,7 +234,7 @@ async fn simulated_callbacks_read_only_what_became_due(app: TestApp) {
         &collect_v1("due", "0701020302", "GAMMA_MONEY_CI", "1000"),
     )
     .await;
-    let next = callbacks::run_after(&app.gateway, later(2_500), &watermark)
+    let next = callbacks::run_after(&app.gateway.payments, later(2_500), &watermark)
         .await
         .unwrap();
     assert_eq!((next.examined, next.settled), (1, 1), "only what became due");

@@ -34,7 +34,7 @@ async fn the_next_cursor_stops_before_lines_younger_than_the_settle_lag(app: Tes
         (8, now),
     ];
     for (amount, at) in steps {
-        app.gateway.top_up(&tenant, Francs(amount), at).await.unwrap();
+        app.gateway.payments.top_up(&tenant, Francs(amount), at).await.unwrap();
     }
     let token = app.token(&app.merchant.production.clone()).await;
     let page = |cursor: Option<String>| {
@@ -115,6 +115,7 @@ async fn a_past_days_report_is_complete_and_counts_the_settlements_of_that_day_o
         ("after", 2_000, "2026-11-21T00:00:00.100Z"),
     ] {
         app.gateway
+            .payments
             .create_payment(&tenant, collection(id, francs), at(when))
             .await
             .unwrap();

@@ -112,7 +112,7 @@ async fn mixed_scenario(app: &TestApp, token: &str) {
         };
         assert_eq!(a.status, expected, "{id}: {}", a.body);
     }
-    let settled = callbacks::run_once(&app.gateway, later(2_500)).await.unwrap();
+    let settled = callbacks::run_once(&app.gateway.payments, later(2_500)).await.unwrap();
     assert_eq!(settled.settled, 4, "c-g2 c-d3 t-d3 t-a2");
 }
 

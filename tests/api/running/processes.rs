@@ -241,6 +241,7 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
         environment: Environment::Sandbox,
     };
     let stored: HashSet<String> = gateway
+        .payments
         .transactions(
             &tenant,
             &TransactionFilter::default(),
@@ -258,7 +259,7 @@ async fn sigterm_under_load_finishes_in_flight_requests_and_cuts_none_mid_transa
         stored, confirmed,
         "no request was cut off between its transaction and its answer"
     );
-    let check = gateway.check_ledger().await.unwrap();
+    let check = gateway.payments.check_ledger().await.unwrap();
     assert_eq!(
         (
             check.postings_sum,

@@ -109,7 +109,7 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
     .await
     .unwrap();
     assert_eq!(twice, 0, "no transaction was settled twice");
-    let check = admin.check_ledger().await.unwrap();
+    let check = admin.payments.check_ledger().await.unwrap();
     assert_eq!(
         (
             check.postings_sum,
@@ -123,6 +123,7 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
         environment: Environment::Sandbox,
     };
     let successful = admin
+        .payments
         .transactions(
             &tenant,
             &TransactionFilter {

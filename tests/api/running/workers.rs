@@ -32,33 +32,39 @@ async fn the_reconciler_backs_off_instead_of_asking_every_pass(app: TestApp) {
     let start = Timestamp::now().millis();
     let at = |ms: i64| Timestamp(start + ms);
     assert_eq!(
-        reconciler::run_once(g, at(31_000)).await.unwrap().examined,
+        reconciler::run_once(&g.payments, at(31_000)).await.unwrap().examined,
         1,
         "old enough: asked once"
     );
     assert_eq!(
-        reconciler::run_once(g, at(36_000)).await.unwrap().examined,
+        reconciler::run_once(&g.payments, at(36_000)).await.unwrap().examined,
         0,
         "not again at the next pass"
     );
     assert_eq!(
-        reconciler::run_once(g, at(61_500)).await.unwrap().examined,
+        reconciler::run_once(&g.payments, at(61_500)).await.unwrap().examined,
         1,
         "again after the reconcile delay"
     );
-    assert_eq!(reconciler::run_once(g, at(601_000)).await.unwrap().examined, 1);
     assert_eq!(
-        reconciler::run_once(g, at(700_000)).await.unwrap().examined,
+        reconciler::run_once(&g.payments, at(601_000)).await.unwrap().examined,
+        1
+    );
+    assert_eq!(
+        reconciler::run_once(&g.payments, at(700_000)).await.unwrap().examined,
         0,
         "ten minutes old: every five minutes"
     );
     assert_eq!(status_of(&app, &token, "slow06").await["status"], "PENDING");
     // Backed off to 901.5 s, but a collection's check never comes after its expiry (900 s):
     // the last check is on time, and settles it once.
-    let report = expiry::run_once(g, at(900_500)).await.unwrap();
+    let report = expiry::run_once(&g.payments, at(900_500)).await.unwrap();
     assert_eq!((report.examined, report.settled), (1, 1), "expired at its lifetime");
     assert_eq!(status_of(&app, &token, "slow06").await["status"], "FAILED");
-    assert_eq!(reconciler::run_once(g, at(900_500)).await.unwrap().examined, 0);
+    assert_eq!(
+        reconciler::run_once(&g.payments, at(900_500)).await.unwrap().examined,
+        0
+    );
     app.assert_ledger().await;
 }
 
@@ -108,10 +114,10 @@ async fn pending_payments_resolve_as_the_simulator_table_says(app: TestApp) {
     }
     let g = &app.gateway;
     // Before the delay nothing moves.
-    let report = callbacks::run_once(g, later(0)).await.unwrap();
+    let report = callbacks::run_once(&g.payments, later(0)).await.unwrap();
     assert_eq!(report.settled, 0);
     // After the delay (2 s by default) the operator calls back for 02, 03 and other endings.
-    let report = callbacks::run_once(g, later(2_500)).await.unwrap();
+    let report = callbacks::run_once(&g.payments, later(2_500)).await.unwrap();
     assert_eq!(report.settled, 5, "c02 c03 c47 t02 t03");
     for (id, status) in [
         ("c02", "SUCCESSFUL"),
@@ -136,21 +142,21 @@ async fn pending_payments_resolve_as_the_simulator_table_says(app: TestApp) {
     }
     // The reconciler asks after MOMO_RECONCILE_AFTER_MS: 05 is SUCCESSFUL when asked, 06 stays.
     assert_eq!(
-        reconciler::run_once(g, later(1_000)).await.unwrap().settled,
+        reconciler::run_once(&g.payments, later(1_000)).await.unwrap().settled,
         0,
         "too young to ask"
     );
-    let report = reconciler::run_once(g, later(31_000)).await.unwrap();
+    let report = reconciler::run_once(&g.payments, later(31_000)).await.unwrap();
     assert_eq!(report.settled, 2, "c05 and t05");
     assert_eq!(status_of(&app, &token, "c05").await["status"], "SUCCESSFUL");
     assert_eq!(status_of(&app, &token, "t05").await["status"], "SUCCESSFUL");
     // Expiry: the 06 collection fails with cause EXPIRED after the TTL; the 06 transfer never expires.
-    assert_eq!(expiry::run_once(g, later(60_000)).await.unwrap().settled, 0);
-    assert_eq!(expiry::run_once(g, later(901_000)).await.unwrap().settled, 1);
+    assert_eq!(expiry::run_once(&g.payments, later(60_000)).await.unwrap().settled, 0);
+    assert_eq!(expiry::run_once(&g.payments, later(901_000)).await.unwrap().settled, 1);
     assert_eq!(status_of(&app, &token, "c06").await["status"], "FAILED");
     assert_eq!(status_of(&app, &token, "t06").await["status"], "PENDING");
     let tenant = app.sandbox_tenant();
-    let expired = app.gateway.transaction(&tenant, "c06").await.unwrap();
+    let expired = app.gateway.payments.transaction(&tenant, "c06").await.unwrap();
     assert_eq!(
         expired.transaction.failure_code,
         Some(momo_gateway::domain::FailureCode::Expired)
@@ -168,27 +174,39 @@ async fn final_states_never_change(app: TestApp) {
     )
     .await;
     assert_eq!(
-        callbacks::run_once(&app.gateway, later(2_500)).await.unwrap().settled,
+        callbacks::run_once(&app.gateway.payments, later(2_500))
+            .await
+            .unwrap()
+            .settled,
         1
     );
     // A late callback, a reconciler pass and expiry find nothing to change.
     assert_eq!(
-        callbacks::run_once(&app.gateway, later(5_000)).await.unwrap().settled,
+        callbacks::run_once(&app.gateway.payments, later(5_000))
+            .await
+            .unwrap()
+            .settled,
         0
     );
     assert_eq!(
-        reconciler::run_once(&app.gateway, later(60_000)).await.unwrap().settled,
+        reconciler::run_once(&app.gateway.payments, later(60_000))
+            .await
+            .unwrap()
+            .settled,
         0
     );
     assert_eq!(
-        expiry::run_once(&app.gateway, later(2_000_000)).await.unwrap().settled,
+        expiry::run_once(&app.gateway.payments, later(2_000_000))
+            .await
+            .unwrap()
+            .settled,
         0
     );
     assert_eq!(status_of(&app, &token, "f03").await["status"], "FAILED");
     let data = status_of(&app, &token, "f03").await;
     let reference = data["ref"].as_str().unwrap();
     let err = review::resolve(
-        &app.gateway,
+        &app.gateway.payments,
         reference,
         Status::Successful,
         "operator says paid",
@@ -283,7 +301,10 @@ async fn the_beta_page_lets_the_payer_approve_or_decline(app: TestApp) {
     .await;
     let page_path = launch_path(&a.body["data"]["redirectUrl"]);
     assert_eq!(
-        callbacks::run_once(&app.gateway, later(2_500)).await.unwrap().settled,
+        callbacks::run_once(&app.gateway.payments, later(2_500))
+            .await
+            .unwrap()
+            .settled,
         1,
         "only the 03 BETA collection"
     );
@@ -315,17 +336,19 @@ async fn stuck_transfers_are_listed_and_resolved_by_hand_with_an_audit(app: Test
     .await;
     let reference = a.body["data"]["ref"].as_str().unwrap().to_owned();
     assert!(
-        review::stuck_transfers(&app.gateway, later(0))
+        review::stuck_transfers(&app.gateway.payments, later(0))
             .await
             .unwrap()
             .is_empty(),
         "not stuck yet"
     );
-    let stuck = review::stuck_transfers(&app.gateway, later(901_000)).await.unwrap();
+    let stuck = review::stuck_transfers(&app.gateway.payments, later(901_000))
+        .await
+        .unwrap();
     assert_eq!(stuck.len(), 1);
     assert_eq!(stuck[0].transaction.reference, reference);
     let settled = review::resolve(
-        &app.gateway,
+        &app.gateway.payments,
         &reference,
         Status::Failed,
         "operator ticket 123: never sent",
@@ -334,7 +357,7 @@ async fn stuck_transfers_are_listed_and_resolved_by_hand_with_an_audit(app: Test
     .await
     .unwrap();
     assert_eq!(settled.transaction.status, Status::Failed);
-    assert!(review::stuck_transfers(&app.gateway, later(901_000))
+    assert!(review::stuck_transfers(&app.gateway.payments, later(901_000))
         .await
         .unwrap()
         .is_empty());

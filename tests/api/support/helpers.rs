@@ -248,7 +248,7 @@ impl TestApp {
     /// Asserts the money invariants: postings sum to zero, balances agree with them and are
     /// never negative, and every final transaction has exactly one webhook event.
     pub async fn assert_ledger(&self) {
-        let check = self.gateway.check_ledger().await.expect("ledger check");
+        let check = self.gateway.payments.check_ledger().await.expect("ledger check");
         assert_eq!(check.postings_sum, 0, "postings sum to zero");
         assert_eq!(
             check.inconsistent_balances, 0,

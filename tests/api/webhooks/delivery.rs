@@ -44,7 +44,7 @@ async fn each_final_transition_is_delivered_once_signed_with_the_exact_v1_body(a
         1,
         "only w01 is final so far"
     );
-    callbacks::run_once(&app.gateway, later(2_500)).await.unwrap();
+    callbacks::run_once(&app.gateway.payments, later(2_500)).await.unwrap();
     assert_eq!(d.run_once(later(3_000)).await.unwrap().delivered, 1, "w02 became final");
     assert_eq!(
         d.run_once(later(10_000_000)).await.unwrap(),

@@ -107,7 +107,7 @@ async fn an_operator_answer_that_cannot_be_recorded_is_answered_pending_not_503(
         .execute(&pool)
         .await
         .unwrap();
-    momo_gateway::reconcile::reconciler::run_once(&app.gateway, crate::support::helpers::later(60_000))
+    momo_gateway::reconcile::reconciler::run_once(&app.gateway.payments, crate::support::helpers::later(60_000))
         .await
         .unwrap();
     for (id, status) in [("unrecorded-1", "SUCCESSFUL"), ("unrecorded-2", "FAILED")] {

@@ -103,6 +103,7 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
     };
     for id in &answered {
         let record = admin
+            .payments
             .transaction(&tenant, id)
             .await
             .unwrap_or_else(|e| panic!("{id} was answered 2xx but is not stored: {e}"));
@@ -112,7 +113,7 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
             record.transaction.status
         );
     }
-    let check = admin.check_ledger().await.unwrap();
+    let check = admin.payments.check_ledger().await.unwrap();
     assert_eq!(
         (check.postings_sum, check.inconsistent_balances),
         (0, 0),

@@ -212,7 +212,8 @@ async fn settlements_of_one_transaction_in_one_batch_move_it_once(app: TestApp) 
         let (gateway, reference) = (app.gateway.clone(), reference.clone());
         let status = if i % 2 == 0 { Status::Successful } else { Status::Failed };
         tokio::spawn(async move {
-            momo_gateway::reconcile::review::resolve(&gateway, &reference, status, "checked", Timestamp::now()).await
+            momo_gateway::reconcile::review::resolve(&gateway.payments, &reference, status, "checked", Timestamp::now())
+                .await
         })
     });
     let mut moved = Vec::new();

@@ -186,6 +186,7 @@ impl Faulted {
     pub async fn record(&self, id: &str) -> Transaction {
         self.app
             .gateway
+            .payments
             .transaction(&self.app.sandbox_tenant(), id)
             .await
             .expect("the transaction exists")
@@ -264,6 +265,7 @@ impl Faulted {
     pub async fn pending(&self) -> Vec<String> {
         self.app
             .gateway
+            .payments
             .pending_transactions(later(100_000_000), None, None, 1_000)
             .await
             .unwrap()
@@ -279,7 +281,9 @@ impl Faulted {
             if self.pending().await.is_empty() {
                 return;
             }
-            reconciler::run_once(&self.app.gateway, later(at)).await.unwrap();
+            reconciler::run_once(&self.app.gateway.payments, later(at))
+                .await
+                .unwrap();
         }
     }
 
@@ -305,7 +309,7 @@ impl Faulted {
                 .or(wire["client_reference"].as_str())
                 .unwrap_or_else(|| panic!("{what}: a payment that names no reference: {p}"));
             *per_reference.entry(reference.to_owned()).or_default() += 1;
-            let ours = self.app.gateway.transaction_by_ref(reference).await.unwrap();
+            let ours = self.app.gateway.payments.transaction_by_ref(reference).await.unwrap();
             assert_eq!(
                 p["key"],
                 ours.transaction.id.as_str(),

@@ -1,11 +1,12 @@
 //! What merchants read back of their account: transactions and the balance, and the top-ups
 //! that credit it (admin command line).
 
-use super::{Gateway, ServiceError};
+use super::Payments;
 use crate::domain::{Balance, Francs, PageRequest, Tenant, Timestamp, TransactionFilter, TransactionRecord};
+use crate::service::ServiceError;
 use crate::store::StoreError;
 
-impl Gateway {
+impl Payments {
     /// The tenant's transaction, by the merchant's transaction id or the service reference.
     pub async fn transaction(&self, tenant: &Tenant, id: &str) -> Result<TransactionRecord, ServiceError> {
         self.store

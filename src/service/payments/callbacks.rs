@@ -5,9 +5,10 @@
 //! out-of-order callback therefore cannot settle anything the operator does not confirm.
 
 use super::pending::outcome_of;
-use super::{Gateway, ServiceError};
+use super::Payments;
 use crate::domain::{Cause, Environment, OperatorCode, Timestamp};
 use crate::operator::{CallbackRejected, CallbackRequest};
+use crate::service::ServiceError;
 
 /// What became of a callback that was authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub enum CallbackError {
     Service(#[from] ServiceError),
 }
 
-impl Gateway {
+impl Payments {
     /// Receives a callback from `operator` in `environment`.
     pub async fn receive_operator_callback(
         &self,

@@ -7,73 +7,16 @@
 
 use rand::Rng;
 
-use super::{Gateway, Principal, ServiceError};
+use super::{PaymentError, PaymentRequest, Payments};
 use crate::domain::ledger;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{
-    Address, Amount, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, Status, Tenant,
-    Timestamp, Transaction,
+    Cause, Customer, Environment, FailureCode, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction,
 };
-use crate::domain::{CustomerId, Reference, TextId, TransactionId, TransactionKey, TransactionRecord};
+use crate::domain::{CustomerId, Reference, TextId, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::service::{Principal, ServiceError};
 use crate::store::{Settlement, StoreError};
-
-/// The person paying or being paid, as the request names them.
-#[derive(Debug, Clone)]
-pub struct Party {
-    pub first_name: String,
-    pub last_name: String,
-    pub email: Option<String>,
-    /// The customer record's number (v1 `customer.phone`; v2 the payment's number).
-    pub phone: Msisdn,
-    pub address: Address,
-}
-
-/// A validated request for a collection or a transfer.
-#[derive(Debug, Clone)]
-pub struct PaymentRequest {
-    pub kind: Kind,
-    pub transaction_id: TransactionId,
-    pub operator: OperatorCode,
-    /// The deployment's alias the merchant named the operator by, given back as sent.
-    pub operator_alias: Option<String>,
-    /// The number debited (collection) or credited (transfer).
-    pub phone: Msisdn,
-    pub phone_as_sent: String,
-    pub amount: Amount,
-    pub party: Party,
-    pub otp_code: Option<String>,
-    pub success_url: Option<String>,
-    pub error_url: Option<String>,
-}
-
-/// Why a payment was not created, or was created and failed at once.
-#[derive(Debug, thiserror::Error)]
-pub enum PaymentError {
-    /// The merchant's transaction id is used: here is that transaction. No operator was called.
-    #[error("transaction id already used")]
-    Duplicate(Box<TransactionRecord>),
-    /// The operator is disabled by configuration, for this direction.
-    #[error("{0} does not accept this kind of payment here")]
-    OperatorDisabled(OperatorCode),
-    /// A transfer's total exceeds the available balance. Nothing was written.
-    #[error("insufficient available balance")]
-    InsufficientFunds,
-    /// The operator refused at once: the transaction is `FAILED`.
-    #[error("the operator refused the payment")]
-    Refused(Box<TransactionRecord>),
-    /// The operator could not be reached: the transaction is `FAILED` and nothing was sent.
-    #[error("the operator is unavailable")]
-    OperatorUnavailable(Box<TransactionRecord>),
-    #[error(transparent)]
-    Service(#[from] ServiceError),
-}
-
-impl From<StoreError> for PaymentError {
-    fn from(e: StoreError) -> Self {
-        PaymentError::Service(e.into())
-    }
-}
 
 /// A creation the operator refused or could not take: `failed` with the transaction, now
 /// `FAILED`; or the transaction as it is, when that could not be recorded and it is still `PENDING`.
@@ -103,7 +46,7 @@ fn new_reference() -> Reference {
     Reference::from_text(text)
 }
 
-impl Gateway {
+impl Payments {
     /// The token of the payer's approve/decline page: only for a BETA collection in the
     /// Sandbox whose connector has the gateway host that page (the simulator). In Production
     /// the payer approves with the operator, never on a page of ours.

@@ -1,9 +1,10 @@
 //! The BETA launch page's use cases (Sandbox only, found by an unguessable token): the payment
 //! a payer is asked to approve, and the payer's decision, which settles it.
 
-use super::{Gateway, ServiceError};
+use super::Payments;
 use crate::domain::transaction::CHECKOUT_TOKEN_LEN;
 use crate::domain::{Cause, Environment, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
+use crate::service::ServiceError;
 
 /// What the payer chose on the launch page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +20,7 @@ pub struct CheckoutPayment {
     pub merchant_name: String,
 }
 
-impl Gateway {
+impl Payments {
     /// The page where the payer of `record` approves, for the collections that have one: our
     /// BETA launch page (`/checkout/{token}`), or the operator's own (a Wave checkout), never
     /// one of ours in Production. Both dialects show it: v1 as `betaLaunchUrl`, v2 as
@@ -37,7 +38,7 @@ impl Gateway {
     pub async fn checkout_payment(&self, token: &str) -> Result<CheckoutPayment, ServiceError> {
         let record = self.beta_collection(token).await?;
         let merchant_name = self
-            .store
+            .merchants
             .merchant_name(&record.transaction.tenant.merchant_id)
             .await?
             .unwrap_or_default();
@@ -77,7 +78,7 @@ impl Gateway {
         }
     }
 
-    /// Only Sandbox collections carry a token (`Gateway::checkout_token`), and a token that
+    /// Only Sandbox collections carry a token (`Payments::checkout_token`), and a token that
     /// is too short to be one is not looked up at all.
     async fn beta_collection(&self, token: &str) -> Result<TransactionRecord, ServiceError> {
         let not_found = || ServiceError::NotFound("payment waiting for approval");

@@ -1,9 +1,10 @@
 //! What the settlement workers and the administrator need: pending transactions in batches,
 //! the operator's view of one, when to ask again, and the whole-ledger check.
 
-use super::{Gateway, ServiceError};
+use super::Payments;
 use crate::domain::{Amount, Cause, Cursor, Kind, Outcome, Status, Timestamp, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::service::ServiceError;
 use crate::store::LedgerCheck;
 
 /// The final outcome an operator's answer gives, with `cause`; `None` while it is not final.
@@ -26,7 +27,7 @@ pub fn outcome_of(answer: OperatorAnswer, cause: Cause) -> Option<Outcome> {
     }
 }
 
-impl Gateway {
+impl Payments {
     /// `PENDING` transactions of every tenant created at or before `created_before`, oldest
     /// first, after `after` (the last of the previous batch).
     pub async fn pending_transactions(

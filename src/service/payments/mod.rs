@@ -1,0 +1,124 @@
+//! Payments: collections and transfers created and settled (`create.rs`), what the settlement
+//! workers ask of operators (`pending.rs`), operator callbacks (`callbacks.rs`), the payer's
+//! BETA page (`checkout.rs`), and what merchants read back of their account (`accounts.rs`).
+
+pub mod accounts;
+pub mod callbacks;
+pub mod checkout;
+pub mod create;
+pub mod pending;
+
+use std::sync::Arc;
+
+use super::auth::ActiveCredentials;
+use super::ServiceError;
+use crate::config::Config;
+use crate::domain::{Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, TransactionId, TransactionRecord};
+use crate::operator::Operators;
+use crate::store::{MerchantStore, PaymentStore, StoreError};
+use crate::telemetry::metrics::Metrics;
+
+/// The payments' use cases: the payment store, the operators' connectors, the fees, and the
+/// metrics they count into. Cheap to clone.
+#[derive(Clone)]
+pub struct Payments {
+    store: Arc<dyn PaymentStore>,
+    /// The payer's page names the merchant it pays.
+    merchants: Arc<dyn MerchantStore>,
+    config: Arc<Config>,
+    operators: Arc<Operators>,
+    fees: Arc<FeeSchedule>,
+    metrics: Arc<Metrics>,
+    /// The tokens' fast path (`Auth`): a credential a creation finds revoked is forgotten there.
+    active_credentials: Arc<ActiveCredentials>,
+}
+
+impl Payments {
+    pub(super) fn new(
+        store: Arc<dyn PaymentStore>,
+        merchants: Arc<dyn MerchantStore>,
+        config: Arc<Config>,
+        operators: Arc<Operators>,
+        metrics: Arc<Metrics>,
+        active_credentials: Arc<ActiveCredentials>,
+    ) -> Payments {
+        Payments {
+            store,
+            merchants,
+            fees: Arc::new(config.fee_schedule()),
+            config,
+            operators,
+            metrics,
+            active_credentials,
+        }
+    }
+
+    /// The same payments with other operator connectors.
+    pub(super) fn with_operators(&self, operators: Arc<Operators>) -> Payments {
+        Payments {
+            operators,
+            ..self.clone()
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+}
+
+/// The person paying or being paid, as the request names them.
+#[derive(Debug, Clone)]
+pub struct Party {
+    pub first_name: String,
+    pub last_name: String,
+    pub email: Option<String>,
+    /// The customer record's number (v1 `customer.phone`; v2 the payment's number).
+    pub phone: Msisdn,
+    pub address: Address,
+}
+
+/// A validated request for a collection or a transfer.
+#[derive(Debug, Clone)]
+pub struct PaymentRequest {
+    pub kind: Kind,
+    pub transaction_id: TransactionId,
+    pub operator: OperatorCode,
+    /// The deployment's alias the merchant named the operator by, given back as sent.
+    pub operator_alias: Option<String>,
+    /// The number debited (collection) or credited (transfer).
+    pub phone: Msisdn,
+    pub phone_as_sent: String,
+    pub amount: Amount,
+    pub party: Party,
+    pub otp_code: Option<String>,
+    pub success_url: Option<String>,
+    pub error_url: Option<String>,
+}
+
+/// Why a payment was not created, or was created and failed at once.
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentError {
+    /// The merchant's transaction id is used: here is that transaction. No operator was called.
+    #[error("transaction id already used")]
+    Duplicate(Box<TransactionRecord>),
+    /// The operator is disabled by configuration, for this direction.
+    #[error("{0} does not accept this kind of payment here")]
+    OperatorDisabled(OperatorCode),
+    /// A transfer's total exceeds the available balance. Nothing was written.
+    #[error("insufficient available balance")]
+    InsufficientFunds,
+    /// The operator refused at once: the transaction is `FAILED`.
+    #[error("the operator refused the payment")]
+    Refused(Box<TransactionRecord>),
+    /// The operator could not be reached: the transaction is `FAILED` and nothing was sent.
+    #[error("the operator is unavailable")]
+    OperatorUnavailable(Box<TransactionRecord>),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+impl From<StoreError> for PaymentError {
+    fn from(e: StoreError) -> Self {
+        PaymentError::Service(e.into())
+    }
+}
