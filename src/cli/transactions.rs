@@ -6,7 +6,7 @@ use serde_json::json;
 use super::{print_lines, Format};
 use crate::app;
 use crate::config::Config;
-use crate::domain::{Status, Timestamp, Transaction};
+use crate::domain::{Reference, Status, Timestamp, Transaction};
 use crate::reconcile::review;
 use crate::service::Payments;
 
@@ -73,7 +73,7 @@ impl TransactionsCommand {
                 Done::Stuck(stuck.into_iter().map(|r| r.transaction).collect())
             }
             TransactionsCommand::Resolve { id, status, reason } => {
-                let settled = review::resolve(payments, &id, status, &reason, now).await?;
+                let settled = review::resolve(payments, &Reference::from(id), status, &reason, now).await?;
                 Done::Resolved {
                     reference: settled.transaction.reference.to_string(),
                     status: settled.transaction.status,

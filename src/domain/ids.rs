@@ -130,6 +130,11 @@ text_id!(
     /// A customer's id.
     CustomerId
 );
+text_id!(
+    /// A transaction as a lookup names it (a path, a search box): the merchant's transaction id
+    /// or the service reference, whichever matches. Never made by the gateway, only read.
+    TransactionRef
+);
 
 #[cfg(test)]
 mod tests {

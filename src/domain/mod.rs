@@ -32,7 +32,7 @@ pub use environment::{Environment, Tenant};
 pub use event::{Attempt, EventFilter, EventState, EventSummary};
 pub use fees::{Amounts, FeeSchedule};
 pub use idempotency::{IdempotencyKey, KeptAnswer, KeyHolder};
-pub use ids::{CustomerId, Reference, TextId, TransactionId, TransactionKey};
+pub use ids::{CustomerId, Reference, TextId, TransactionId, TransactionKey, TransactionRef};
 pub use ledger::Balance;
 pub use merchant::{Credential, MerchantId, MerchantSummary};
 pub use money::Francs;

@@ -2,7 +2,7 @@
 //! operator never settled. `momo-payments transactions stuck` lists them and
 //! `momo-payments transactions resolve` settles one, keeping an audit record.
 
-use crate::domain::{Cause, Cursor, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, Cursor, FailureCode, Kind, Outcome, Reference, Status, Timestamp, TransactionRecord};
 use crate::service::{Payments, ServiceError};
 
 /// Pending transfers older than the collection TTL, oldest first.
@@ -29,7 +29,7 @@ pub async fn stuck_transfers(payments: &Payments, now: Timestamp) -> Result<Vec<
 /// Settles a pending transaction by hand, by its service reference, with an audit record.
 pub async fn resolve(
     payments: &Payments,
-    reference: &str,
+    reference: &Reference,
     status: Status,
     reason: &str,
     now: Timestamp,

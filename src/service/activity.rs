@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::{Dashboard, ServiceError};
 use crate::domain::{
     Activity, Attempt, Balance, EventFilter, EventSummary, OperatorCode, PageRequest, RecentAttempt, Status, Tenant,
-    Timestamp, TransactionRecord, Transition, WebhookEndpoint,
+    Timestamp, TransactionRecord, TransactionRef, Transition, WebhookEndpoint,
 };
 use crate::webhook::client::WebhookClient;
 use crate::webhook::signing;
@@ -103,7 +103,7 @@ impl Dashboard {
 
     /// A transaction (by the merchant's id or the reference) with its transitions and webhook
     /// events; `NotFound` for another tenant's.
-    pub async fn timeline(&self, tenant: &Tenant, id: &str) -> Result<Timeline, ServiceError> {
+    pub async fn timeline(&self, tenant: &Tenant, id: &TransactionRef) -> Result<Timeline, ServiceError> {
         let record = self
             .payments
             .transaction(tenant, id)
@@ -138,7 +138,12 @@ impl Dashboard {
 
     /// Sends a transaction's webhook events again (the existing redelivery); how many.
     /// `NotFound("webhook event")` while it has none (still pending).
-    pub async fn resend_webhooks(&self, tenant: &Tenant, id: &str, now: Timestamp) -> Result<usize, ServiceError> {
+    pub async fn resend_webhooks(
+        &self,
+        tenant: &Tenant,
+        id: &TransactionRef,
+        now: Timestamp,
+    ) -> Result<usize, ServiceError> {
         let timeline = self.timeline(tenant, id).await?;
         if timeline.events.is_empty() {
             return Err(ServiceError::NotFound("webhook event"));

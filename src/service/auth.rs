@@ -16,7 +16,7 @@ use super::credentials::{random_token, secret_matches};
 
 use super::ServiceError;
 use crate::config::Config;
-use crate::domain::{Credential, Environment, MerchantId, Tenant, Timestamp, TransactionRecord};
+use crate::domain::{Credential, Environment, MerchantId, Tenant, Timestamp, TransactionRecord, TransactionRef};
 use crate::store::{MerchantStore, PaymentStore, Store, StoreError};
 
 /// Server keys: the JWT signing key (with its key id) and the pepper of credential hashes.
@@ -190,7 +190,11 @@ impl Auth {
 
     /// The caller's transaction, by its transaction id or reference, read with the caller's
     /// credential in one round trip: a credential revoked since its token was checked is refused.
-    pub async fn transaction_checked(&self, caller: &Principal, id: &str) -> Result<TransactionRecord, ServiceError> {
+    pub async fn transaction_checked(
+        &self,
+        caller: &Principal,
+        id: &TransactionRef,
+    ) -> Result<TransactionRecord, ServiceError> {
         let lookup = self
             .payments
             .transaction_checked(&caller.tenant, &caller.credential_id, id)

@@ -38,7 +38,7 @@ impl Customers {
     }
 
     /// The tenant's customer `id`; another tenant's customer is not found, like a missing one.
-    pub async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Customer, ServiceError> {
+    pub async fn customer(&self, tenant: &Tenant, id: &CustomerId) -> Result<Customer, ServiceError> {
         self.store
             .customer(tenant, id)
             .await?

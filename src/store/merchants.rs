@@ -4,7 +4,7 @@ use async_trait::async_trait;
 
 use super::StoreError;
 use crate::domain::{
-    Credential, Customer, Environment, Francs, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp,
+    Credential, Customer, CustomerId, Environment, Francs, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp,
 };
 
 /// A new merchant with one credential and one webhook signing secret per environment.
@@ -75,7 +75,7 @@ pub trait MerchantStore: Send + Sync + 'static {
     /// that number will find.
     async fn insert_customer(&self, customer: &Customer) -> Result<(), StoreError>;
 
-    async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError>;
+    async fn customer(&self, tenant: &Tenant, id: &CustomerId) -> Result<Option<Customer>, StoreError>;
 
     /// The tenant's customers, newest first.
     async fn customers(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<Customer>, StoreError>;

@@ -5,8 +5,8 @@ use async_trait::async_trait;
 use super::{ProcessStoreStats, StoreError, StoreStats};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Balance, Cursor, Customer, Francs, Kind, Outcome, PageRequest, Tenant, Timestamp, Transaction, TransactionFilter,
-    TransactionKey, TransactionRecord,
+    Balance, Cursor, Customer, Francs, Kind, Outcome, PageRequest, Reference, Tenant, Timestamp, Transaction,
+    TransactionFilter, TransactionKey, TransactionRecord, TransactionRef,
 };
 
 /// A transaction reaching its final state, with everything that must be written with it.
@@ -72,7 +72,11 @@ pub trait PaymentStore: Send + Sync + 'static {
     async fn settle(&self, settlement: &Settlement) -> Result<bool, StoreError>;
 
     /// The tenant's transaction, by the merchant's transaction id or by the service reference.
-    async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError>;
+    async fn transaction(
+        &self,
+        tenant: &Tenant,
+        id_or_ref: &TransactionRef,
+    ) -> Result<Option<TransactionRecord>, StoreError>;
 
     /// [`transaction`](Self::transaction) and whether the credential `credential_id` is still
     /// active, in one round trip: for lookups that trust a recently checked token.
@@ -80,11 +84,11 @@ pub trait PaymentStore: Send + Sync + 'static {
         &self,
         tenant: &Tenant,
         credential_id: &str,
-        id_or_ref: &str,
+        id_or_ref: &TransactionRef,
     ) -> Result<CheckedLookup, StoreError>;
 
     /// A transaction by its service reference alone (the payer's launch page has no tenant).
-    async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError>;
+    async fn transaction_by_ref(&self, reference: &Reference) -> Result<Option<TransactionRecord>, StoreError>;
 
     /// Claims the one resend a pending transaction may get: `true` for the caller that set
     /// `resent_at`, `false` when it was resent before (or is no longer pending).

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use momo_gateway::domain::statement::statement_lines;
 use momo_gateway::domain::Francs;
 use momo_gateway::domain::{
-    Address, Credential, Cursor, Customer, Day, Environment, MerchantId, Msisdn, PageRequest, ReportScope,
+    Address, Credential, Cursor, Customer, CustomerId, Day, Environment, MerchantId, Msisdn, PageRequest, ReportScope,
     StatementFilter, Tenant, Timestamp,
 };
 use momo_gateway::store::{self, NewMerchant, NewMerchantEnvironment, Store, StoreError};
@@ -202,11 +202,23 @@ async fn customers_stay_inside_their_tenant_and_page_newest_first((store, _db): 
     store.insert_customer(&customer(&b_sandbox, "other", 40)).await.unwrap();
 
     assert_eq!(
-        store.customer(&a_sandbox, "c1").await.unwrap().unwrap(),
+        store
+            .customer(&a_sandbox, &CustomerId::from("c1"))
+            .await
+            .unwrap()
+            .unwrap(),
         customer(&a_sandbox, "c1", 10)
     );
-    assert!(store.customer(&a_production, "c1").await.unwrap().is_none());
-    assert!(store.customer(&b_sandbox, "c1").await.unwrap().is_none());
+    assert!(store
+        .customer(&a_production, &CustomerId::from("c1"))
+        .await
+        .unwrap()
+        .is_none());
+    assert!(store
+        .customer(&b_sandbox, &CustomerId::from("c1"))
+        .await
+        .unwrap()
+        .is_none());
 
     let ids = |list: Vec<Customer>| list.into_iter().map(|c| c.id).collect::<Vec<_>>();
     let all = store

@@ -7,7 +7,7 @@ use momo_gateway::domain::ledger::{self, Posting};
 use momo_gateway::domain::Francs;
 use momo_gateway::domain::{
     Amount, Balance, Cause, Customer, Environment, FailureCode, Kind, Msisdn, OperatorCode, Outcome, PageRequest,
-    Status, Tenant, Timestamp, Transaction, TransactionRecord,
+    Status, Tenant, Timestamp, Transaction, TransactionRecord, TransactionRef,
 };
 use momo_gateway::store::{LedgerCheck, Settlement, Store, StoreError};
 
@@ -172,18 +172,32 @@ async fn a_pending_transfer_reserves_its_total_and_a_duplicate_or_an_overdraft_w
         reserved: 10_150,
     };
     assert_eq!(store.balance(&tenant).await.unwrap(), reserved);
-    let record = store.transaction(&tenant, "order-1").await.unwrap().expect("written");
+    let record = store
+        .transaction(&tenant, &TransactionRef::from("order-1"))
+        .await
+        .unwrap()
+        .expect("written");
     let expected = TransactionRecord {
         transaction: t.clone(),
         customer: awa.clone(),
     };
     assert_eq!(record, expected, "read back as written, PENDING, with its payer");
-    assert_eq!(store.transaction(&tenant, &t.reference).await.unwrap(), Some(expected));
+    assert_eq!(
+        store
+            .transaction(&tenant, &TransactionRef::from(t.reference.as_str()))
+            .await
+            .unwrap(),
+        Some(expected)
+    );
     let sandbox = Tenant {
         environment: Environment::Sandbox,
         ..tenant.clone()
     };
-    assert!(store.transaction(&sandbox, "order-1").await.unwrap().is_none());
+    assert!(store
+        .transaction(&sandbox, &TransactionRef::from("order-1"))
+        .await
+        .unwrap()
+        .is_none());
     assert_eq!(
         store.balance(&sandbox).await.unwrap(),
         Balance {
@@ -209,7 +223,10 @@ async fn a_pending_transfer_reserves_its_total_and_a_duplicate_or_an_overdraft_w
     assert!(matches!(err, StoreError::Conflict { .. }), "{err:?}");
     assert_eq!(store.balance(&tenant).await.unwrap(), reserved, "no second reservation");
     assert_eq!(
-        store.transaction(&tenant, "order-1").await.unwrap(),
+        store
+            .transaction(&tenant, &TransactionRef::from("order-1"))
+            .await
+            .unwrap(),
         Some(record.clone())
     );
     assert!(store.transaction_by_ref(&again.reference).await.unwrap().is_none());
@@ -234,7 +251,11 @@ async fn a_pending_transfer_reserves_its_total_and_a_duplicate_or_an_overdraft_w
         .unwrap_err();
     assert!(matches!(err, StoreError::InsufficientFunds), "{err:?}");
     assert_eq!(store.balance(&tenant).await.unwrap(), reserved);
-    assert!(store.transaction(&tenant, "order-2").await.unwrap().is_none());
+    assert!(store
+        .transaction(&tenant, &TransactionRef::from("order-2"))
+        .await
+        .unwrap()
+        .is_none());
     assert_eq!(customer_count(store.as_ref(), &tenant).await, 1);
 
     // Exactly what is available fits: 39,261 + 589 of fees.
@@ -300,7 +321,11 @@ async fn concurrent_creations_never_overdraw_nor_share_a_transaction_id((store, 
         }
     }
     assert_eq!(kept.len(), 1, "{kept:?}");
-    let twin = store.transaction(&tenant, "twin").await.unwrap().unwrap();
+    let twin = store
+        .transaction(&tenant, &TransactionRef::from("twin"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(twin.customer, kept[0], "the one created carries its own payer");
     assert_eq!(customer_count(store.as_ref(), &tenant).await, 5);
     assert_eq!(store.balance(&tenant).await.unwrap(), balance);

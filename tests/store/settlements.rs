@@ -1,7 +1,7 @@
 //! Settlements in the store contract: a `PENDING` payment moves once to its final state, with
 //! its ledger entry and its one webhook event, even when settlements race.
 
-use momo_gateway::domain::{Balance, EventFilter, FailureCode, Kind, Status, Timestamp};
+use momo_gateway::domain::{Balance, EventFilter, FailureCode, Kind, Status, Timestamp, TransactionRef};
 
 use crate::payments::{create, funded, page, payer, payment, settlement, NOW, SOUND};
 use crate::{open, Opened};
@@ -47,7 +47,11 @@ async fn a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event(
         paid_out,
         "the reservation paid out"
     );
-    let read = store.transaction(&tenant, "order-1").await.unwrap().unwrap();
+    let read = store
+        .transaction(&tenant, &TransactionRef::from("order-1"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         read.transaction, done.transaction,
         "SUCCESSFUL, updated at the settlement"
@@ -60,7 +64,13 @@ async fn a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event(
         .unwrap());
     assert!(!store.settle(&done).await.unwrap());
     assert_eq!(store.balance(&tenant).await.unwrap(), paid_out);
-    assert_eq!(store.transaction(&tenant, "order-1").await.unwrap(), Some(read));
+    assert_eq!(
+        store
+            .transaction(&tenant, &TransactionRef::from("order-1"))
+            .await
+            .unwrap(),
+        Some(read)
+    );
 
     // A failed transfer gives its reservation back.
     let undone = settlement(&refused, Status::Failed, NOW + 7_000);
@@ -73,7 +83,7 @@ async fn a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event(
         }
     );
     let failed = store
-        .transaction(&tenant, "order-2")
+        .transaction(&tenant, &TransactionRef::from("order-2"))
         .await
         .unwrap()
         .unwrap()
@@ -143,7 +153,11 @@ async fn of_ten_concurrent_settlements_of_one_payment_exactly_one_moves_it((stor
     }
     assert_eq!(winners.len(), 1, "exactly one settlement moves it");
     let winner = &winners[0];
-    let stored = store.transaction(&tenant, "order-1").await.unwrap().unwrap();
+    let stored = store
+        .transaction(&tenant, &TransactionRef::from("order-1"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         stored.transaction, winner.transaction,
         "the winner's outcome is the one kept"

@@ -12,7 +12,7 @@ use crate::api::error::ApiError;
 use crate::api::extract::{JsonBody, PathId, QueryParams};
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
-use crate::domain::{self, Cursor, Email, Msisdn, NewCustomer, PersonName, Timestamp};
+use crate::domain::{self, Cursor, CustomerId, Email, Msisdn, NewCustomer, PersonName, Timestamp};
 use crate::service::Customers;
 
 /// An address as v1 sends it.
@@ -111,7 +111,7 @@ pub async fn fetch(
     Authenticated(caller): Authenticated,
     PathId(id): PathId,
 ) -> Result<Response, Error> {
-    let customer = customers.customer(&caller.tenant, &id).await?;
+    let customer = customers.customer(&caller.tenant, &CustomerId::from(id)).await?;
     Ok(envelope::success(StatusCode::OK, CustomerOut::from(&customer)))
 }
 

@@ -11,7 +11,7 @@ use crate::api::auth::RecheckedCaller;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
 use crate::domain::TransactionRecord;
-use crate::domain::{OperatorCode, Status};
+use crate::domain::{OperatorCode, Status, TransactionRef};
 use crate::service::{Auth, Payments, ServiceError};
 
 /// A transaction as v2 shows it.
@@ -98,7 +98,7 @@ pub async fn find_for_status(
         )
     };
     let PathId(id) = id.map_err(|_| not_found())?;
-    match auth.transaction_checked(&caller.0, &id).await {
+    match auth.transaction_checked(&caller.0, &TransactionRef::from(id)).await {
         Ok(record) => Ok(status_answer(payments, &record)),
         Err(ServiceError::NotFound(_)) => Err(not_found()),
         Err(e) => Err(Rejection(dialect, e.into())),

@@ -2,13 +2,15 @@
 //! that credit it (admin command line).
 
 use super::Payments;
-use crate::domain::{Balance, Francs, PageRequest, Tenant, Timestamp, TransactionFilter, TransactionRecord};
+use crate::domain::{
+    Balance, Francs, PageRequest, Tenant, Timestamp, TransactionFilter, TransactionRecord, TransactionRef,
+};
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
 impl Payments {
     /// The tenant's transaction, by the merchant's transaction id or the service reference.
-    pub async fn transaction(&self, tenant: &Tenant, id: &str) -> Result<TransactionRecord, ServiceError> {
+    pub async fn transaction(&self, tenant: &Tenant, id: &TransactionRef) -> Result<TransactionRecord, ServiceError> {
         self.store
             .transaction(tenant, id)
             .await?

@@ -6,7 +6,7 @@
 
 use super::pending::outcome_of;
 use super::Payments;
-use crate::domain::{Cause, Environment, OperatorCode, Timestamp};
+use crate::domain::{Cause, Environment, OperatorCode, Reference, Timestamp};
 use crate::operator::{CallbackRejected, CallbackRequest};
 use crate::service::ServiceError;
 
@@ -58,7 +58,7 @@ impl Payments {
             None
         } else {
             self.store
-                .transaction_by_ref(&reference)
+                .transaction_by_ref(&Reference::from(reference.as_str()))
                 .await
                 .map_err(ServiceError::from)?
         };

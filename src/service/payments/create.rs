@@ -12,6 +12,7 @@ use crate::domain::ledger;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{
     Cause, Customer, Environment, FailureCode, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction,
+    TransactionRef,
 };
 use crate::domain::{CustomerId, Reference, TextId, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
@@ -156,7 +157,11 @@ impl Payments {
             {
                 Ok(customer) => break customer,
                 Err(StoreError::Conflict { .. }) => {
-                    if let Some(existing) = self.store.transaction(tenant, &request.transaction_id).await? {
+                    if let Some(existing) = self
+                        .store
+                        .transaction(tenant, &TransactionRef::from(request.transaction_id.as_str()))
+                        .await?
+                    {
                         if existing.transaction.transaction_id == request.transaction_id {
                             return Err(PaymentError::Duplicate(Box::new(existing)));
                         }

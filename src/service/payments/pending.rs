@@ -2,7 +2,9 @@
 //! the operator's view of one, when to ask again, and the whole-ledger check.
 
 use super::Payments;
-use crate::domain::{Amount, Cause, Cursor, Kind, Outcome, Status, Timestamp, TransactionKey, TransactionRecord};
+use crate::domain::{
+    Amount, Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord,
+};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
 use crate::service::ServiceError;
 use crate::store::LedgerCheck;
@@ -146,7 +148,7 @@ impl Payments {
     }
 
     /// A transaction by its service reference alone, whatever its tenant.
-    pub async fn transaction_by_ref(&self, reference: &str) -> Result<TransactionRecord, ServiceError> {
+    pub async fn transaction_by_ref(&self, reference: &Reference) -> Result<TransactionRecord, ServiceError> {
         self.store
             .transaction_by_ref(reference)
             .await?

@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot, Mutex};
 
 use super::queued::take_queued;
 use super::{rows, CheckedLookup, StoreError};
-use crate::domain::Tenant;
+use crate::domain::{Tenant, TransactionRef};
 
 /// The most lookups one query reads.
 const MAX: usize = 128;
@@ -47,7 +47,7 @@ fn readers() -> usize {
 pub(super) struct Lookup {
     pub tenant: Tenant,
     pub credential_id: String,
-    pub id_or_ref: String,
+    pub id_or_ref: TransactionRef,
 }
 
 type Reply = oneshot::Sender<Result<CheckedLookup, StoreError>>;

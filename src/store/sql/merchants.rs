@@ -10,7 +10,7 @@ use super::steps::WriteSteps;
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::merchant::EnvironmentSummary;
-use crate::domain::{Credential, Customer, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
+use crate::domain::{Credential, Customer, CustomerId, MerchantId, MerchantSummary, PageRequest, Tenant, Timestamp};
 use crate::store::{rows, MerchantStore, NewMerchant, StoreError};
 
 #[async_trait::async_trait]
@@ -230,7 +230,7 @@ where
         Ok(())
     }
 
-    async fn customer(&self, tenant: &Tenant, id: &str) -> Result<Option<Customer>, StoreError> {
+    async fn customer(&self, tenant: &Tenant, id: &CustomerId) -> Result<Option<Customer>, StoreError> {
         let sql = format!(
             "SELECT {} FROM customers WHERE merchant_id = $1 AND environment = $2 AND id = $3",
             *customers::CUSTOMER_COLUMNS
@@ -238,7 +238,7 @@ where
         let row = sqlx::query(&sql)
             .arg(&tenant.merchant_id.0)
             .arg(tenant.environment.as_str())
-            .arg(id)
+            .arg(id.as_str())
             .fetch_optional(DB::pool(self.reader()))
             .await?;
         row.as_ref().map(rows::customer).transpose()

@@ -11,7 +11,8 @@ use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Cursor, Customer, Francs, Kind, PageRequest, Status, Tenant, Timestamp, Transaction, TransactionKey,
+    Cursor, Customer, Francs, Kind, PageRequest, Reference, Status, Tenant, Timestamp, Transaction, TransactionKey,
+    TransactionRef,
 };
 use crate::store::lookup_batch::Lookup;
 use crate::store::names;
@@ -50,7 +51,11 @@ where
         self.batcher().write(s.clone()).await
     }
 
-    async fn transaction(&self, tenant: &Tenant, id_or_ref: &str) -> Result<Option<TransactionRecord>, StoreError> {
+    async fn transaction(
+        &self,
+        tenant: &Tenant,
+        id_or_ref: &TransactionRef,
+    ) -> Result<Option<TransactionRecord>, StoreError> {
         // Two indexed lookups, the merchant's id first: an OR of the two columns would
         // keep PostgreSQL from using either unique index.
         for column in ["transaction_id", "ref"] {
@@ -61,7 +66,7 @@ where
             let row = sqlx::query(&sql)
                 .arg(&tenant.merchant_id.0)
                 .arg(tenant.environment.as_str())
-                .arg(id_or_ref)
+                .arg(id_or_ref.as_str())
                 .fetch_optional(DB::pool(self.reader()))
                 .await?;
             if let Some(row) = row {
@@ -75,20 +80,20 @@ where
         &self,
         tenant: &Tenant,
         credential_id: &str,
-        id_or_ref: &str,
+        id_or_ref: &TransactionRef,
     ) -> Result<CheckedLookup, StoreError> {
         let lookup = Lookup {
             tenant: tenant.clone(),
             credential_id: credential_id.to_owned(),
-            id_or_ref: id_or_ref.to_owned(),
+            id_or_ref: id_or_ref.clone(),
         };
         self.lookups().lookup(lookup).await
     }
 
-    async fn transaction_by_ref(&self, reference: &str) -> Result<Option<TransactionRecord>, StoreError> {
+    async fn transaction_by_ref(&self, reference: &Reference) -> Result<Option<TransactionRecord>, StoreError> {
         let sql = format!("{} WHERE t.ref = $1", transactions::TRANSACTION_SELECT);
         let row = sqlx::query(&sql)
-            .arg(reference)
+            .arg(reference.as_str())
             .fetch_optional(DB::pool(self.reader()))
             .await?;
         row.as_ref().map(rows::transaction_record).transpose()

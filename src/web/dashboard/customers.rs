@@ -11,7 +11,7 @@ use super::layout::{self, html_response, segment, when, Flash, Spec};
 use super::session::Ctx;
 use super::transactions;
 use crate::domain::page::split_page;
-use crate::domain::{Cursor, PageRequest, TransactionFilter};
+use crate::domain::{Cursor, CustomerId, PageRequest, TransactionFilter};
 use crate::service::{Customers, Payments};
 
 const PAGE_SIZE: u32 = 50;
@@ -73,7 +73,7 @@ pub async fn show(
     Path(id): Path<String>,
 ) -> Response {
     let tenant = &ctx.session.tenant;
-    let customer = match customers.customer(tenant, &id).await {
+    let customer = match customers.customer(tenant, &CustomerId::from(id)).await {
         Ok(customer) => customer,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };

@@ -9,11 +9,11 @@ use maud::{html, Markup};
 
 use super::layout::{self, html_response, money, segment, when, Flash, Spec};
 use super::session::{fields, Ctx, FormFields};
-use crate::domain::{Kind, Timestamp};
+use crate::domain::{Kind, Timestamp, TransactionRef};
 use crate::service::{Dashboard, ServiceError, Timeline};
 
 pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx, Path(id): Path<String>) -> Response {
-    render(&dashboard, &ctx, &id, StatusCode::OK, Flash::None).await
+    render(&dashboard, &ctx, &TransactionRef::from(id), StatusCode::OK, Flash::None).await
 }
 
 pub async fn resend(
@@ -25,6 +25,7 @@ pub async fn resend(
     if !ctx.csrf_ok(&fields(form)) {
         return layout::forbidden(ctx.lang());
     }
+    let id = TransactionRef::from(id);
     let t = ctx.t();
     let (status, flash) = match dashboard
         .resend_webhooks(&ctx.session.tenant, &id, Timestamp::now())
@@ -39,7 +40,7 @@ pub async fn resend(
     render(&dashboard, &ctx, &id, status, flash).await
 }
 
-async fn render(dashboard: &Dashboard, ctx: &Ctx, id: &str, status: StatusCode, flash: Flash) -> Response {
+async fn render(dashboard: &Dashboard, ctx: &Ctx, id: &TransactionRef, status: StatusCode, flash: Flash) -> Response {
     let timeline = match dashboard.timeline(&ctx.session.tenant, id).await {
         Ok(timeline) => timeline,
         Err(e) => return layout::service_error(ctx.lang(), e),

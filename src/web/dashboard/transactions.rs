@@ -14,7 +14,7 @@ use super::i18n::Text;
 use super::layout::{self, html_response, money, segment, when, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::page::split_page;
-use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp};
+use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp, TransactionRef};
 use crate::domain::{Tenant, TransactionFilter, TransactionRecord};
 use crate::service::{Payments, ServiceError};
 
@@ -103,7 +103,7 @@ async fn read_page(
     };
     let q = query.get("q");
     if !q.is_empty() {
-        return match payments.transaction(tenant, q).await {
+        return match payments.transaction(tenant, &TransactionRef::from(q)).await {
             Ok(record) => Ok(Ok(vec![record])),
             Err(ServiceError::NotFound(_)) => Ok(Ok(Vec::new())),
             Err(e) => Err(e),

@@ -1,7 +1,7 @@
 //! Tokens: `POST /v1/auth`, the bearer check on other routes, rotation and expiry.
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use momo_gateway::domain::{Environment, MerchantId, Tenant, Timestamp};
+use momo_gateway::domain::{Environment, MerchantId, Tenant, Timestamp, TransactionRef};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -286,8 +286,12 @@ async fn a_payment_that_trusts_a_recent_check_still_sees_a_rotation_at_once(app:
         );
     }
     for id in ["after-v1", "after-v2", "after-transfer"] {
-        let stored = other.transaction(&tenant, id).await.unwrap();
+        let stored = other.transaction(&tenant, &TransactionRef::from(id)).await.unwrap();
         assert!(stored.is_none(), "{id}: nothing is written for a revoked caller");
     }
-    assert!(other.transaction(&tenant, "before-rotation").await.unwrap().is_some());
+    assert!(other
+        .transaction(&tenant, &TransactionRef::from("before-rotation"))
+        .await
+        .unwrap()
+        .is_some());
 }

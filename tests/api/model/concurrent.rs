@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use momo_gateway::domain::{FailureCode, Kind, Status, TransactionRecord};
+use momo_gateway::domain::{FailureCode, Kind, Reference, Status, TransactionRecord, TransactionRef};
 use momo_gateway::reconcile::{self, review, Report};
 use momo_gateway::service::{PayerDecision, PaymentError, ServiceError};
 use tokio::task::JoinSet;
@@ -137,7 +137,14 @@ impl World {
                         Raced::Resolved(
                             i,
                             status,
-                            review::resolve(&gateway.payments, &reference, status, "model test", now).await,
+                            review::resolve(
+                                &gateway.payments,
+                                &Reference::from(reference.as_str()),
+                                status,
+                                "model test",
+                                now,
+                            )
+                            .await,
                         )
                     });
                 }
@@ -168,7 +175,10 @@ impl World {
             let t = self
                 .gateway
                 .payments
-                .transaction(&self.tenants[p.tenant], &p.transaction_id)
+                .transaction(
+                    &self.tenants[p.tenant],
+                    &TransactionRef::from(p.transaction_id.as_str()),
+                )
                 .await
                 .map_err(|e| format!("lookup of {}: {e}", p.transaction_id))?
                 .transaction;

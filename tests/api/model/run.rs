@@ -8,7 +8,7 @@ use momo_gateway::app;
 use momo_gateway::config::{Config, ReconcileSettings, SimulatorSettings};
 use momo_gateway::domain::Francs;
 use momo_gateway::domain::{
-    Address, Amount, Environment, Kind, Msisdn, OperatorCode, Status, Tenant, Timestamp, TransactionRecord,
+    Address, Amount, Environment, Kind, Msisdn, OperatorCode, Reference, Status, Tenant, Timestamp, TransactionRecord,
 };
 use momo_gateway::reconcile::{self, Report};
 use momo_gateway::service::{Gateway, Party, PayerDecision, PaymentError, PaymentRequest, ServiceError};
@@ -233,9 +233,14 @@ impl World {
             }
             Op::Resolve { pick, status } if count > 0 => {
                 let i = pick % count;
-                let answer =
-                    reconcile::review::resolve(&self.gateway.payments, &self.references[i], status, "model test", now)
-                        .await;
+                let answer = reconcile::review::resolve(
+                    &self.gateway.payments,
+                    &Reference::from(self.references[i].as_str()),
+                    status,
+                    "model test",
+                    now,
+                )
+                .await;
                 match (self.model.resolve(i, status), answer) {
                     (true, Ok(record)) => same_payment(&self.model.payments[i], &record.transaction)?,
                     (false, Err(ServiceError::Invalid(_))) => {}

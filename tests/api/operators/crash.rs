@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use momo_gateway::config::Config;
-use momo_gateway::domain::Timestamp;
+use momo_gateway::domain::{Timestamp, TransactionRef};
 use momo_operator_emulator::{Emulator, EmulatorSettings};
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -141,7 +141,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
                 merchant_id: merchant.id.clone(),
                 environment: momo_gateway::domain::Environment::Sandbox,
             },
-            "crash-1",
+            &TransactionRef::from("crash-1"),
         )
         .await
         .unwrap();

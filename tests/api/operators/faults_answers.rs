@@ -4,7 +4,7 @@
 //! one row that applies to the built-in simulator and no test covers yet: its callbacks after a
 //! transfer settled.
 
-use momo_gateway::domain::FailureCode;
+use momo_gateway::domain::{FailureCode, TransactionRef};
 use momo_gateway::reconcile::{callbacks, expiry, reconciler};
 use reqwest::StatusCode;
 
@@ -158,7 +158,13 @@ async fn simulated_callbacks_after_a_transfer_settled_change_nothing(app: TestAp
     let snapshot = || async {
         let mut shown = Vec::new();
         for (id, _) in ids {
-            let t = app.gateway.payments.transaction(&tenant, id).await.unwrap().transaction;
+            let t = app
+                .gateway
+                .payments
+                .transaction(&tenant, &TransactionRef::from(id))
+                .await
+                .unwrap()
+                .transaction;
             shown.push(format!(
                 "{:?}",
                 (t.status, t.updated_at, t.failure_code, t.failure_reason)

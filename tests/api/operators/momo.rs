@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use momo_gateway::config::{ApiCredentials, Protocol};
-use momo_gateway::domain::{Environment, FailureCode, OperatorCode};
+use momo_gateway::domain::{Environment, FailureCode, OperatorCode, TransactionRef};
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
@@ -114,7 +114,7 @@ impl Emulated {
             .app
             .gateway
             .payments
-            .transaction(&self.app.sandbox_tenant(), id)
+            .transaction(&self.app.sandbox_tenant(), &TransactionRef::from(id))
             .await
             .unwrap();
         t.transaction.id.to_string()
@@ -126,7 +126,7 @@ impl Emulated {
             .app
             .gateway
             .payments
-            .transaction(&self.app.sandbox_tenant(), id)
+            .transaction(&self.app.sandbox_tenant(), &TransactionRef::from(id))
             .await
             .unwrap();
         self.emulator(&format!("initiations/{}", t.transaction.id)).await["executed"]
@@ -173,7 +173,7 @@ async fn callbacks_settle_collections_and_transfers_through_a_status_check(e: Em
         .app
         .gateway
         .payments
-        .transaction(&e.app.sandbox_tenant(), "c04")
+        .transaction(&e.app.sandbox_tenant(), &TransactionRef::from("c04"))
         .await
         .unwrap();
     assert_eq!(c04.transaction.failure_code, Some(FailureCode::PayerDeclined));
@@ -236,7 +236,7 @@ async fn an_initiation_that_never_arrived_is_sent_again_once(e: Emulated) {
         .app
         .gateway
         .payments
-        .transaction(&e.app.sandbox_tenant(), "lost")
+        .transaction(&e.app.sandbox_tenant(), &TransactionRef::from("lost"))
         .await
         .unwrap();
     let counts = e.emulator(&format!("initiations/{}", t.transaction.id)).await;

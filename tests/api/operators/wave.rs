@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use momo_gateway::config::Protocol;
-use momo_gateway::domain::{Environment, OperatorCode, Timestamp};
+use momo_gateway::domain::{Environment, OperatorCode, Timestamp, TransactionRef};
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
@@ -95,7 +95,7 @@ impl Waved {
             .app
             .gateway
             .payments
-            .transaction(&self.app.sandbox_tenant(), id)
+            .transaction(&self.app.sandbox_tenant(), &TransactionRef::from(id))
             .await
             .unwrap();
         t.transaction.id.to_string()

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use momo_gateway::domain::{FailureCode, Timestamp, Transaction};
+use momo_gateway::domain::{FailureCode, Timestamp, Transaction, TransactionRef};
 use momo_gateway::operator::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use momo_gateway::reconcile::callbacks::{self, Watermark};
 use momo_gateway::reconcile::{expiry, reconciler};
@@ -91,9 +91,19 @@ async fn expiry_asks_the_operator_one_last_time(app: TestApp) {
     );
     assert_eq!(status_of(&app, &token, "never").await["status"], "FAILED");
     let tenant = app.sandbox_tenant();
-    let never = app.gateway.payments.transaction(&tenant, "never").await.unwrap();
+    let never = app
+        .gateway
+        .payments
+        .transaction(&tenant, &TransactionRef::from("never"))
+        .await
+        .unwrap();
     assert_eq!(never.transaction.failure_code, Some(FailureCode::Expired));
-    let paid = app.gateway.payments.transaction(&tenant, "paid").await.unwrap();
+    let paid = app
+        .gateway
+        .payments
+        .transaction(&tenant, &TransactionRef::from("paid"))
+        .await
+        .unwrap();
     assert_eq!(paid.transaction.failure_code, None);
     app.assert_ledger().await;
 }
@@ -151,7 +161,12 @@ async fn a_payment_the_operator_never_received_fails_not_sent(mut app: TestApp) 
     assert_eq!(report.settled, 1);
     assert_eq!(status_of(&app, &token, "lost").await["status"], "FAILED");
     let tenant = app.sandbox_tenant();
-    let failed = app.gateway.payments.transaction(&tenant, "lost").await.unwrap();
+    let failed = app
+        .gateway
+        .payments
+        .transaction(&tenant, &TransactionRef::from("lost"))
+        .await
+        .unwrap();
     assert_eq!(failed.transaction.failure_code, Some(FailureCode::NotSent));
     assert_eq!(lost.initiations.load(Ordering::SeqCst), 2, "never a third time");
     // The reservation is released: the balance is what it was.

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
-use momo_gateway::domain::{Credential, Environment, MerchantId, Tenant, Timestamp};
+use momo_gateway::domain::{Credential, Environment, MerchantId, Tenant, Timestamp, TransactionRef};
 use momo_gateway::store::{CheckedLookup, StoreError};
 use reqwest::StatusCode;
 
@@ -139,8 +139,11 @@ async fn lookups_of_many_tenants_in_one_batch_each_get_their_own_answer(app: Tes
         .iter()
         .map(|&(caller, id)| {
             let tenant = &tenants[caller];
-            Box::pin(async move { store.transaction_checked(tenant, &credentials[caller], id).await })
-                as Pin<Box<dyn Future<Output = Result<CheckedLookup, StoreError>> + Send>>
+            Box::pin(async move {
+                store
+                    .transaction_checked(tenant, &credentials[caller], &TransactionRef::from(id))
+                    .await
+            }) as Pin<Box<dyn Future<Output = Result<CheckedLookup, StoreError>> + Send>>
         })
         .collect();
     let results = all_at_once(futures).await;

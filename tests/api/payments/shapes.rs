@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use crate::support::helpers::{answer, TestApp};
 use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
+use momo_gateway::domain::TransactionRef;
 use momo_test_support::both_backends;
 
 both_backends!(
@@ -113,8 +114,18 @@ async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(app: TestApp
     let v2 = post(&app, &token, "/v2/transfers/mobile-money", &v2_body).await;
     assert_eq!((v1.status, v2.status), (StatusCode::ACCEPTED, StatusCode::ACCEPTED));
     let tenant = app.sandbox_tenant();
-    let a = app.gateway.payments.transaction(&tenant, "p1").await.unwrap();
-    let b = app.gateway.payments.transaction(&tenant, "p2").await.unwrap();
+    let a = app
+        .gateway
+        .payments
+        .transaction(&tenant, &TransactionRef::from("p1"))
+        .await
+        .unwrap();
+    let b = app
+        .gateway
+        .payments
+        .transaction(&tenant, &TransactionRef::from("p2"))
+        .await
+        .unwrap();
     let (a, b) = (a.transaction, b.transaction);
     assert_eq!(
         (

@@ -1,7 +1,7 @@
 //! After creation: simulated callbacks, the reconciler, collection expiry, the BETA launch
 //! page, transfers needing review. Time is driven through `run_once(now)`; nothing waits for it to pass.
 
-use momo_gateway::domain::{Status, Timestamp};
+use momo_gateway::domain::{Reference, Status, Timestamp, TransactionRef};
 use momo_gateway::reconcile::{callbacks, expiry, reconciler, review};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -156,7 +156,12 @@ async fn pending_payments_resolve_as_the_simulator_table_says(app: TestApp) {
     assert_eq!(status_of(&app, &token, "c06").await["status"], "FAILED");
     assert_eq!(status_of(&app, &token, "t06").await["status"], "PENDING");
     let tenant = app.sandbox_tenant();
-    let expired = app.gateway.payments.transaction(&tenant, "c06").await.unwrap();
+    let expired = app
+        .gateway
+        .payments
+        .transaction(&tenant, &TransactionRef::from("c06"))
+        .await
+        .unwrap();
     assert_eq!(
         expired.transaction.failure_code,
         Some(momo_gateway::domain::FailureCode::Expired)
@@ -207,7 +212,7 @@ async fn final_states_never_change(app: TestApp) {
     let reference = data["ref"].as_str().unwrap();
     let err = review::resolve(
         &app.gateway.payments,
-        reference,
+        &Reference::from(reference),
         Status::Successful,
         "operator says paid",
         Timestamp::now(),
@@ -349,7 +354,7 @@ async fn stuck_transfers_are_listed_and_resolved_by_hand_with_an_audit(app: Test
     assert_eq!(stuck[0].transaction.reference, reference);
     let settled = review::resolve(
         &app.gateway.payments,
-        &reference,
+        &Reference::from(reference.as_str()),
         Status::Failed,
         "operator ticket 123: never sent",
         Timestamp::now(),

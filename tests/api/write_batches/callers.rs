@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use momo_gateway::config::Config;
-use momo_gateway::domain::{Environment, MerchantId, Tenant};
+use momo_gateway::domain::{Environment, MerchantId, Tenant, TransactionRef};
 use reqwest::StatusCode;
 
 use crate::support::helpers::{answer, Answer, TestApp};
@@ -65,11 +65,17 @@ async fn a_creation_whose_credential_was_revoked_fails_alone_in_its_batch(app: T
         if *token == &revoked {
             assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{id}: {}", a.body);
             assert_eq!(a.body["message"], "UnauthorizedError", "{id}: {}", a.body);
-            let stored = store.transaction(&tenant, id).await.unwrap();
+            let stored = store
+                .transaction(&tenant, &TransactionRef::from(id.as_str()))
+                .await
+                .unwrap();
             assert!(stored.is_none(), "{id}: nothing is written for a revoked caller");
         } else {
             assert_eq!(a.status, StatusCode::ACCEPTED, "{id}: {}", a.body);
-            let stored = store.transaction(&kept_tenant, id).await.unwrap();
+            let stored = store
+                .transaction(&kept_tenant, &TransactionRef::from(id.as_str()))
+                .await
+                .unwrap();
             assert!(stored.is_some(), "{id}: the other merchant's creations commit");
         }
     }

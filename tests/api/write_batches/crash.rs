@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use momo_gateway::config::Config;
-use momo_gateway::domain::{Environment, Tenant, Timestamp};
+use momo_gateway::domain::{Environment, Tenant, Timestamp, TransactionRef};
 use reqwest::StatusCode;
 
 use crate::support::helpers::{answer, TEST_JWT_SECRET};
@@ -104,7 +104,7 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
     for id in &answered {
         let record = admin
             .payments
-            .transaction(&tenant, id)
+            .transaction(&tenant, &TransactionRef::from(id.as_str()))
             .await
             .unwrap_or_else(|e| panic!("{id} was answered 2xx but is not stored: {e}"));
         assert!(

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use momo_gateway::config::Config;
+use momo_gateway::domain::Reference;
 use reqwest::StatusCode;
 use serde_json::Value;
 
@@ -212,8 +213,14 @@ async fn settlements_of_one_transaction_in_one_batch_move_it_once(app: TestApp) 
         let (gateway, reference) = (app.gateway.clone(), reference.clone());
         let status = if i % 2 == 0 { Status::Successful } else { Status::Failed };
         tokio::spawn(async move {
-            momo_gateway::reconcile::review::resolve(&gateway.payments, &reference, status, "checked", Timestamp::now())
-                .await
+            momo_gateway::reconcile::review::resolve(
+                &gateway.payments,
+                &Reference::from(reference.as_str()),
+                status,
+                "checked",
+                Timestamp::now(),
+            )
+            .await
         })
     });
     let mut moved = Vec::new();

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use momo_gateway::config::ApiCredentials;
-use momo_gateway::domain::{Environment, Kind, Transaction};
+use momo_gateway::domain::{Environment, Kind, Reference, Transaction, TransactionRef};
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
@@ -187,7 +187,7 @@ impl Faulted {
         self.app
             .gateway
             .payments
-            .transaction(&self.app.sandbox_tenant(), id)
+            .transaction(&self.app.sandbox_tenant(), &TransactionRef::from(id))
             .await
             .expect("the transaction exists")
             .transaction
@@ -309,7 +309,13 @@ impl Faulted {
                 .or(wire["client_reference"].as_str())
                 .unwrap_or_else(|| panic!("{what}: a payment that names no reference: {p}"));
             *per_reference.entry(reference.to_owned()).or_default() += 1;
-            let ours = self.app.gateway.payments.transaction_by_ref(reference).await.unwrap();
+            let ours = self
+                .app
+                .gateway
+                .payments
+                .transaction_by_ref(&Reference::from(reference))
+                .await
+                .unwrap();
             assert_eq!(
                 p["key"],
                 ours.transaction.id.as_str(),
