@@ -83,12 +83,23 @@ pub struct Principal {
 /// their own insert finds revoked). Lookups that recheck the credential in the same round trip
 /// read the payments' store.
 #[derive(Clone)]
-pub struct Auth {
+pub struct Auth(Arc<AuthParts>);
+
+/// What [`Auth`] holds, behind its one `Arc` (see [`super::Gateway`] for why one).
+pub struct AuthParts {
     credentials: Arc<dyn MerchantStore>,
     payments: Arc<dyn PaymentStore>,
     keys: Arc<Keys>,
     config: Arc<Config>,
     active_credentials: Arc<ActiveCredentials>,
+}
+
+impl std::ops::Deref for Auth {
+    type Target = AuthParts;
+
+    fn deref(&self) -> &AuthParts {
+        &self.0
+    }
 }
 
 impl Auth {
@@ -98,13 +109,13 @@ impl Auth {
         config: Arc<Config>,
         active_credentials: Arc<ActiveCredentials>,
     ) -> Auth {
-        Auth {
+        Auth(Arc::new(AuthParts {
             credentials: store.clone(),
             payments: store,
             keys,
             config,
             active_credentials,
-        }
+        }))
     }
 
     /// Issues a token for `api_key:api_secret`, which must belong to `environment`.

@@ -19,9 +19,13 @@ use crate::store::{MerchantStore, PaymentStore, StoreError};
 use crate::telemetry::metrics::Metrics;
 
 /// The payments' use cases: the payment store, the operators' connectors, the fees, and the
-/// metrics they count into. Cheap to clone.
+/// metrics they count into. Cheap to clone: one `Arc`, as every payment's handler clones it
+/// (see [`super::Gateway`] for why one).
 #[derive(Clone)]
-pub struct Payments {
+pub struct Payments(Arc<PaymentsParts>);
+
+/// What [`Payments`] holds.
+pub struct PaymentsParts {
     store: Arc<dyn PaymentStore>,
     /// The payer's page names the merchant it pays.
     merchants: Arc<dyn MerchantStore>,
@@ -33,6 +37,14 @@ pub struct Payments {
     active_credentials: Arc<ActiveCredentials>,
 }
 
+impl std::ops::Deref for Payments {
+    type Target = PaymentsParts;
+
+    fn deref(&self) -> &PaymentsParts {
+        &self.0
+    }
+}
+
 impl Payments {
     pub(super) fn new(
         store: Arc<dyn PaymentStore>,
@@ -42,7 +54,7 @@ impl Payments {
         metrics: Arc<Metrics>,
         active_credentials: Arc<ActiveCredentials>,
     ) -> Payments {
-        Payments {
+        Payments(Arc::new(PaymentsParts {
             store,
             merchants,
             fees: Arc::new(config.fee_schedule()),
@@ -50,15 +62,20 @@ impl Payments {
             operators,
             metrics,
             active_credentials,
-        }
+        }))
     }
 
     /// The same payments with other operator connectors.
     pub(super) fn with_operators(&self, operators: Arc<Operators>) -> Payments {
-        Payments {
+        Payments(Arc::new(PaymentsParts {
+            store: self.store.clone(),
+            merchants: self.merchants.clone(),
+            config: self.config.clone(),
             operators,
-            ..self.clone()
-        }
+            fees: self.fees.clone(),
+            metrics: self.metrics.clone(),
+            active_credentials: self.active_credentials.clone(),
+        }))
     }
 
     pub fn config(&self) -> &Config {
