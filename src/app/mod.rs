@@ -101,9 +101,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let gateway = open(config).await?;
     let config = gateway.config().clone();
     tracing::info!(database = %redact_url(&config.database_url), "database ready");
-    if config.connectors.routes.is_empty() {
-        tracing::warn!("no operator connector is configured: Production uses the built-in simulator, like Sandbox (MOMO_OPERATOR_CONNECTORS)");
-    }
+    let routes = operators::routing_table(&config);
+    tracing::info!(%routes, "operator routes (MOMO_OPERATOR_CONNECTORS; refused: Production payments to that operator are refused)");
     if config.listen.ip().is_loopback() {
         if let Some(demo) = create_demo_merchant(&gateway).await? {
             demo::show_credentials(&demo, &config);

@@ -1,5 +1,6 @@
-//! The operator registry that configuration names: the simulator everywhere, except where
-//! `MOMO_OPERATOR_CONNECTORS` routes an operator in an environment to a public protocol.
+//! The operator registry that configuration names: the simulator in the Sandbox and nothing in
+//! Production, except where `MOMO_OPERATOR_CONNECTORS` routes an operator in an environment to
+//! a connector (a public protocol, or the simulator by name).
 
 use std::sync::Arc;
 
@@ -24,10 +25,26 @@ pub fn operators(config: &Config) -> anyhow::Result<Operators> {
             Protocol::MomoOpenApi => Arc::new(momo(config, operator, environment)?),
             Protocol::WaveCheckout => Arc::new(wave(config, operator, environment)?),
         };
-        tracing::info!(operator = operator.name(), %environment, protocol = protocol.name(), "operator connector");
         operators = operators.route(operator, environment, connector);
     }
     Ok(operators)
+}
+
+/// What serves each operator in each environment, as `serve` prints it at start:
+/// `ALPHA:Sandbox=simulator, ..., ALPHA:Production=refused, ...`.
+pub fn routing_table(config: &Config) -> String {
+    let served = |operator: OperatorCode, environment: Environment| {
+        config
+            .connectors
+            .protocol(operator, environment)
+            .map_or("refused", Protocol::name)
+    };
+    Environment::ALL
+        .iter()
+        .flat_map(|&environment| OperatorCode::ALL.iter().map(move |&operator| (operator, environment)))
+        .map(|(operator, environment)| format!("{operator}:{environment}={}", served(operator, environment)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Where operators call back about `operator` in `environment`.

@@ -9,9 +9,9 @@ pub static CONNECTORS: &[Setting] = &[
     Setting {
         key: "operator_connectors",
         var: "MOMO_OPERATOR_CONNECTORS",
-        default: Initial::Unset("the built-in simulator everywhere"),
-        accepts: "comma-separated OPERATOR:Environment=PROTOCOL (simulator, momo-openapi, wave-checkout), e.g. ALPHA:Production=momo-openapi",
-        doc: "which connector serves each operator in each environment; unnamed ones use the simulator",
+        default: Initial::Unset("the simulator in the Sandbox; nothing in Production (its payments are refused)"),
+        accepts: "comma-separated OPERATOR:Environment=PROTOCOL (simulator, momo-openapi, wave-checkout), OPERATOR `*` for every operator, e.g. ALPHA:Production=momo-openapi or *:Production=simulator",
+        doc: "which connector serves each operator in each environment; unnamed ones: the simulator in the Sandbox, none in Production (fails closed; an operator named on its own wins over `*`)",
         secret: false,
         write: |c, v| put(&mut c.connectors.routes, connectors::parse_routes(v)),
     },

@@ -1,6 +1,6 @@
 //! Which connector serves each operator in each environment, and how to reach the public
-//! protocols' deployments. Everything unnamed is served by the built-in simulator. `Debug`
-//! hides every secret.
+//! protocols' deployments. An unnamed operator is served by the built-in simulator in the
+//! Sandbox and by nothing in Production (its payments are refused). `Debug` hides every secret.
 
 use std::fmt;
 use std::time::Duration;
@@ -73,19 +73,23 @@ pub struct ConnectorSettings {
 }
 
 impl ConnectorSettings {
-    /// The protocol serving `operator` in `environment`.
-    pub fn protocol(&self, operator: OperatorCode, environment: Environment) -> Protocol {
+    /// The protocol serving `operator` in `environment`: the last route naming it (an operator
+    /// named on its own comes after what `*` gives), else the simulator in the Sandbox and
+    /// none in Production, whose payments to that operator are refused.
+    pub fn protocol(&self, operator: OperatorCode, environment: Environment) -> Option<Protocol> {
         self.routes
             .iter()
+            .rev()
             .find(|(o, e, _)| *o == operator && *e == environment)
             .map(|(_, _, p)| *p)
-            .unwrap_or(Protocol::Simulator)
+            .or((environment == Environment::Sandbox).then_some(Protocol::Simulator))
     }
 
     /// How long one call to `operator` in `environment` may take.
     pub fn timeout_for(&self, operator: OperatorCode, environment: Environment) -> Duration {
         self.timeouts
             .iter()
+            .rev()
             .find(|(o, e, _)| *o == operator && *e == environment)
             .map(|(_, _, t)| *t)
             .unwrap_or(self.timeout)
@@ -139,21 +143,27 @@ pub fn parse_timeouts(value: &str) -> Option<Vec<(OperatorCode, Environment, Dur
     per_route(value, |ms| super::parse::millis(ms, 100, 120_000))
 }
 
-/// A comma-separated list of `OPERATOR:Environment=VALUE`.
-fn per_route<T>(value: &str, parse: impl Fn(&str) -> Option<T>) -> Option<Vec<(OperatorCode, Environment, T)>> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|item| !item.is_empty())
-        .map(|item| {
-            let (target, value) = item.split_once('=')?;
-            let (operator, environment) = target.trim().split_once(':')?;
-            let operator =
-                OperatorCode::from_name(operator.trim()).or_else(|| OperatorCode::parse(operator.trim()).ok())?;
-            let environment = environment.trim().parse::<Environment>().ok()?;
-            Some((operator, environment, parse(value.trim())?))
-        })
-        .collect()
+/// A comma-separated list of `OPERATOR:Environment=VALUE`, where `*` names every operator.
+/// What `*` gives comes first in the list, so that an operator named on its own wins whatever
+/// the order it was written in (the registry keeps the last route of each pair).
+fn per_route<T: Clone>(value: &str, parse: impl Fn(&str) -> Option<T>) -> Option<Vec<(OperatorCode, Environment, T)>> {
+    let mut every = Vec::new();
+    let mut named = Vec::new();
+    for item in value.split(',').map(str::trim).filter(|item| !item.is_empty()) {
+        let (target, value) = item.split_once('=')?;
+        let (operator, environment) = target.trim().split_once(':')?;
+        let environment = environment.trim().parse::<Environment>().ok()?;
+        let value = parse(value.trim())?;
+        match operator.trim() {
+            "*" => every.extend(OperatorCode::ALL.iter().map(|&op| (op, environment, value.clone()))),
+            name => {
+                let operator = OperatorCode::from_name(name).or_else(|| OperatorCode::parse(name).ok())?;
+                named.push((operator, environment, value));
+            }
+        }
+    }
+    every.extend(named);
+    Some(every)
 }
 
 /// `API_USER:API_KEY:SUBSCRIPTION_KEY`, none empty.
@@ -205,12 +215,53 @@ mod tests {
         };
         assert_eq!(
             settings.protocol(OperatorCode::Alpha, Environment::Production),
-            Protocol::MomoOpenApi
+            Some(Protocol::MomoOpenApi)
         );
         assert_eq!(
             settings.protocol(OperatorCode::Alpha, Environment::Sandbox),
-            Protocol::Simulator
+            Some(Protocol::Simulator)
         );
+        assert_eq!(
+            settings.protocol(OperatorCode::Beta, Environment::Production),
+            None,
+            "Production serves only what is routed"
+        );
+    }
+
+    #[test]
+    fn a_star_names_every_operator_and_an_operator_named_on_its_own_wins_in_any_order() {
+        for value in [
+            "*:Production=simulator, ALPHA:Production=momo-openapi",
+            "ALPHA:Production=momo-openapi, *:Production=simulator",
+        ] {
+            let settings = ConnectorSettings {
+                routes: parse_routes(value).unwrap(),
+                timeouts: parse_timeouts("ALPHA:Production=9000, *:Production=20000").unwrap(),
+                ..ConnectorSettings::default()
+            };
+            assert_eq!(
+                settings.protocol(OperatorCode::Alpha, Environment::Production),
+                Some(Protocol::MomoOpenApi),
+                "{value}"
+            );
+            for op in [OperatorCode::Beta, OperatorCode::Gamma, OperatorCode::Delta] {
+                assert_eq!(
+                    settings.protocol(op, Environment::Production),
+                    Some(Protocol::Simulator),
+                    "{value}"
+                );
+            }
+            assert_eq!(
+                settings.timeout_for(OperatorCode::Alpha, Environment::Production),
+                Duration::from_secs(9)
+            );
+            assert_eq!(
+                settings.timeout_for(OperatorCode::Delta, Environment::Production),
+                Duration::from_secs(20)
+            );
+        }
+        assert!(parse_routes("*=simulator").is_none());
+        assert!(parse_routes("**:Production=simulator").is_none());
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod breaker;
 pub mod momo;
 pub mod registry;
 pub mod simulator;
+pub mod unrouted;
 pub mod wave;
 
 use async_trait::async_trait;

@@ -1,26 +1,47 @@
-//! Which connector serves each operator in each environment. `app.rs` builds the registry from
-//! configuration and hands it to the service; tests build their own.
+//! Which connector serves each operator in each environment. `app/operators.rs` builds the
+//! registry from configuration and hands it to the service; tests build their own. The Sandbox
+//! falls back to the simulator; Production falls back to nothing ([`Unrouted`]): only a route
+//! serves money there.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::breaker::{BreakerSettings, Guarded};
+use super::unrouted::Unrouted;
 use super::Operator;
 use crate::domain::{Environment, OperatorCode};
 use crate::telemetry::metrics::Metrics;
 
-/// The connectors, by operator code and environment, with one serving everything unnamed.
+/// The connectors, by operator code and environment, with what serves the unnamed ones.
 #[derive(Clone)]
 pub struct Operators {
-    fallback: Arc<dyn Operator>,
+    /// Serves the Sandbox's unnamed operators (the simulator).
+    sandbox: Arc<dyn Operator>,
+    /// Serves Production's unnamed operators: [`Unrouted`], unless built with [`Self::everywhere`].
+    production: Arc<dyn Operator>,
+    /// Whether Production's unnamed operators are served ([`Self::everywhere`]).
+    production_served: bool,
     routes: HashMap<(OperatorCode, Environment), Arc<dyn Operator>>,
 }
 
 impl Operators {
-    /// A registry where `fallback` serves every operator in every environment.
-    pub fn new(fallback: Arc<dyn Operator>) -> Operators {
+    /// A registry where `sandbox` serves every operator of the Sandbox and nothing serves
+    /// Production until [`route`](Self::route) names a connector there.
+    pub fn new(sandbox: Arc<dyn Operator>) -> Operators {
         Operators {
-            fallback,
+            sandbox,
+            production: Arc::new(Unrouted),
+            production_served: false,
+            routes: HashMap::new(),
+        }
+    }
+
+    /// A registry where `connector` serves every operator in every environment (tests).
+    pub fn everywhere(connector: Arc<dyn Operator>) -> Operators {
+        Operators {
+            sandbox: connector.clone(),
+            production: connector,
+            production_served: true,
             routes: HashMap::new(),
         }
     }
@@ -43,7 +64,9 @@ impl Operators {
             Arc::new(Guarded::new(inner, settings, metrics.clone()))
         };
         Operators {
-            fallback: guard(self.fallback),
+            sandbox: guard(self.sandbox),
+            production: guard(self.production),
+            production_served: self.production_served,
             routes: self
                 .routes
                 .into_iter()
@@ -52,12 +75,24 @@ impl Operators {
         }
     }
 
-    /// The connector of `operator` in `environment`.
+    /// The connector of `operator` in `environment`; in Production, an unrouted operator's
+    /// fails every call (see [`is_routed`](Self::is_routed)).
     pub fn connector(&self, operator: OperatorCode, environment: Environment) -> &dyn Operator {
         self.routes
             .get(&(operator, environment))
-            .unwrap_or(&self.fallback)
+            .unwrap_or(match environment {
+                Environment::Sandbox => &self.sandbox,
+                Environment::Production => &self.production,
+            })
             .as_ref()
+    }
+
+    /// Whether a connector serves `operator` in `environment`: always in the Sandbox, only
+    /// when routed in Production.
+    pub fn is_routed(&self, operator: OperatorCode, environment: Environment) -> bool {
+        environment == Environment::Sandbox
+            || self.production_served
+            || self.routes.contains_key(&(operator, environment))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::Payments;
 use crate::domain::transaction::CHECKOUT_TOKEN_LEN;
-use crate::domain::{Cause, Environment, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::service::ServiceError;
 
 /// What the payer chose on the launch page.
@@ -78,20 +78,15 @@ impl Payments {
         }
     }
 
-    /// Only Sandbox collections carry a token (`Payments::checkout_token`), and a token that
-    /// is too short to be one is not looked up at all.
+    /// Only collections the simulator serves carry a token (`Payments::checkout_token`), and a
+    /// token that is too short to be one is not looked up at all.
     async fn beta_collection(&self, token: &str) -> Result<TransactionRecord, ServiceError> {
         let not_found = || ServiceError::NotFound("payment waiting for approval");
         if token.len() != CHECKOUT_TOKEN_LEN {
             return Err(not_found());
         }
         match self.store.transaction_by_checkout_token(token).await? {
-            Some(r)
-                if r.transaction.kind == Kind::Collection
-                    && r.transaction.tenant.environment == Environment::Sandbox =>
-            {
-                Ok(r)
-            }
+            Some(r) if r.transaction.kind == Kind::Collection => Ok(r),
             Some(_) | None => Err(not_found()),
         }
     }

@@ -11,8 +11,7 @@ use super::{PaymentError, PaymentRequest, Payments};
 use crate::domain::ledger;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{
-    Cause, Customer, Environment, FailureCode, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction,
-    TransactionRef,
+    Cause, Customer, FailureCode, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction, TransactionRef,
 };
 use crate::domain::{CustomerId, Reference, TextId, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
@@ -48,13 +47,12 @@ fn new_reference() -> Reference {
 }
 
 impl Payments {
-    /// The token of the payer's approve/decline page: only for a BETA collection in the
-    /// Sandbox whose connector has the gateway host that page (the simulator). In Production
-    /// the payer approves with the operator, never on a page of ours.
+    /// The token of the payer's approve/decline page: only for a BETA collection whose
+    /// connector has the gateway host that page (the simulator, in the Sandbox or where
+    /// Production is routed to it). A real operator's payer approves with the operator.
     fn checkout_token(&self, tenant: &Tenant, request: &PaymentRequest) -> Option<String> {
         let hosted = request.kind == Kind::Collection
             && request.operator == OperatorCode::Beta
-            && tenant.environment == Environment::Sandbox
             && self
                 .operators
                 .connector(request.operator, tenant.environment)
@@ -102,6 +100,9 @@ impl Payments {
     ) -> Result<TransactionRecord, PaymentError> {
         if self.config.operator_disabled(request.operator, request.kind) {
             return Err(PaymentError::OperatorDisabled(request.operator));
+        }
+        if !self.operators.is_routed(request.operator, tenant.environment) {
+            return Err(PaymentError::Unrouted(request.operator, tenant.environment));
         }
         let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
         let payer = Customer {

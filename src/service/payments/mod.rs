@@ -118,6 +118,10 @@ pub enum PaymentError {
     /// The merchant's transaction id is used: here is that transaction. No operator was called.
     #[error("transaction id already used")]
     Duplicate(Box<TransactionRecord>),
+    /// No connector serves the operator in this environment (Production unrouted): refused
+    /// before anything was recorded.
+    #[error("{}", crate::operator::unrouted::reason(*.0, *.1))]
+    Unrouted(OperatorCode, crate::domain::Environment),
     /// The operator is disabled by configuration, for this direction.
     #[error("{0} does not accept this kind of payment here")]
     OperatorDisabled(OperatorCode),

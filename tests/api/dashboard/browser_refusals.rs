@@ -17,9 +17,13 @@ use momo_test_support::{both_backends, eventually};
 both_backends!(
     TestApp::spawn =>
     a_wrong_secret_and_a_form_without_its_csrf_token_are_refused,
-    another_merchants_or_environments_transaction_is_not_found,
     rotating_the_api_key_ends_the_session_at_once,
     every_page_fits_a_phone_and_the_sign_in_works_from_the_keyboard,
+);
+
+both_backends!(
+    TestApp::spawn_production_simulated =>
+    another_merchants_or_environments_transaction_is_not_found,
 );
 
 both_backends!(

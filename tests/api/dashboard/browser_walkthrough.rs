@@ -17,7 +17,7 @@ use serde_json::json;
 use crate::support::browser::Browser;
 use crate::support::helpers::{answer, later, Creds, TestApp};
 use crate::support::requests::{collect_v1, post};
-use crate::support::webhooks::{dispatcher, private_targets_allowed};
+use crate::support::webhooks::{dispatcher, private_targets_allowed, private_targets_allowed_production_simulated};
 use momo_test_support::both_backends;
 use momo_test_support::receiver::Receiver;
 use momo_test_support::Backend;
@@ -25,6 +25,10 @@ use momo_test_support::Backend;
 both_backends!(
     TestApp::spawn_with(private_targets_allowed) =>
     a_merchant_signs_in_follows_payments_and_webhooks_and_signs_out,
+);
+
+both_backends!(
+    TestApp::spawn_with(private_targets_allowed_production_simulated) =>
     the_environment_switch_leads_to_production_and_its_own_payments,
 );
 

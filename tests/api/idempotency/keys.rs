@@ -22,11 +22,15 @@ use crate::support::requests::{collect_v1, collect_v2, transfer_v2};
 use momo_test_support::{both_backends, eventually};
 
 both_backends!(
+    TestApp::spawn_production_simulated =>
+    the_same_key_with_another_request_is_422_in_the_generation_of_the_path,
+);
+
+both_backends!(
     TestApp::spawn =>
     a_retry_after_a_lost_answer_replays_it_and_pays_once,
     twenty_concurrent_requests_with_one_key_make_one_operator_call,
     two_gateways_on_one_database_run_a_key_once,
-    the_same_key_with_another_request_is_422_in_the_generation_of_the_path,
     a_key_is_kept_a_day_then_purged_and_free_again,
     a_key_over_255_characters_is_400,
     a_customer_creation_and_a_webhook_secret_rotation_replay_their_first_answer,

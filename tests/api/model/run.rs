@@ -105,7 +105,7 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
 
 impl World {
     async fn open(backend: Backend, db: &TestDatabase) -> Result<World, String> {
-        let config = Config {
+        let mut config = Config {
             database_url: db.url.clone(),
             jwt_secret: Some(TEST_JWT_SECRET.to_owned()),
             simulator: SimulatorSettings {
@@ -119,6 +119,8 @@ impl World {
             sandbox_initial_balance: OPENING_SANDBOX_BALANCE,
             ..Config::default()
         };
+        // The model pays out of Production balances too.
+        crate::support::helpers::production_simulated(&mut config);
         let gateway = app::open(config.clone()).await.map_err(|e| format!("open: {e:#}"))?;
         let start = Timestamp(1_800_000_000_000);
         let mut tenants = Vec::new();

@@ -8,4 +8,5 @@ pub mod faults_answers;
 pub mod faults_callbacks;
 pub mod faults_initiation;
 pub mod momo;
+pub mod routing;
 pub mod wave;

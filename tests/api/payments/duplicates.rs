@@ -12,6 +12,10 @@ both_backends!(
     TestApp::spawn =>
     a_reused_transaction_id_is_refused_with_the_existing_transaction,
     twenty_concurrent_duplicates_create_one_transaction,
+);
+
+both_backends!(
+    TestApp::spawn_production_simulated =>
     a_request_refused_before_creation_does_not_spend_its_id,
 );
 

@@ -203,6 +203,11 @@ async fn a_first_start_creates_the_demo_merchant_and_sigterm_stops_it_cleanly() 
         "the demo's Sandbox credentials work: {}",
         a.body
     );
+    let logs = running.logs.lock().unwrap().join("\n");
+    assert!(
+        logs.contains("ALPHA:Sandbox=simulator") && logs.contains("ALPHA:Production=refused"),
+        "serve prints the routing table, Production unrouted by default: {logs}"
+    );
     let (status, stdout) = running.terminate().await;
     assert!(status.success(), "SIGTERM stops it with exit 0: {status:?}");
     assert!(

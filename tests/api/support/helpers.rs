@@ -150,6 +150,12 @@ impl TestApp {
         TestApp::spawn_with(backend, |_| {}).await
     }
 
+    /// A gateway whose Production is served by the simulator (`*:Production=simulator`), for
+    /// the tests of Production money; by default nothing serves it.
+    pub async fn spawn_production_simulated(backend: Backend) -> Option<TestApp> {
+        TestApp::spawn_with(backend, production_simulated).await
+    }
+
     /// [`TestApp::spawn`] with the configuration changed by `adjust` first; tests get theirs
     /// through `both_backends!(TestApp::spawn_with(adjust) => ...)`.
     pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Config)) -> Option<TestApp> {
@@ -293,4 +299,11 @@ impl TestApp {
             server.stop().await.expect("graceful stop");
         }
     }
+}
+
+/// Production served by the simulator, as `MOMO_OPERATOR_CONNECTORS=*:Production=simulator`
+/// sets it for a demo or a staging copy.
+pub fn production_simulated(c: &mut Config) {
+    c.connectors.routes =
+        momo_gateway::config::connectors::parse_routes("*:Production=simulator").expect("valid routes");
 }

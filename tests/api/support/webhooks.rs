@@ -14,6 +14,12 @@ pub fn private_targets_allowed(c: &mut Config) {
     c.webhook.allow_private = true;
 }
 
+/// [`private_targets_allowed`], with Production served by the simulator.
+pub fn private_targets_allowed_production_simulated(c: &mut Config) {
+    private_targets_allowed(c);
+    crate::support::helpers::production_simulated(c);
+}
+
 /// A receiver answering with `script`, then `otherwise` (200 when `None`), set as the default
 /// merchant's Sandbox webhook URL; and a Sandbox token.
 pub async fn listen(app: &TestApp, script: Vec<Reply>, otherwise: Option<Reply>) -> (Receiver, String) {
