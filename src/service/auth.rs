@@ -191,11 +191,11 @@ impl Auth {
         environment_header: Option<&str>,
     ) -> Result<Principal, ServiceError> {
         let claimed = self.verify_token(token, environment_header)?;
-        if self.active_credentials.seen(&claimed.credential_id) {
+        if self.active_credentials.seen(&claimed) {
             return Ok(claimed);
         }
         let principal = self.authenticate(token, environment_header).await?;
-        self.active_credentials.saw(&principal.credential_id);
+        self.active_credentials.saw(&principal);
         Ok(principal)
     }
 
@@ -260,11 +260,13 @@ pub(super) fn revoked() -> ServiceError {
     invalid("its credential was revoked")
 }
 
-/// Credentials this process found active lately, and when. Hand-written: a map behind a lock
+/// Credentials this process found active lately, with the tenant they belong to, and when. A
+/// token is trusted from here only when it names that same tenant: a credential is never
+/// lent to another merchant or environment, cached or not. Hand-written: a map behind a lock
 /// is all it takes, and no cache crate earns its build time for it.
 #[derive(Debug, Default)]
 pub struct ActiveCredentials {
-    seen: Mutex<HashMap<String, Instant>>,
+    seen: Mutex<HashMap<String, (Tenant, Instant)>>,
 }
 
 /// How long a credential found active is trusted without asking again.
@@ -274,17 +276,22 @@ const TRUSTED_FOR: Duration = Duration::from_secs(5);
 const MAX_ENTRIES: usize = 10_000;
 
 impl ActiveCredentials {
-    fn seen(&self, credential_id: &str) -> bool {
+    fn seen(&self, claimed: &Principal) -> bool {
         let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        seen.get(credential_id).is_some_and(|at| at.elapsed() < TRUSTED_FOR)
+        seen.get(&claimed.credential_id)
+            .is_some_and(|(tenant, at)| *tenant == claimed.tenant && at.elapsed() < TRUSTED_FOR)
     }
 
-    fn saw(&self, credential_id: &str) {
+    /// Remembers `principal`'s credential, checked against the database just now.
+    fn saw(&self, principal: &Principal) {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         if seen.len() >= MAX_ENTRIES {
             seen.clear();
         }
-        seen.insert(credential_id.to_owned(), Instant::now());
+        seen.insert(
+            principal.credential_id.clone(),
+            (principal.tenant.clone(), Instant::now()),
+        );
     }
 
     pub(super) fn forget(&self, credential_id: &str) {

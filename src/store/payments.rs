@@ -29,7 +29,8 @@ pub struct Settlement {
 /// A lookup read with the credential that asked for it.
 #[derive(Debug, Clone)]
 pub struct CheckedLookup {
-    /// The credential exists and is not revoked.
+    /// The credential exists, is not revoked, and belongs to the lookup's merchant and
+    /// environment.
     pub credential_active: bool,
     pub record: Option<TransactionRecord>,
 }

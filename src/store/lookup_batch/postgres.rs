@@ -20,7 +20,8 @@ static BATCH_LOOKUP: LazyLock<String> = LazyLock::new(|| {
     let (columns, from) = (TRANSACTION_COLUMNS, TRANSACTION_FROM);
     format!(
         "SELECT q.n, \
-           (SELECT cr.revoked_at IS NULL FROM credentials cr WHERE cr.id = q.credential_id) AS credential_active, \
+           (SELECT cr.revoked_at IS NULL AND cr.merchant_id = q.merchant_id AND cr.environment = q.environment \
+              FROM credentials cr WHERE cr.id = q.credential_id) AS credential_active, \
            found.* \
          FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[]) \
            WITH ORDINALITY AS q(merchant_id, environment, id_or_ref, credential_id, n) \

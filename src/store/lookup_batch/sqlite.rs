@@ -19,7 +19,8 @@ static BATCH_LOOKUP: LazyLock<String> = LazyLock::new(|| {
     let columns = TRANSACTION_COLUMNS;
     format!(
         "SELECT q.key + 1 AS n, \
-           (SELECT cr.revoked_at IS NULL FROM credentials cr WHERE cr.id = q.value ->> 3) AS credential_active, \
+           (SELECT cr.revoked_at IS NULL AND cr.merchant_id = q.value ->> 0 AND cr.environment = q.value ->> 1 \
+              FROM credentials cr WHERE cr.id = q.value ->> 3) AS credential_active, \
            {columns} \
          FROM json_each(?) AS q \
          LEFT JOIN transactions t ON t.id = COALESCE( \

@@ -1,3 +1,4 @@
 //! Tokens and credentials: how a merchant signs in to the API.
 
+pub mod forged;
 pub mod tokens;
