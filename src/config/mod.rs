@@ -77,6 +77,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     pub rate_limit_per_s: u32,
     pub auth_rate_limit_per_min: u32,
+    /// Wrong secrets per API key and client address before sign-in from there is slowed.
+    pub sign_in_failures: u32,
     pub log_format: LogFormat,
     /// Spell an immediate v2 collection success `SUCCESSFULL`, as the live service does.
     pub v2_successfull_spelling: bool,
@@ -110,6 +112,7 @@ impl fmt::Debug for Config {
             max_body_bytes,
             rate_limit_per_s,
             auth_rate_limit_per_min,
+            sign_in_failures,
             log_format,
             v2_successfull_spelling,
             disabled_operators,
@@ -135,6 +138,7 @@ impl fmt::Debug for Config {
             .field("max_body_bytes", max_body_bytes)
             .field("rate_limit_per_s", rate_limit_per_s)
             .field("auth_rate_limit_per_min", auth_rate_limit_per_min)
+            .field("sign_in_failures", sign_in_failures)
             .field("log_format", log_format)
             .field("v2_successfull_spelling", v2_successfull_spelling)
             .field("disabled_operators", disabled_operators)
@@ -298,6 +302,7 @@ impl Config {
             max_body_bytes: 0,
             rate_limit_per_s: 0,
             auth_rate_limit_per_min: 0,
+            sign_in_failures: 10,
             log_format: LogFormat::default(),
             v2_successfull_spelling: false,
             disabled_operators: Vec::new(),

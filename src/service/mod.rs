@@ -114,7 +114,11 @@ impl Gateway {
             idempotency: Idempotency::new(store.clone(), config.clone()),
             store,
             metrics,
-            limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
+            limits: Arc::new(RateLimits::new(
+                config.rate_limit_per_s,
+                config.auth_rate_limit_per_min,
+                config.sign_in_failures,
+            )),
             config,
         })))
     }

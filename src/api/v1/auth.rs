@@ -15,7 +15,7 @@ use crate::api::auth::basic_credentials;
 use crate::api::error::ApiError;
 use crate::domain::{Environment, Timestamp};
 use crate::http::client_address::client_address;
-use crate::service::Gateway;
+use crate::service::{Gateway, ServiceError};
 
 #[derive(Serialize)]
 struct Token<'a> {
@@ -34,23 +34,25 @@ struct TokenAnswer<'a> {
     exp: i64,
 }
 
-/// Slows guessing: token requests are limited per client address (behind a trusted proxy, the
-/// address it forwarded), then per API key.
+/// Slows guessing (`SignInLimits`): attempts per client address (behind a trusted proxy, the
+/// address it forwarded), wrong secrets per API key and address.
 fn check_limits(gateway: &Gateway, address: Option<IpAddr>, api_key: &str) -> Result<(), ApiError> {
-    let now = Instant::now();
-    if let (Some(limit), Some(ip)) = (&gateway.limits().auth_per_address, address) {
-        limit.take(&ip.to_string(), now).map_err(|wait| {
-            gateway.metrics().rate_limited("auth_address");
-            ApiError::too_many_requests(wait)
-        })?;
+    let Some(limits) = &gateway.limits().sign_in else {
+        return Ok(());
+    };
+    limits
+        .admit("api", address, api_key, Instant::now())
+        .map_err(|refused| {
+            gateway.metrics().rate_limited(refused.limit);
+            ApiError::too_many_requests(refused.wait)
+        })
+}
+
+/// Counts a wrong key or secret against the key from `address`.
+fn count_failure(gateway: &Gateway, address: Option<IpAddr>, api_key: &str) {
+    if let Some(limits) = &gateway.limits().sign_in {
+        limits.failed("api", address, api_key, Instant::now());
     }
-    if let Some(limit) = &gateway.limits().auth_per_key {
-        limit.take(api_key, now).map_err(|wait| {
-            gateway.metrics().rate_limited("auth_key");
-            ApiError::too_many_requests(wait)
-        })?;
-    }
-    Ok(())
 }
 
 pub async fn create_token(
@@ -70,10 +72,18 @@ pub async fn create_token(
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| ApiError::bad_request("X-Environment must be Production or Sandbox"))?,
     };
-    let issued = gateway
+    let issued = match gateway
         .auth
         .issue_token(&api_key, &api_secret, environment, Timestamp::now())
-        .await?;
+        .await
+    {
+        Ok(issued) => issued,
+        Err(e @ ServiceError::Unauthorized(_)) => {
+            count_failure(&gateway, client, &api_key);
+            return Err(e.into());
+        }
+        Err(e) => return Err(e.into()),
+    };
     let answer = TokenAnswer {
         status_code: 200,
         message: "Successful",

@@ -78,22 +78,12 @@ fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Slows guessing with the buckets of `/v1/auth`, under keys of their own.
+/// Slows guessing with the limits of `/v1/auth` (`SignInLimits`), counted apart.
 fn limited(gateway: &Gateway, address: Option<std::net::IpAddr>, api_key: &str) -> Option<std::time::Duration> {
-    let now = Instant::now();
-    if let (Some(limit), Some(ip)) = (&gateway.limits().auth_per_address, address) {
-        if let Err(wait) = limit.take(&format!("dashboard:{ip}"), now) {
-            gateway.metrics().rate_limited("auth_address");
-            return Some(wait);
-        }
-    }
-    if let Some(limit) = &gateway.limits().auth_per_key {
-        if let Err(wait) = limit.take(&format!("dashboard:{api_key}"), now) {
-            gateway.metrics().rate_limited("auth_key");
-            return Some(wait);
-        }
-    }
-    None
+    let limits = gateway.limits().sign_in.as_ref()?;
+    let refused = limits.admit("dashboard", address, api_key, Instant::now()).err()?;
+    gateway.metrics().rate_limited(refused.limit);
+    Some(refused.wait)
 }
 
 pub async fn submit(
@@ -127,6 +117,9 @@ pub async fn submit(
     }
     let wrong = || {
         gateway.metrics().auth_failure("dashboard");
+        if let Some(limits) = &gateway.limits().sign_in {
+            limits.failed("dashboard", client, api_key, Instant::now());
+        }
         login_page(
             &visitor,
             StatusCode::UNAUTHORIZED,

@@ -47,7 +47,7 @@ async fn auth_from(app: &TestApp, creds: &Creds, forwarded: &str) -> StatusCode 
 }
 
 async fn behind_a_trusted_proxy_each_client_has_its_own_token_bucket(app: TestApp) {
-    // Three merchants, so that the per-key limit (three a minute) is never the one reached.
+    // Three merchants: the limit reached is the client address's, whatever the keys.
     let merchants = [
         app.merchant.clone(),
         app.new_merchant("Two").await,

@@ -96,6 +96,22 @@ pub fn serve(mut command: Command) -> Running {
 }
 
 impl Running {
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running").id()
+    }
+
+    /// Its resident memory in bytes (`VmRSS` of `/proc/PID/status`).
+    pub fn resident_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).expect("/proc/PID/status");
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS");
+        kib * 1024
+    }
+
     /// Kills it at once (SIGKILL), as a crash would, and waits for it to be gone.
     pub fn kill(mut self) {
         if let Some(mut child) = self.child.take() {
