@@ -22,6 +22,7 @@ use crate::domain::{Cursor, Kind, Timestamp};
 pub(crate) use crate::service::outcome_of;
 use crate::service::{Gateway, Payments, ServiceError};
 use crate::telemetry::metrics::Metrics;
+use crate::telemetry::supervise::caught;
 
 /// How many pending transactions a worker reads at a time.
 pub(crate) const BATCH: u32 = 200;
@@ -177,7 +178,8 @@ pub fn spawn_loops(gateway: &Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHa
     ]
 }
 
-/// Runs `step` with `service` every `every` until `stop`, counting what it settles in `metrics`.
+/// Runs `step` with `service` every `every` until `stop`, counting what it settles in `metrics`;
+/// a step that panics is caught, counted, and the loop goes on (`telemetry::supervise`).
 fn spawn_loop<S, F, Fut>(
     name: &'static str,
     every: Duration,
@@ -201,7 +203,9 @@ where
             if *stop.borrow() {
                 break;
             }
-            let result = step(service.clone(), Timestamp::now()).await;
+            let Some(result) = caught(name, &metrics, step(service.clone(), Timestamp::now())).await else {
+                continue;
+            };
             if let Ok(report) = &result {
                 metrics.worker_run(name, report.settled);
             }

@@ -5,6 +5,7 @@
 mod database;
 pub mod metrics;
 mod process;
+pub mod supervise;
 mod write_batches;
 
 pub use database::DatabaseFigures;

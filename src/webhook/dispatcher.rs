@@ -18,6 +18,7 @@ use crate::config::WebhookSettings;
 use crate::domain::Timestamp;
 use crate::store::{take_queued_within, Attempt, DueEvent, EventUpdate, Finished, LeasedEvent, Store, StoreError};
 use crate::telemetry::metrics::Metrics;
+use crate::telemetry::supervise::caught;
 
 /// How many events one step claims.
 const BATCH: u32 = 256;
@@ -242,7 +243,10 @@ impl Dispatcher {
 pub fn spawn_loop(dispatcher: Dispatcher, mut stop: watch::Receiver<bool>) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            let report = dispatcher.run_once(Timestamp::now()).await;
+            let step = dispatcher.run_once(Timestamp::now());
+            let Some(report) = caught("webhook_dispatcher", &dispatcher.metrics, step).await else {
+                continue;
+            };
             match &report {
                 Ok(r) if r.claimed > 0 => {
                     tracing::debug!(claimed = r.claimed, delivered = r.delivered, "dispatcher step")
@@ -302,7 +306,8 @@ pub fn spawn_handoff_loops(
                         }
                     };
                     let Some(batch) = batch else { break };
-                    if let Err(e) = dispatcher.run_handed(batch, Timestamp::now()).await {
+                    let step = dispatcher.run_handed(batch, Timestamp::now());
+                    if let Some(Err(e)) = caught("webhook_handoff", &dispatcher.metrics, step).await {
                         tracing::warn!(error = %e, "sending handed webhook events failed; the claims send them once their lease ends");
                     }
                     if *stop.borrow() {

@@ -9,6 +9,9 @@ use tokio::sync::Mutex;
 /// Tokens are renewed this long before the operator says they expire.
 const MARGIN: Duration = Duration::from_secs(60);
 
+/// The longest a token is kept, whatever lifetime the operator gives it.
+const LONGEST_KEPT: Duration = Duration::from_secs(86_400);
+
 #[derive(Default)]
 pub struct TokenCache {
     tokens: Mutex<HashMap<&'static str, (String, Instant)>>,
@@ -29,7 +32,8 @@ impl TokenCache {
             }
         }
         let (token, valid_for) = fetch().await?;
-        let until = Instant::now() + valid_for.saturating_sub(MARGIN);
+        // The lifetime is the operator's word: a huge one saturates at a day, never overflows.
+        let until = Instant::now() + valid_for.saturating_sub(MARGIN).min(LONGEST_KEPT);
         tokens.insert(product, (token.clone(), until));
         Ok(token)
     }
@@ -37,5 +41,25 @@ impl TokenCache {
     /// Forgets a token the operator refused (401), so the next call fetches a new one.
     pub async fn forget(&self, product: &'static str) {
         self.tokens.lock().await.remove(product);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_lifetime_of_any_size_saturates_instead_of_overflowing() {
+        let cache = TokenCache::default();
+        let first: Result<String, ()> = cache
+            .get("collection", || async {
+                Ok(("t1".to_owned(), Duration::from_secs(u64::MAX)))
+            })
+            .await;
+        assert_eq!(first.unwrap(), "t1");
+        let again: Result<String, ()> = cache
+            .get("collection", || async { Ok(("t2".to_owned(), Duration::ZERO)) })
+            .await;
+        assert_eq!(again.unwrap(), "t1", "kept, for at most a day");
     }
 }

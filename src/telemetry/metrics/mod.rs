@@ -86,6 +86,7 @@ pub struct Metrics {
     webhook_unsent: Counter,
     worker_runs: Family<Labels, Counter>,
     worker_settled: Family<Labels, Counter>,
+    worker_panics: Family<Labels, Counter>,
     auth_failures: Family<Labels, Counter>,
     rate_limited: Family<Labels, Counter>,
     pool_connections: Gauge,
@@ -112,6 +113,7 @@ impl Default for Metrics {
         let webhook_unsent = Counter::default();
         let worker_runs = Family::default();
         let worker_settled = Family::default();
+        let worker_panics = Family::default();
         let auth_failures = Family::default();
         let rate_limited = Family::default();
         let pool_connections = Gauge::default();
@@ -182,6 +184,11 @@ impl Default for Metrics {
             worker_settled.clone(),
         );
         r.register(
+            "momo_worker_panics",
+            "Worker steps that panicked (caught; the worker goes on), by worker",
+            worker_panics.clone(),
+        );
+        r.register(
             "momo_auth_failures",
             "Refused credentials and tokens",
             auth_failures.clone(),
@@ -220,6 +227,7 @@ impl Default for Metrics {
             webhook_unsent,
             worker_runs,
             worker_settled,
+            worker_panics,
             auth_failures,
             rate_limited,
             pool_connections,
@@ -296,6 +304,10 @@ impl Metrics {
         let worker = labels([("worker", worker)]);
         self.worker_runs.get_or_create(&worker).inc();
         self.worker_settled.get_or_create(&worker).inc_by(settled as u64);
+    }
+
+    pub fn worker_panic(&self, worker: &'static str) {
+        self.worker_panics.get_or_create(&labels([("worker", worker)])).inc();
     }
 
     pub fn auth_failure(&self, kind: &'static str) {

@@ -7,3 +7,4 @@ pub mod processes;
 pub mod processes_sharing_postgres;
 pub mod startup;
 pub mod workers;
+pub mod workers_survive;
