@@ -9,7 +9,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::header::LOCATION;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup, DOCTYPE};
 
@@ -108,8 +108,16 @@ async fn decide(gateway: Gateway, token: String, decision: PayerDecision) -> Res
         Status::Failed => settled.transaction.error_url.clone(),
         Status::Pending => None,
     };
-    match target {
-        Some(url) => (StatusCode::SEE_OTHER, [(LOCATION, url)]).into_response(),
+    match target.as_deref().and_then(location) {
+        Some(location) => (StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response(),
         None => result_page(&settled),
     }
+}
+
+/// The merchant's return URL as a header, in its serialized form (ASCII, percent-encoded): the
+/// payment is settled already, so a URL stored before control characters were refused shows
+/// the result page instead of failing the payer with a 500.
+fn location(url: &str) -> Option<HeaderValue> {
+    let parsed = reqwest::Url::parse(url).ok()?;
+    HeaderValue::from_str(parsed.as_str()).ok()
 }
