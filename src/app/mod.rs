@@ -13,8 +13,9 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::config::{redact_url, Config};
+use crate::config::Config;
 use crate::domain::Timestamp;
+use crate::net::redact_url;
 use crate::operator::Operators;
 use crate::service::{CreatedMerchant, Gateway};
 use crate::store;

@@ -38,6 +38,7 @@ use std::time::Duration;
 
 use crate::domain::fees::FeeRule;
 use crate::domain::{FeeSchedule, Kind, OperatorAliases, OperatorCode};
+use crate::net::redact_url;
 
 pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
@@ -141,20 +142,6 @@ impl fmt::Debug for Config {
             .field("fee_overrides", fee_overrides)
             .field("operator_aliases", operator_aliases)
             .finish()
-    }
-}
-
-/// Hides the password of a database URL.
-pub fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme_end), Some(at)) if at > scheme_end => {
-            let userinfo = &url[scheme_end + 3..at];
-            match userinfo.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
     }
 }
 
