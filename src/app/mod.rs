@@ -37,7 +37,10 @@ pub async fn open_with(config: Config, operators: Operators) -> anyhow::Result<G
 
 /// The whole HTTP surface: the API beside the web pages, inside the layers they share.
 pub fn router(gateway: Gateway) -> axum::Router {
-    crate::http::request_layers(crate::api::router(gateway.clone()).merge(crate::web::router(gateway)))
+    use crate::http::security_headers::{with_hsts, Transport};
+    let transport = Transport::of(&gateway.config().public_url);
+    let served = crate::http::request_layers(crate::api::router(gateway.clone()).merge(crate::web::router(gateway)));
+    with_hsts(served, transport)
 }
 
 /// A running HTTP server, for `serve` and for tests.

@@ -9,7 +9,7 @@ use axum::response::Response;
 use maud::html;
 
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{fields, set_cookie, Ctx, FormFields, SESSION_COOKIE};
+use super::session::{fields, session_cookie, set_cookie, Ctx, FormFields};
 use crate::domain::Timestamp;
 use crate::service::Gateway;
 
@@ -72,6 +72,6 @@ pub async fn rotate(State(gateway): State<Gateway>, ctx: Ctx, form: FormFields) 
     let mut response = html_response(StatusCode::OK, page);
     response
         .headers_mut()
-        .append(SET_COOKIE, set_cookie(&gateway, SESSION_COOKIE, "", 0));
+        .append(SET_COOKIE, set_cookie(&gateway, session_cookie(&gateway), "", 0));
     response
 }

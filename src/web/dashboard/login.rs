@@ -17,7 +17,7 @@ use maud::html;
 
 use super::i18n::Lang;
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{cookie, fields, set_cookie, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE, SESSION_COOKIE};
+use super::session::{cookie, fields, session_cookie, set_cookie, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE};
 use crate::domain::{Environment, Timestamp};
 use crate::http::client_address::client_address;
 use crate::service::credentials::random_token;
@@ -149,7 +149,7 @@ pub async fn submit(
         Err(e) => return layout::service_error(lang, e),
     };
     // A session this browser had before (the other environment's) ends now.
-    if let Some(previous) = cookie(&headers, SESSION_COOKIE) {
+    if let Some(previous) = cookie(&headers, session_cookie(&gateway)) {
         if let Err(e) = gateway.dashboard.dashboard_sign_out(previous).await {
             tracing::warn!(error = %e, "dashboard: the previous session could not be ended");
         }
@@ -159,7 +159,7 @@ pub async fn submit(
     let headers = response.headers_mut();
     headers.append(
         SET_COOKIE,
-        set_cookie(&gateway, SESSION_COOKIE, &signed_in.token, lifetime),
+        set_cookie(&gateway, session_cookie(&gateway), &signed_in.token, lifetime),
     );
     headers.append(SET_COOKIE, set_cookie(&gateway, LOGIN_CSRF_COOKIE, "", 0));
     visitor.remember(&gateway, response)
@@ -182,6 +182,6 @@ pub fn signed_out(gateway: &Gateway, _lang: Lang) -> Response {
     let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard/login")]).into_response();
     response
         .headers_mut()
-        .append(SET_COOKIE, set_cookie(gateway, SESSION_COOKIE, "", 0));
+        .append(SET_COOKIE, set_cookie(gateway, session_cookie(gateway), "", 0));
     response
 }
