@@ -44,8 +44,8 @@ pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
 pub use settings::{all as settings, Initial, Setting};
 pub use workers::{
-    BatchSettings, BreakerSettings, DashboardSettings, HttpSettings, ReconcileSettings, SimulatorSettings,
-    WebhookSettings,
+    BatchSettings, BreakerSettings, DashboardSettings, HttpSettings, MetricsSettings, ReconcileSettings,
+    SimulatorSettings, WebhookSettings,
 };
 
 /// How log lines are written.
@@ -66,6 +66,7 @@ pub struct Config {
     pub token_ttl: Duration,
     pub dashboard: DashboardSettings,
     pub jwt_secret: Option<String>,
+    pub metrics: MetricsSettings,
     pub simulator: SimulatorSettings,
     pub breaker: BreakerSettings,
     pub batching: BatchSettings,
@@ -100,6 +101,7 @@ impl fmt::Debug for Config {
             token_ttl,
             dashboard,
             jwt_secret,
+            metrics,
             simulator,
             breaker,
             batching,
@@ -125,6 +127,7 @@ impl fmt::Debug for Config {
             .field("token_ttl", token_ttl)
             .field("dashboard", dashboard)
             .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
+            .field("metrics", metrics)
             .field("simulator", simulator)
             .field("breaker", breaker)
             .field("batching", batching)
@@ -274,6 +277,7 @@ impl Config {
             token_ttl: Duration::ZERO,
             dashboard: DashboardSettings::default(),
             jwt_secret: None,
+            metrics: MetricsSettings::default(),
             simulator: SimulatorSettings::default(),
             breaker: BreakerSettings::default(),
             batching: BatchSettings::default(),

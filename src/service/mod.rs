@@ -77,6 +77,7 @@ pub struct Parts {
     metrics: Arc<Metrics>,
     limits: Arc<RateLimits>,
     active_credentials: Arc<auth::ActiveCredentials>,
+    figures: Arc<gauges::FiguresCache>,
 }
 
 impl std::ops::Deref for Gateway {
@@ -117,6 +118,7 @@ impl Gateway {
             metrics,
             limits: Arc::new(RateLimits::new(config.rate_limit_per_s, config.auth_rate_limit_per_min)),
             active_credentials,
+            figures: Arc::default(),
             config,
         })))
     }
