@@ -1,5 +1,10 @@
 //! Address ranges (`10.0.0.0/8`, `2001:db8::/32`, or one address): the IANA special-purpose
 //! tables of the webhook guard and the trusted proxies of the HTTP layer are written with them.
+//! And URLs as logs and stored records may show them (`redact.rs`).
+
+mod redact;
+
+pub use redact::{redact_error, redact_url};
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

@@ -83,7 +83,8 @@ pub(super) async fn caller(parts: &Parts, gateway: &Gateway, rechecked: bool) ->
     Ok(principal)
 }
 
-fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+/// The token of `Authorization: Bearer <token>`, if the request sends one.
+pub(super) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();

@@ -9,7 +9,7 @@
 
 use axum::extract::{Path, State};
 use axum::http::header::LOCATION;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup, DOCTYPE};
 
@@ -32,8 +32,9 @@ fn failure(e: ServiceError) -> Response {
 }
 
 /// A page: every text in `body` is escaped by maud, so what a merchant named itself cannot
-/// become markup on the payer's screen.
-fn page(title: &str, body: Markup) -> Response {
+/// become markup on the payer's screen. It carries the dashboard's headers (no framing of the
+/// buttons, no sniffing, no referrer); its forms may lead on to `form_targets`.
+fn page(title: &str, form_targets: &[String], body: Markup) -> Response {
     let html = html! {
         (DOCTYPE)
         html lang="fr" {
@@ -47,7 +48,24 @@ fn page(title: &str, body: Markup) -> Response {
             body { (body) }
         }
     };
-    Html(html.into_string()).into_response()
+    let mut response = Html(html.into_string()).into_response();
+    crate::http::security_headers::page_headers(response.headers_mut(), form_targets);
+    response
+}
+
+/// The origins of the payment's return URLs, where approving or declining sends the payer.
+fn return_origins(record: &TransactionRecord) -> Vec<String> {
+    let t = &record.transaction;
+    let mut origins: Vec<String> = [&t.success_url, &t.error_url]
+        .into_iter()
+        .flatten()
+        .filter_map(|url| reqwest::Url::parse(url).ok())
+        .map(|url| url.origin())
+        .filter(|origin| origin.is_tuple())
+        .map(|origin| origin.ascii_serialization())
+        .collect();
+    origins.dedup();
+    origins
 }
 
 fn result_page(record: &TransactionRecord) -> Response {
@@ -56,7 +74,7 @@ fn result_page(record: &TransactionRecord) -> Response {
         Status::Failed => "Payment declined or failed. You can close this page.",
         Status::Pending => "Payment pending.",
     };
-    page("BETA Money", html! { h1 { "BETA Money" } p { (text) } })
+    page("BETA Money", &[], html! { h1 { "BETA Money" } p { (text) } })
 }
 
 pub async fn show(State(payments): State<Payments>, Path(token): Path<String>) -> Response {
@@ -73,6 +91,7 @@ pub async fn show(State(payments): State<Payments>, Path(token): Path<String>) -
     let t = &record.transaction;
     page(
         "BETA Money: approve the payment",
+        &return_origins(&record),
         html! {
             h1 { "BETA Money" }
             p {
@@ -108,8 +127,16 @@ async fn decide(payments: Payments, token: String, decision: PayerDecision) -> R
         Status::Failed => settled.transaction.error_url.clone(),
         Status::Pending => None,
     };
-    match target {
-        Some(url) => (StatusCode::SEE_OTHER, [(LOCATION, url)]).into_response(),
+    match target.as_deref().and_then(location) {
+        Some(location) => (StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response(),
         None => result_page(&settled),
     }
+}
+
+/// The merchant's return URL as a header, in its serialized form (ASCII, percent-encoded): the
+/// payment is settled already, so a URL stored before control characters were refused shows
+/// the result page instead of failing the payer with a 500.
+fn location(url: &str) -> Option<HeaderValue> {
+    let parsed = reqwest::Url::parse(url).ok()?;
+    HeaderValue::from_str(parsed.as_str()).ok()
 }

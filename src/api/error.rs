@@ -55,6 +55,8 @@ pub enum ErrorKind {
     /// The request's `Idempotency-Key` was used for another request (method, path or body).
     IdempotencyKeyReused,
     InsufficientBalance,
+    /// A payment method the gateway does not offer (cards).
+    NotOffered,
     PayloadTooLarge,
     UnsupportedMediaType,
     TooManyRequests,
@@ -72,7 +74,7 @@ impl ErrorKind {
                 StatusCode::BAD_REQUEST
             }
             ErrorKind::Unauthorized => StatusCode::UNAUTHORIZED,
-            ErrorKind::AmountOutOfRange => StatusCode::FORBIDDEN,
+            ErrorKind::AmountOutOfRange | ErrorKind::NotOffered => StatusCode::FORBIDDEN,
             ErrorKind::NotFound | ErrorKind::TransactionNotFound => StatusCode::NOT_FOUND,
             ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorKind::Duplicate | ErrorKind::IdempotencyKeyInUse => StatusCode::CONFLICT,

@@ -112,11 +112,18 @@ fn whole_number(value: f64) -> Option<u64> {
     (value.fract() == 0.0 && (0.0..9_007_199_254_740_992.0).contains(&value)).then_some(value as u64)
 }
 
-/// An optional return URL: `http` or `https`.
+/// An optional return URL: `http` or `https`, free of control characters. `Url::parse` would
+/// drop a tab or line feed and accept the rest, but the text is stored and sent on as given: a
+/// NUL is refused by PostgreSQL, and a line feed cannot be a `Location` header.
 pub fn return_url(raw: Option<&str>, field: &str) -> Result<Option<String>, ApiError> {
     let Some(raw) = raw.filter(|r| !r.is_empty()) else {
         return Ok(None);
     };
+    if raw.chars().any(char::is_control) {
+        return Err(ApiError::bad_request(format!(
+            "{field} must not contain control characters"
+        )));
+    }
     let ok = raw.chars().count() <= MAX_URL_CHARS
         && reqwest::Url::parse(raw)
             .map(|u| matches!(u.scheme(), "http" | "https"))

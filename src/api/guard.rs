@@ -44,6 +44,7 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
             | ErrorKind::IdempotencyKeyInUse
             | ErrorKind::IdempotencyKeyReused
             | ErrorKind::InsufficientBalance
+            | ErrorKind::NotOffered
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType
             | ErrorKind::TooManyRequests

@@ -18,8 +18,23 @@ pub async fn alive() -> Response {
 /// text for a scraper that asks for it (Prometheus does), else in the classic text format.
 /// It answers while the database does not, with `momo_database_up 0` and without the
 /// database's gauges: the process's own series are what an outage is diagnosed from.
+///
+/// With `MOMO_METRICS_TOKEN` set, a scrape without that bearer token is 401 in the v1 envelope,
+/// before anything is read.
 pub async fn metrics(State(gateway): State<Gateway>, headers: axum::http::HeaderMap) -> Response {
     use crate::telemetry::metrics::{OPENMETRICS, PROMETHEUS_TEXT};
+    if !gateway.metrics_reader_allowed(super::auth::bearer_token(&headers)) {
+        gateway.metrics().auth_failure("metrics");
+        let mut refused = envelope::error(ApiError::new(
+            ErrorKind::Unauthorized,
+            "/metrics requires the bearer token of MOMO_METRICS_TOKEN: send Authorization: Bearer <token>",
+        ));
+        refused.headers_mut().insert(
+            axum::http::header::WWW_AUTHENTICATE,
+            axum::http::HeaderValue::from_static("Bearer realm=\"metrics\""),
+        );
+        return refused;
+    }
     let openmetrics = headers
         .get_all(axum::http::header::ACCEPT)
         .iter()

@@ -145,6 +145,7 @@ fn kept(response: &Response) -> bool {
             | ErrorKind::MethodNotAllowed
             | ErrorKind::Duplicate
             | ErrorKind::InsufficientBalance
+            | ErrorKind::NotOffered
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType => false,
             // Nothing said about the request: a retry runs it.

@@ -13,8 +13,9 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::config::{redact_url, Config};
+use crate::config::Config;
 use crate::domain::Timestamp;
+use crate::net::redact_url;
 use crate::operator::Operators;
 use crate::service::{CreatedMerchant, Gateway};
 use crate::store;
@@ -36,7 +37,10 @@ pub async fn open_with(config: Config, operators: Operators) -> anyhow::Result<G
 
 /// The whole HTTP surface: the API beside the web pages, inside the layers they share.
 pub fn router(gateway: Gateway) -> axum::Router {
-    crate::http::request_layers(crate::api::router(gateway.clone()).merge(crate::web::router(gateway)))
+    use crate::http::security_headers::{with_hsts, Transport};
+    let transport = Transport::of(&gateway.config().public_url);
+    let served = crate::http::request_layers(crate::api::router(gateway.clone()).merge(crate::web::router(gateway)));
+    with_hsts(served, transport)
 }
 
 /// A running HTTP server, for `serve` and for tests.

@@ -38,13 +38,14 @@ use std::time::Duration;
 
 use crate::domain::fees::FeeRule;
 use crate::domain::{FeeSchedule, Kind, OperatorAliases, OperatorCode};
+use crate::net::redact_url;
 
 pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
 pub use settings::{all as settings, Initial, Setting};
 pub use workers::{
-    BatchSettings, BreakerSettings, DashboardSettings, HttpSettings, ReconcileSettings, SimulatorSettings,
-    WebhookSettings,
+    BatchSettings, BreakerSettings, DashboardSettings, HttpSettings, MetricsSettings, ReconcileSettings,
+    SimulatorSettings, WebhookSettings,
 };
 
 /// How log lines are written.
@@ -65,6 +66,7 @@ pub struct Config {
     pub token_ttl: Duration,
     pub dashboard: DashboardSettings,
     pub jwt_secret: Option<String>,
+    pub metrics: MetricsSettings,
     pub simulator: SimulatorSettings,
     pub breaker: BreakerSettings,
     pub batching: BatchSettings,
@@ -101,6 +103,7 @@ impl fmt::Debug for Config {
             token_ttl,
             dashboard,
             jwt_secret,
+            metrics,
             simulator,
             breaker,
             batching,
@@ -127,6 +130,7 @@ impl fmt::Debug for Config {
             .field("token_ttl", token_ttl)
             .field("dashboard", dashboard)
             .field("jwt_secret", &jwt_secret.as_ref().map(|_| "[redacted]"))
+            .field("metrics", metrics)
             .field("simulator", simulator)
             .field("breaker", breaker)
             .field("batching", batching)
@@ -145,20 +149,6 @@ impl fmt::Debug for Config {
             .field("fee_overrides", fee_overrides)
             .field("operator_aliases", operator_aliases)
             .finish()
-    }
-}
-
-/// Hides the password of a database URL.
-pub fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme_end), Some(at)) if at > scheme_end => {
-            let userinfo = &url[scheme_end + 3..at];
-            match userinfo.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
-                None => url.to_owned(),
-            }
-        }
-        _ => url.to_owned(),
     }
 }
 
@@ -291,6 +281,7 @@ impl Config {
             token_ttl: Duration::ZERO,
             dashboard: DashboardSettings::default(),
             jwt_secret: None,
+            metrics: MetricsSettings::default(),
             simulator: SimulatorSettings::default(),
             breaker: BreakerSettings::default(),
             batching: BatchSettings::default(),

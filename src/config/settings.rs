@@ -72,7 +72,7 @@ pub fn all() -> impl Iterator<Item = &'static Setting> {
         .chain(super::connector_settings::CONNECTORS.iter())
 }
 
-/// The server's settings: its database, address, HTTP limits, tokens and sessions.
+/// The server's settings: its database, address, HTTP limits, tokens, sessions and metrics.
 pub static CORE: &[Setting] = &[
     Setting {
         key: "database_url",
@@ -177,4 +177,48 @@ pub static CORE: &[Setting] = &[
         secret: true,
         write: |c, v| put(&mut c.jwt_secret, (v.len() >= 32).then(|| Some(v.to_owned()))),
     },
+    Setting {
+        key: "metrics_token",
+        var: "MOMO_METRICS_TOKEN",
+        default: Initial::Unset("none: `/metrics` answers anyone who reaches it"),
+        accepts: "at least 16 printable ASCII characters without spaces",
+        doc: "the bearer token `/metrics` requires (`Authorization: Bearer <token>`); without it or with another, 401 in the v1 envelope",
+        secret: true,
+        write: |c, v| {
+            let ok = v.len() >= 16 && v.bytes().all(|b| b.is_ascii_graphic());
+            put(&mut c.metrics.token, ok.then(|| Some(v.to_owned())))
+        },
+    },
+    Setting {
+        key: "metrics_database_refresh_ms",
+        var: "MOMO_METRICS_DATABASE_REFRESH_MS",
+        default: Initial::Value("5000"),
+        accepts: "a whole number of milliseconds from 0 to 300000",
+        doc: "how often at most `/metrics` reads the database's figures (pending payments, transfers to review, outbox); scrapes in between show the last reading; 0 reads them at every scrape",
+        secret: false,
+        write: |c, v| put(&mut c.metrics.database_refresh, parse::millis(v, 0, 300_000)),
+    },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::super::Config;
+
+    fn metrics_token(value: &str) -> Result<Option<String>, String> {
+        Config::from_sources(None, |name| (name == "MOMO_METRICS_TOKEN").then(|| value.to_owned()))
+            .map(|c| c.metrics.token)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_metrics_token_is_16_printable_characters_and_never_echoed() {
+        assert_eq!(
+            metrics_token("0123456789abcdef"),
+            Ok(Some("0123456789abcdef".to_owned()))
+        );
+        for bad in ["short-token", "0123456789 abcdef", "0123456789abcdé"] {
+            let e = metrics_token(bad).unwrap_err();
+            assert!(e.contains("MOMO_METRICS_TOKEN") && !e.contains(bad), "{e}");
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! The settings of each worker, one group per worker, held by [`Config`](super::Config): the
 //! HTTP server, the simulated operator, the operators' circuit breakers, the reconciler (with
-//! collection expiry and transfer review) and the webhook dispatcher.
+//! collection expiry and transfer review), the webhook dispatcher and `/metrics`.
 
 use std::time::Duration;
 
@@ -92,4 +92,22 @@ pub struct WebhookSettings {
     pub lease: Duration,
     /// How long a webhook signing secret replaced by a rotation keeps signing beside the new one.
     pub secret_overlap: Duration,
+}
+
+/// Who may read `/metrics`, and how fresh its database figures are.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct MetricsSettings {
+    /// The bearer token a scrape must send; `None` lets anyone read.
+    pub token: Option<String>,
+    /// How long one reading of the database's figures serves the scrapes after it.
+    pub database_refresh: std::time::Duration,
+}
+
+impl std::fmt::Debug for MetricsSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsSettings")
+            .field("token", &self.token.as_ref().map(|_| "[redacted]"))
+            .field("database_refresh", &self.database_refresh)
+            .finish()
+    }
 }

@@ -1,11 +1,13 @@
 //! What the API and the web pages share of HTTP, and know no dialect or page of: request ids
 //! and trace context, the client's address behind trusted proxies, the check for control
-//! characters in a path or query, the request timeout, and the layers around both.
+//! characters in a path or query, the request timeout, the headers that guard browsers, and the
+//! layers around both.
 
 pub mod client_address;
 pub mod guard;
 pub mod printable;
 pub mod request_id;
+pub mod security_headers;
 pub mod trace_context;
 
 use std::any::Any;

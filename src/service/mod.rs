@@ -69,6 +69,7 @@ pub struct Parts {
     config: Arc<Config>,
     metrics: Arc<Metrics>,
     limits: Arc<RateLimits>,
+    figures: Arc<gauges::FiguresCache>,
 }
 
 impl std::ops::Deref for Gateway {
@@ -119,6 +120,7 @@ impl Gateway {
                 config.auth_rate_limit_per_min,
                 config.sign_in_failures,
             )),
+            figures: Arc::default(),
             config,
         })))
     }

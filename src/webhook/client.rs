@@ -12,6 +12,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::Url;
 
 use super::address::{is_public, special_purpose};
+use crate::net::{redact_error, redact_url};
 
 /// How much of an answer is read; the log keeps the first KiB of it.
 const READ_CAP: usize = 64 * 1024;
@@ -26,12 +27,14 @@ const IDLE_PER_HOST: usize = 512;
 /// Checks a webhook URL's form, and (unless private targets are allowed) that it does not name a
 /// private, loopback or other special-purpose address outright.
 pub fn check_url(raw: &str, allow_private: bool) -> Result<Url, String> {
-    let url = Url::parse(raw).map_err(|e| format!("webhook URL {raw:?} is not a valid URL: {e}"))?;
+    // Its errors reach attempt records and logs: they show the URL without its secrets.
+    let shown = || redact_url(raw);
+    let url = Url::parse(raw).map_err(|e| format!("webhook URL {:?} is not a valid URL: {e}", shown()))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("webhook URL {raw:?} must use http or https"));
+        return Err(format!("webhook URL {:?} must use http or https", shown()));
     }
     let Some(host) = url.host_str() else {
-        return Err(format!("webhook URL {raw:?} has no host"));
+        return Err(format!("webhook URL {:?} has no host", shown()));
     };
     if !allow_private {
         let host = host.trim_start_matches('[').trim_end_matches(']');
@@ -42,8 +45,9 @@ pub fn check_url(raw: &str, allow_private: bool) -> Result<Url, String> {
         };
         if let Some(block) = block {
             return Err(format!(
-                "webhook URL {raw:?} points to a private or special-purpose address ({block}); use a public \
-                 address, or set MOMO_WEBHOOK_ALLOW_PRIVATE=true for local testing"
+                "webhook URL {:?} points to a private or special-purpose address ({block}); use a public \
+                 address, or set MOMO_WEBHOOK_ALLOW_PRIVATE=true for local testing",
+                shown()
             ));
         }
     }
@@ -131,7 +135,7 @@ impl WebhookClient {
             .await;
         let mut response = match sent {
             Ok(r) => r,
-            Err(e) => return failed(describe(&e)),
+            Err(e) => return failed(describe(e)),
         };
         let status = response.status();
         let retry_after = matches!(status.as_u16(), 429 | 503)
@@ -152,7 +156,7 @@ impl WebhookClient {
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    error = Some(describe(&e));
+                    error = Some(describe(e));
                     break;
                 }
             }
@@ -168,8 +172,10 @@ impl WebhookClient {
     }
 }
 
-/// A transport error in one line, with its cause chain (which names a refused private address).
-fn describe(e: &reqwest::Error) -> String {
+/// A transport error in one line, with its cause chain (which names a refused private address),
+/// and the URL it names without its secrets.
+fn describe(e: reqwest::Error) -> String {
+    let e = &redact_error(e);
     let mut text = if e.is_timeout() {
         "timed out".to_owned()
     } else {

@@ -16,6 +16,7 @@ use super::retry::RetrySchedule;
 use super::signing;
 use crate::config::WebhookSettings;
 use crate::domain::Timestamp;
+use crate::net::redact_url;
 use crate::store::{take_queued_within, Attempt, DueEvent, EventUpdate, Finished, LeasedEvent, Store, StoreError};
 use crate::telemetry::metrics::Metrics;
 use crate::telemetry::supervise::caught;
@@ -203,7 +204,9 @@ impl Dispatcher {
         let attempt = Attempt {
             attempt: number,
             at: now,
-            url,
+            // Shown on the dashboard and by the API and the command line, which are not where a
+            // secret in the merchant's URL belongs.
+            url: redact_url(&url),
             status_code: delivery.status_code,
             latency_ms: delivery.latency_ms,
             error: delivery.error,

@@ -28,6 +28,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/customers/fetch-data/{id}", get(customers::fetch))
         .route("/v1/customers", get(customers::list))
         .route("/v1/collecte/mobile-money", post(payments::collect))
+        .route("/v1/collecte/card/create", post(payments::card_not_offered))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::customers::AddressIn;
 use super::transactions::TransactionOut;
 use super::{envelope, Error};
-use crate::api::auth::RecheckedCaller;
+use crate::api::auth::{Authenticated, RecheckedCaller};
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
 use crate::api::fields::{self, RawAmount};
@@ -163,7 +163,22 @@ impl TransferV1 {
 fn data<'a>(payments: &Payments, record: &'a TransactionRecord) -> TransactionOut<'a> {
     let mut out = TransactionOut::from(record);
     out.beta_launch_url = payments.launch_url(record);
+    out.wave_launch_url = out
+        .beta_launch_url
+        .clone()
+        .filter(|_| record.transaction.operator_alias.is_some());
     out
+}
+
+/// `POST /v1/collecte/card/create`, the live SDK's card payment: the gateway collects mobile
+/// money only. 403 (`ForbiddenError`), as a payment method an account does not have, so that
+/// a client tells it from a malformed request (400) or a mistyped path (404); the caller is
+/// authenticated first, as on every route of the API.
+pub async fn card_not_offered(_caller: Authenticated) -> Error {
+    Error(ApiError::new(
+        ErrorKind::NotOffered,
+        "card payments are not offered: this gateway collects mobile money only (POST /v1/collecte/mobile-money)",
+    ))
 }
 
 /// A creation's answer in v1: 200 SUCCESSFUL, 202 PENDING, or an error with the transaction.

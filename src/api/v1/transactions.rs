@@ -39,6 +39,10 @@ pub struct TransactionOut<'a> {
     /// Only in the answer to a BETA collection's creation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub beta_launch_url: Option<String>,
+    /// The same URL, beside it, when the collection named its operator by an alias
+    /// (`WAVE_CI`): the name the live SDK's README sends the payer to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wave_launch_url: Option<String>,
 }
 
 impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
@@ -59,6 +63,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             created_at: t.created_at.iso8601_millis(),
             customer: CustomerOut::from(&r.customer),
             beta_launch_url: None,
+            wave_launch_url: None,
         }
     }
 }

@@ -26,6 +26,8 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
         ErrorKind::TransactionIdTooLong => "TRANSACTION_ID_MAX_LENGHT_20",
         ErrorKind::Unauthorized => "TOKEN_EXPIRED",
         ErrorKind::AmountOutOfRange => "AMOUNT_OUT_OF_RANGE",
+        // Only v1 has a card route; were v2 to refuse a payment method, this would say so.
+        ErrorKind::NotOffered => "PAYMENT_METHOD_NOT_OFFERED",
         ErrorKind::NotFound => "NOT_FOUND",
         ErrorKind::TransactionNotFound => "TRANSACTION_NOT_FOUND",
         ErrorKind::MethodNotAllowed => "METHOD_NOT_ALLOWED",

@@ -40,6 +40,10 @@ pub struct TransactionV2<'a> {
     /// Present (possibly null) in the status lookup and in BETA collections' creation.
     #[serde(rename = "redirectUrl", skip_serializing_if = "Option::is_none")]
     pub redirect_url: Option<Option<String>>,
+    /// The same URL in a lookup on a v1 path, when the collection named its operator by an
+    /// alias (`WAVE_CI`): the name the live SDK's README reads.
+    #[serde(rename = "waveLaunchUrl", skip_serializing_if = "Option::is_none")]
+    pub wave_launch_url: Option<String>,
     pub date: String,
     pub date_update: Option<String>,
 }
@@ -66,21 +70,26 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             type_transaction: t.kind.into(),
             type_payment: t.operator_code(OperatorCode::v2_code),
             redirect_url: None,
+            wave_launch_url: None,
             date: t.created_at.v2_date(),
             date_update: t.updated_at.map(|u| u.v2_date_update()),
         }
     }
 }
 
-/// The status lookup's success, in the v2 envelope whatever the path.
-pub fn status_answer(payments: &Payments, record: &TransactionRecord) -> Response {
+/// The status lookup's success, in the v2 envelope whatever the path (`dialect`, the path's).
+pub fn status_answer(payments: &Payments, record: &TransactionRecord, dialect: Dialect) -> Response {
     let message = match record.transaction.status {
         Status::Pending => "PAYMENT_IS_PENDING",
         Status::Successful => "PAYMENT_IS_SUCCESSFUL",
         Status::Failed => "PAYMENT_FAILED",
     };
     let mut body = TransactionV2::from(record);
-    body.redirect_url = Some(payments.launch_url(record));
+    let launch_url = payments.launch_url(record);
+    if dialect == Dialect::V1 && record.transaction.operator_alias.is_some() {
+        body.wave_launch_url = launch_url.clone();
+    }
+    body.redirect_url = Some(launch_url);
     envelope::success(StatusCode::OK, message, body)
 }
 
@@ -99,7 +108,7 @@ pub async fn find_for_status(
     };
     let PathId(id) = id.map_err(|_| not_found())?;
     match auth.transaction_checked(&caller.0, &TransactionRef::from(id)).await {
-        Ok(record) => Ok(status_answer(payments, &record)),
+        Ok(record) => Ok(status_answer(payments, &record, dialect)),
         Err(ServiceError::NotFound(_)) => Err(not_found()),
         Err(e) => Err(Rejection(dialect, e.into())),
     }

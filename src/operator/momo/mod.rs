@@ -210,6 +210,8 @@ impl MomoConnector {
 /// A transport error: a refused connection never reached the operator; anything later (a
 /// timeout, a reset) may have.
 fn transport_error(e: reqwest::Error) -> OperatorError {
+    // Its text names the URL, which reaches logs and may carry a key in its query.
+    let e = crate::net::redact_error(e);
     if e.is_connect() {
         OperatorError::Transient(format!("cannot connect: {e}"))
     } else {

@@ -117,6 +117,8 @@ impl WaveConnector {
 /// A transport error: a refused connection never reached Wave; anything later (a timeout, a
 /// reset) may have, and from here a reset before Wave acted looks the same as one after.
 fn transport_error(e: reqwest::Error) -> OperatorError {
+    // Its text names the URL, which reaches logs and may carry a key in its query.
+    let e = crate::net::redact_error(e);
     if e.is_connect() {
         OperatorError::Transient(format!("cannot connect: {e}"))
     } else {

@@ -9,7 +9,7 @@ use axum::response::Response;
 use maud::html;
 
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{fields, Ctx, FormFields, SESSION_COOKIE};
+use super::session::{fields, Ctx, FormFields};
 use crate::domain::Timestamp;
 use crate::service::{Dashboard, Merchants};
 
@@ -68,6 +68,6 @@ pub async fn rotate(State(merchants): State<Merchants>, ctx: Ctx, form: FormFiel
     let mut response = html_response(StatusCode::OK, page);
     response
         .headers_mut()
-        .append(SET_COOKIE, ctx.visitor.cookie(SESSION_COOKIE, "", 0));
+        .append(SET_COOKIE, ctx.visitor.cookie(ctx.visitor.session_cookie(), "", 0));
     response
 }

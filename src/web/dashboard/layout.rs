@@ -113,21 +113,9 @@ pub fn public_page(lang: Lang, spec: Spec<'_>, flash: Flash, body: Markup) -> Ma
     shell(lang, spec.title, header, spec.main_id, &flash, body)
 }
 
-/// What every page forbids: scripts of any origin, being framed (clickjacking the buttons),
-/// forms posting elsewhere; only its own inline style and SVG.
-const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; \
-     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
 pub fn html_response(status: StatusCode, markup: Markup) -> Response {
-    use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY as CSP, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS};
-    use axum::http::HeaderValue;
     let mut response = (status, Html(markup.into_string())).into_response();
-    let headers = response.headers_mut();
-    // Pages show balances and secrets: never kept by a shared cache or the back button's cache.
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(CSP, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
-    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    crate::http::security_headers::page_headers(response.headers_mut(), &[]);
     response
 }
 

@@ -16,7 +16,7 @@ use axum::Extension;
 use maud::html;
 
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{cookie, fields, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE, SESSION_COOKIE};
+use super::session::{cookie, fields, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE};
 use crate::domain::{Environment, Timestamp};
 use crate::http::client_address::client_address;
 use crate::service::credentials::random_token;
@@ -139,7 +139,7 @@ pub async fn submit(
         Err(e) => return layout::service_error(lang, e),
     };
     // A session this browser had before (the other environment's) ends now.
-    if let Some(previous) = cookie(&headers, SESSION_COOKIE) {
+    if let Some(previous) = cookie(&headers, visitor.session_cookie()) {
         if let Err(e) = gateway.dashboard.dashboard_sign_out(previous).await {
             tracing::warn!(error = %e, "dashboard: the previous session could not be ended");
         }
@@ -147,7 +147,10 @@ pub async fn submit(
     let lifetime = gateway.config().dashboard.session_max.as_secs();
     let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard")]).into_response();
     let headers = response.headers_mut();
-    headers.append(SET_COOKIE, visitor.cookie(SESSION_COOKIE, &signed_in.token, lifetime));
+    headers.append(
+        SET_COOKIE,
+        visitor.cookie(visitor.session_cookie(), &signed_in.token, lifetime),
+    );
     headers.append(SET_COOKIE, visitor.cookie(LOGIN_CSRF_COOKIE, "", 0));
     visitor.remember(response)
 }
@@ -169,6 +172,6 @@ pub fn signed_out(visitor: &Visitor) -> Response {
     let mut response = (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard/login")]).into_response();
     response
         .headers_mut()
-        .append(SET_COOKIE, visitor.cookie(SESSION_COOKIE, "", 0));
+        .append(SET_COOKIE, visitor.cookie(visitor.session_cookie(), "", 0));
     response
 }

@@ -1,6 +1,7 @@
 //! Who is looking at a dashboard page: the language, and for every page but sign-in the
-//! session behind the `momo_session` cookie (no valid session: 303 to the sign-in page). POST
-//! handlers check the form's `csrf_token` against the session before doing anything.
+//! session behind the `momo_session` cookie, `__Host-momo_session` over https (no valid
+//! session: 303 to the sign-in page). POST handlers check the form's `csrf_token` against the
+//! session before doing anything.
 
 use std::collections::HashMap;
 
@@ -13,9 +14,16 @@ use axum::response::{IntoResponse, Response};
 use super::i18n::{Lang, Text};
 use super::layout;
 use crate::domain::{DashboardSession, Timestamp};
+use crate::http::security_headers::Transport;
 use crate::service::{Dashboard, Gateway};
 
+/// The session cookie's name over plain http.
 pub const SESSION_COOKIE: &str = "momo_session";
+/// Its name over https: a browser takes a `__Host-` cookie only when it is Secure, for the
+/// whole host (`Path=/`) and without `Domain`, so neither a sibling subdomain nor an answer
+/// over plain http can plant a session of its choosing. Browsers refuse it without Secure,
+/// hence the plain name over http.
+pub const HOST_SESSION_COOKIE: &str = "__Host-momo_session";
 pub const LANG_COOKIE: &str = "momo_lang";
 /// The double-submit cookie of the sign-in form, which has no session to derive a token from.
 pub const LOGIN_CSRF_COOKIE: &str = "momo_login_csrf";
@@ -40,11 +48,13 @@ pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
         .map(|(_, value)| value.trim())
 }
 
-/// A `Set-Cookie` value scoped to the dashboard: HttpOnly, SameSite=Strict, and Secure when
-/// the gateway is served over https (`MOMO_PUBLIC_URL`). `max_age` 0 deletes it.
+/// A `Set-Cookie` value scoped to the dashboard (a `__Host-` cookie to the host, as its prefix
+/// requires): HttpOnly, SameSite=Strict, and Secure when the gateway is served over https
+/// (`MOMO_PUBLIC_URL`). `max_age` 0 deletes it.
 fn set_cookie(secure: bool, name: &str, value: &str, max_age_s: u64) -> HeaderValue {
     let secure = if secure { "; Secure" } else { "" };
-    let text = format!("{name}={value}; HttpOnly; SameSite=Strict; Path=/dashboard; Max-Age={max_age_s}{secure}");
+    let path = if name.starts_with("__Host-") { "/" } else { "/dashboard" };
+    let text = format!("{name}={value}; HttpOnly; SameSite=Strict; Path={path}; Max-Age={max_age_s}{secure}");
     HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("momo_invalid=; Max-Age=0"))
 }
 
@@ -71,12 +81,22 @@ impl Visitor {
             chosen: asked.is_some(),
             query,
             headers: parts.headers.clone(),
-            secure: gateway.config().public_url.starts_with("https://"),
+            secure: Transport::of(&gateway.config().public_url) == Transport::Https,
         }
     }
 
     pub fn t(&self) -> &'static Text {
         self.lang.text()
+    }
+
+    /// The session cookie's name where this gateway is served: `__Host-momo_session` over
+    /// https, `momo_session` otherwise.
+    pub fn session_cookie(&self) -> &'static str {
+        if self.secure {
+            HOST_SESSION_COOKIE
+        } else {
+            SESSION_COOKIE
+        }
     }
 
     /// A `Set-Cookie` value for this visitor (see [`set_cookie`]); `max_age` 0 deletes it.
@@ -165,7 +185,7 @@ impl FromRequestParts<Gateway> for Ctx {
     async fn from_request_parts(parts: &mut Parts, gateway: &Gateway) -> Result<Self, Self::Rejection> {
         let visitor = Visitor::of(parts, gateway);
         let lang = visitor.lang;
-        let token = cookie(&parts.headers, SESSION_COOKIE)
+        let token = cookie(&parts.headers, visitor.session_cookie())
             .ok_or(NoSession::SignIn)?
             .to_owned();
         let session = match gateway.dashboard.dashboard_session(&token, Timestamp::now()).await {

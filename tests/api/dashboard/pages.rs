@@ -291,7 +291,7 @@ async fn errors_around_the_pages_are_html_pages_with_protective_headers(app: Tes
 async fn sign_in_is_rate_limited_and_the_cookie_is_secure_over_https(app: TestApp) {
     let mut browser = Browser::new(&app);
     let signed_in = browser.sign_in(&app.merchant.sandbox).await;
-    let cookie = signed_in.set_cookie("momo_session").unwrap();
+    let cookie = signed_in.set_cookie("__Host-momo_session").unwrap();
     assert!(cookie.contains("; Secure"), "{cookie}");
     let wrong = browser
         .sign_in_with(&app.merchant.sandbox.api_key, "sk_sandbox_guess")

@@ -5,4 +5,5 @@ pub mod envelopes;
 pub mod openapi;
 pub mod openapi_document;
 pub mod request_ids;
+pub mod security_headers;
 pub mod server_limits;

@@ -7,6 +7,7 @@ pub mod faults;
 pub mod faults_answers;
 pub mod faults_callbacks;
 pub mod faults_initiation;
+pub mod live_sdk;
 pub mod momo;
 pub mod routing;
 pub mod wave;

@@ -8,5 +8,6 @@ pub mod lookups;
 pub mod lookups_batched;
 pub mod names;
 pub mod return_urls;
+pub mod return_urls_hygiene;
 pub mod shapes;
 pub mod simulator;

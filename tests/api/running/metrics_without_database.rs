@@ -11,7 +11,12 @@ use crate::support::requests::{collect_v1, post};
 use momo_test_support::both_backends;
 use momo_test_support::Backend;
 
-both_backends!(TestApp::spawn => metrics_answer_without_the_database_and_say_so);
+both_backends!(TestApp::spawn_with(read_at_every_scrape) => metrics_answer_without_the_database_and_say_so);
+
+/// Each scrape reads the database, so the next one sees what changed under it.
+fn read_at_every_scrape(c: &mut momo_gateway::config::Config) {
+    c.metrics.database_refresh = Duration::ZERO;
+}
 
 /// Runs one statement on the app's database from a connection of its own.
 async fn run_sql(app: &TestApp, statement: &str) {
@@ -103,7 +108,7 @@ async fn metrics_answer_without_the_database_and_say_so(app: TestApp) {
 /// readers are never blocked by another connection's lock.
 #[tokio::test]
 async fn a_scrape_waits_a_bounded_time_for_the_database() {
-    let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+    let Some(app) = TestApp::spawn_with(Backend::Postgres, read_at_every_scrape).await else {
         return;
     };
     let mut locker = sqlx::PgConnection::connect(&app.database_url).await.unwrap();

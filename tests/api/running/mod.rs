@@ -1,5 +1,6 @@
 //! The gateway as it runs: start-up, processes and signals, settings, metrics and workers.
 
+pub mod metrics_access;
 pub mod metrics_without_database;
 pub mod operations;
 pub mod platform_settings;

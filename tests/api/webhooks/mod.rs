@@ -7,3 +7,4 @@ pub mod handoff;
 pub mod hostile;
 pub mod retries;
 pub mod rotation;
+pub mod secrets_in_urls;
