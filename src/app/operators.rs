@@ -47,6 +47,17 @@ pub fn routing_table(config: &Config) -> String {
         .join(", ")
 }
 
+/// `url`, unless it is plain http for Production money and `MOMO_OPERATOR_ALLOW_HTTP` does not
+/// allow it: credentials and payments would cross the network in clear.
+fn secure_enough(config: &Config, environment: Environment, url: String, var: &str) -> anyhow::Result<String> {
+    if environment == Environment::Production && !url.starts_with("https://") && !config.connectors.allow_http {
+        anyhow::bail!(
+            "{var} is {url}: a Production connector must use https (set MOMO_OPERATOR_ALLOW_HTTP=true for a test rig)"
+        );
+    }
+    Ok(url)
+}
+
 /// Where operators call back about `operator` in `environment`.
 pub fn callback_url(config: &Config, operator: OperatorCode, environment: Environment, token: &str) -> String {
     format!(
@@ -69,7 +80,12 @@ fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> an
         })
     };
     let settings = MomoSettings {
-        base_url: c.momo_url.clone().with_context(|| missing("MOMO_MOMO_OPENAPI_URL"))?,
+        base_url: secure_enough(
+            config,
+            environment,
+            c.momo_url.clone().with_context(|| missing("MOMO_MOMO_OPENAPI_URL"))?,
+            "MOMO_MOMO_OPENAPI_URL",
+        )?,
         collection: credentials(&c.momo_collection, "MOMO_MOMO_OPENAPI_COLLECTION")?,
         disbursement: credentials(&c.momo_disbursement, "MOMO_MOMO_OPENAPI_DISBURSEMENT")?,
         target_environment: c.momo_target_environment.clone(),
@@ -79,6 +95,7 @@ fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> an
             .map(|token| callback_url(config, operator, environment, token)),
         callback_token: c.momo_callback_token.clone(),
         timeout: c.timeout_for(operator, environment),
+        max_answer_bytes: c.max_answer_bytes,
     };
     MomoConnector::new(settings).context("cannot build the MoMo Open API client")
 }
@@ -87,17 +104,63 @@ fn wave(config: &Config, operator: OperatorCode, environment: Environment) -> an
     let c = &config.connectors;
     let missing = |var: &str| format!("{operator}:{environment} is routed to wave-checkout, but {var} is not set");
     let settings = WaveSettings {
-        base_url: c.wave_url.clone().with_context(|| missing("MOMO_WAVE_URL"))?,
+        base_url: secure_enough(
+            config,
+            environment,
+            c.wave_url.clone().with_context(|| missing("MOMO_WAVE_URL"))?,
+            "MOMO_WAVE_URL",
+        )?,
         api_key: c.wave_api_key.clone().with_context(|| missing("MOMO_WAVE_API_KEY"))?,
         webhook_secret: c
             .wave_webhook_secret
             .clone()
             .with_context(|| missing("MOMO_WAVE_WEBHOOK_SECRET"))?,
         timeout: c.timeout_for(operator, environment),
+        max_answer_bytes: c.max_answer_bytes,
         // Wave requires both; a collection that names none sends its payer back to the
         // gateway's public address.
         success_url_fallback: config.public_url.clone(),
         error_url_fallback: config.public_url.clone(),
     };
     WaveConnector::new(settings).context("cannot build the Wave client")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::connectors::{parse_credentials, parse_routes};
+
+    fn momo_in_production(url: &str, allow_http: bool) -> Config {
+        let mut config = Config::default();
+        let c = &mut config.connectors;
+        c.routes = parse_routes("ALPHA:Production=momo-openapi").unwrap();
+        c.momo_url = Some(url.to_owned());
+        c.momo_collection = parse_credentials("u:k:s");
+        c.momo_disbursement = parse_credentials("u:k:s");
+        c.allow_http = allow_http;
+        config
+    }
+
+    #[test]
+    fn a_production_connector_must_use_https_unless_http_is_allowed() {
+        let refused = operators(&momo_in_production("http://momo.example", false)).unwrap_err();
+        assert!(refused.to_string().contains("MOMO_OPERATOR_ALLOW_HTTP"), "{refused}");
+        assert!(operators(&momo_in_production("http://127.0.0.1:9", true)).is_ok());
+        assert!(operators(&momo_in_production("https://momo.example", false)).is_ok());
+    }
+
+    #[test]
+    fn the_routing_table_names_every_operator_in_both_environments() {
+        let mut config = Config::default();
+        config.connectors.routes = parse_routes("*:Production=simulator,BETA:Production=wave-checkout").unwrap();
+        let table = routing_table(&config);
+        for expected in [
+            "ALPHA:Sandbox=simulator",
+            "ALPHA:Production=simulator",
+            "BETA:Production=wave-checkout",
+        ] {
+            assert!(table.contains(expected), "{table}");
+        }
+        assert!(routing_table(&Config::default()).contains("DELTA:Production=refused"));
+    }
 }

@@ -61,6 +61,10 @@ pub struct ConnectorSettings {
     pub timeout: Duration,
     /// Timeouts of their own, by operator and environment.
     pub timeouts: Vec<(OperatorCode, Environment, Duration)>,
+    /// The most of an operator's answer that is read; a larger one is refused as too large.
+    pub max_answer_bytes: usize,
+    /// Whether a Production route may reach its operator over plain http (a test rig).
+    pub allow_http: bool,
     pub momo_url: Option<String>,
     pub momo_target_environment: String,
     pub momo_collection: Option<ApiCredentials>,
@@ -85,6 +89,14 @@ impl ConnectorSettings {
             .or((environment == Environment::Sandbox).then_some(Protocol::Simulator))
     }
 
+    /// The longest any one operator call may take, whatever the route.
+    pub fn longest_timeout(&self) -> Duration {
+        self.timeouts
+            .iter()
+            .map(|(_, _, t)| *t)
+            .fold(self.timeout, Duration::max)
+    }
+
     /// How long one call to `operator` in `environment` may take.
     pub fn timeout_for(&self, operator: OperatorCode, environment: Environment) -> Duration {
         self.timeouts
@@ -103,6 +115,8 @@ impl fmt::Debug for ConnectorSettings {
             .field("routes", &self.routes)
             .field("timeout", &self.timeout)
             .field("timeouts", &self.timeouts)
+            .field("max_answer_bytes", &self.max_answer_bytes)
+            .field("allow_http", &self.allow_http)
             .field("momo_url", &self.momo_url)
             .field("momo_target_environment", &self.momo_target_environment)
             .field("momo_collection", &self.momo_collection)
@@ -121,6 +135,8 @@ impl Default for ConnectorSettings {
             routes: Vec::new(),
             timeout: Duration::ZERO,
             timeouts: Vec::new(),
+            max_answer_bytes: 64 * 1024,
+            allow_http: false,
             momo_url: None,
             momo_target_environment: String::new(),
             momo_collection: None,

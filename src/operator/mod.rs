@@ -3,6 +3,7 @@
 //! Production while no real connector is configured). The operator emulator, which the connectors'
 //! tests speak to over HTTP, is a crate of its own (`emulator/`): it shares no code with these.
 
+pub mod answer;
 pub mod breaker;
 pub mod momo;
 pub mod registry;
@@ -96,6 +97,8 @@ pub enum BadAnswer {
     AmountMismatch,
     /// Another currency than we sent.
     CurrencyMismatch,
+    /// Longer than `MOMO_OPERATOR_MAX_ANSWER_BYTES`: not read to its end.
+    TooLarge,
 }
 
 impl BadAnswer {
@@ -106,6 +109,7 @@ impl BadAnswer {
             BadAnswer::UnknownStatus => "unknown_status",
             BadAnswer::AmountMismatch => "amount_mismatch",
             BadAnswer::CurrencyMismatch => "currency_mismatch",
+            BadAnswer::TooLarge => "too_large",
         }
     }
 }

@@ -101,14 +101,30 @@ where
     failed.map_or(Ok(()), Err)
 }
 
-/// How long a claimed status check is reserved for the pass that claimed it.
-const CHECK_LEASE: Duration = Duration::from_secs(120);
+/// Operator calls one visit makes at most: the status, then a resend or a cancellation.
+const CALLS_PER_VISIT: u32 = 2;
+
+/// Room for a visit's database reads and writes beyond its operator calls. A lease that runs
+/// out while its visit still writes costs a second status call by another pass, never a second
+/// settlement: settlements are conditional.
+const LEASE_MARGIN: Duration = Duration::from_secs(2);
+
+/// How long a claimed status check is reserved for the pass that claimed it: as long as the
+/// visits claimed together can take, and no longer, so that the claims of a process killed
+/// mid-pass are free again soon after (each visit's operator calls are bounded by the longest
+/// operator timeout, and the visits of one claim run at once).
+pub fn check_lease(config: &crate::config::Config) -> Duration {
+    config.connectors.longest_timeout() * CALLS_PER_VISIT + LEASE_MARGIN
+}
 
 /// Claims the pending transactions created at or before `created_before` (of `kind`, if
-/// given) whose next check is due at `now`, in batches, and visits them several at a time.
-/// Claims are leased: a process that dies mid-pass leaves them to another after the lease, and
-/// two processes never visit one payment at once. A visit settles its transaction or sets its
-/// next check (`Payments::schedule_check`); one that does neither leaves it to the lease.
+/// given) whose next check is due at `now`, a few at a time, and visits each claim's at once.
+/// Claims are leased ([`check_lease`]): a process that dies mid-pass leaves them to another
+/// after the lease, and two processes never visit one payment at once. A visit settles its
+/// transaction or sets its next check (`Payments::schedule_check`); one that does neither
+/// leaves it to the lease. Claimed [`CONCURRENT_VISITS`] at a time rather than a whole batch:
+/// a lease must cover only the visits that run together, and the pass's clock moves on with
+/// each claim.
 pub(crate) async fn for_each_due<F, Fut>(
     payments: &Payments,
     now: Timestamp,
@@ -121,12 +137,14 @@ where
     Fut: Future<Output = Result<bool, ServiceError>>,
 {
     let mut report = Report::default();
-    let lease_until = now.plus(CHECK_LEASE);
+    let lease = check_lease(payments.config());
+    let started = std::time::Instant::now();
     loop {
+        let at = now.plus(started.elapsed());
         let batch = payments
-            .claim_due_checks(now, created_before, kind, lease_until, BATCH)
+            .claim_due_checks(at, created_before, kind, at.plus(lease), CONCURRENT_VISITS as u32)
             .await?;
-        let full = batch.len() == BATCH as usize;
+        let full = batch.len() == CONCURRENT_VISITS;
         report.examined += batch.len();
         visit_all(batch, &mut visit, &mut report).await?;
         if !full {

@@ -171,9 +171,9 @@ pub async fn settle(admin: &Gateway, quiet: Duration, limit: Duration) -> Vec<St
     left.unwrap_or_else(|left| left)
 }
 
-/// How long a reconciler pass holds the payments it claimed (`CHECK_LEASE` in
-/// src/reconcile/mod.rs): a pass that fails (a killed process, a database away) leaves its
-/// claims to run out first.
+/// Longer than a reconciler pass holds the payments it claimed (`check_lease` in
+/// src/reconcile/mod.rs, two operator timeouts and a margin): a pass that fails (a killed
+/// process, a database away) leaves its claims to run out first.
 const CHECK_LEASE_MS: i64 = 120_000;
 
 /// Runs the reconciler as it will run once every claim a failed pass left has run out (time

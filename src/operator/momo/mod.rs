@@ -26,6 +26,7 @@ use reqwest::StatusCode;
 
 use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, Transfer};
+use super::answer;
 use super::{
     same_secret, BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest,
 };
@@ -67,6 +68,8 @@ pub struct MomoSettings {
     pub callback_token: Option<String>,
     /// For each call, connection to last byte.
     pub timeout: Duration,
+    /// The most of an answer that is read (`MOMO_OPERATOR_MAX_ANSWER_BYTES`).
+    pub max_answer_bytes: usize,
 }
 
 impl std::fmt::Debug for MomoSettings {
@@ -176,9 +179,10 @@ impl MomoConnector {
                         answer.status()
                     )));
                 }
-                let token: TokenAnswer = answer
-                    .json()
+                // No payment was sent yet: whatever is wrong with this answer is transient.
+                let token: TokenAnswer = answer::json(answer, self.settings.max_answer_bytes)
                     .await
+                    .map_err(|e| OperatorError::Transient(format!("token answer refused: {e}")))?
                     .map_err(|e| OperatorError::Transient(format!("malformed token answer: {e}")))?;
                 Ok((token.access_token, Duration::from_secs(token.expires_in)))
             })
@@ -333,7 +337,7 @@ impl Operator for MomoConnector {
                 "the operator answered {status} after receiving the payment"
             )));
         }
-        let error: Option<ErrorAnswer> = answer.json().await.ok();
+        let error: Option<ErrorAnswer> = answer::json(answer, self.settings.max_answer_bytes).await?.ok();
         let code = error.as_ref().and_then(|e| e.code.clone());
         Err(OperatorError::Rejected {
             code: failure_code(r.kind, code.as_deref()),
@@ -361,9 +365,12 @@ impl Operator for MomoConnector {
         match answer.status() {
             StatusCode::NOT_FOUND => Ok(OperatorAnswer::NotReceived),
             status if status.is_success() => {
-                let result: PaymentResult = answer.json().await.map_err(|e| {
-                    OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed status answer: {e}"))
-                })?;
+                let result: PaymentResult =
+                    answer::json(answer, self.settings.max_answer_bytes)
+                        .await?
+                        .map_err(|e| {
+                            OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed status answer: {e}"))
+                        })?;
                 answer_of(&result, t)
             }
             status => Err(OperatorError::Ambiguous(format!("status lookup answered {status}"))),

@@ -30,6 +30,7 @@ use async_trait::async_trait;
 use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 
+use super::answer;
 use super::{BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use crate::domain::{Amount, FailureCode, Kind, Msisdn, Timestamp, Transaction};
 use wire::WaveError;
@@ -45,6 +46,8 @@ pub struct WaveSettings {
     pub webhook_secret: String,
     /// For each call, connection to last byte.
     pub timeout: Duration,
+    /// The most of an answer that is read (`MOMO_OPERATOR_MAX_ANSWER_BYTES`).
+    pub max_answer_bytes: usize,
     /// Where the payer's browser goes after paying, when the transaction names no URL of its
     /// own (Wave requires one).
     pub success_url_fallback: String,
@@ -103,14 +106,8 @@ impl WaveConnector {
             .await
             .map_err(transport_error)?;
         let status = answer.status();
-        let body = answer
-            .bytes()
-            .await
-            .map_err(|e| OperatorError::Ambiguous(format!("the answer ({status}) broke off: {e}")))?;
-        Ok(Answer {
-            status,
-            body: body.to_vec(),
-        })
+        let body = answer::body(answer, self.settings.max_answer_bytes).await?;
+        Ok(Answer { status, body })
     }
 }
 

@@ -139,11 +139,8 @@ impl World {
                 tenants.push(tenant(Environment::Production));
             }
         }
-        let opening = [
-            (true, OPENING_SANDBOX_BALANCE),
-            (false, 0),
-            (true, OPENING_SANDBOX_BALANCE),
-        ];
+        // Sandbox, Production, Sandbox: Production opens empty.
+        let opening = [OPENING_SANDBOX_BALANCE, 0, OPENING_SANDBOX_BALANCE];
         Ok(World {
             ledger: LedgerReader::connect(backend, &db.url).await?,
             config,

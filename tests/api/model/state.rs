@@ -90,8 +90,6 @@ pub struct Model {
     pub now: Timestamp,
     pub settings: Settings,
     pub tenants: Vec<Accounts>,
-    /// Whether each tenant is a Sandbox (where BETA collections get the payer's page).
-    pub sandbox: Vec<bool>,
     pub payments: Vec<Payment>,
     next_id: u64,
 }
@@ -108,12 +106,11 @@ pub fn fee(operator: OperatorCode, kind: Kind, amount: i64) -> i64 {
 }
 
 impl Model {
-    /// Tenants (Sandbox or not) with their opening balances, credited from the operators' side.
-    pub fn new(now: Timestamp, settings: Settings, tenants: &[(bool, i64)]) -> Model {
-        let sandbox = tenants.iter().map(|&(sandbox, _)| sandbox).collect();
+    /// Tenants with their opening balances, credited from the operators' side.
+    pub fn new(now: Timestamp, settings: Settings, tenants: &[i64]) -> Model {
         let tenants = tenants
             .iter()
-            .map(|&(_, amount)| Accounts {
+            .map(|&amount| Accounts {
                 available: amount,
                 operator_clearing: -amount,
                 ..Accounts::default()
@@ -123,7 +120,6 @@ impl Model {
             now,
             settings,
             tenants,
-            sandbox,
             payments: Vec::new(),
             next_id: 0,
         }
@@ -161,9 +157,9 @@ impl Model {
             failure: None,
             updated_at: None,
             next_check: Timestamp(self.now.millis() + self.settings.reconcile_after),
-            has_payer_page: self.sandbox[new.tenant]
-                && new.kind == Kind::Collection
-                && new.operator == OperatorCode::Beta,
+            // The simulator serves both environments here (Production routed to it), and it
+            // hosts BETA's payer page wherever it serves BETA.
+            has_payer_page: new.kind == Kind::Collection && new.operator == OperatorCode::Beta,
         };
         if payment.kind == Kind::Transfer {
             let accounts = &mut self.tenants[payment.tenant];

@@ -38,6 +38,7 @@ pub fn settings_for(base_url: &str, emulator: &EmulatorSettings) -> WaveSettings
         api_key: emulator.wave.api_key.clone(),
         webhook_secret: emulator.wave.webhook_secret.clone(),
         timeout: Duration::from_secs(3),
+        max_answer_bytes: 64 * 1024,
         success_url_fallback: SUCCESS_URL.to_owned(),
         error_url_fallback: ERROR_URL.to_owned(),
     }
