@@ -260,7 +260,7 @@ mod tests {
             "{\n  \"date\": \"2026-11-20\",\n  \"environment\": \"Sandbox\",\n  \"currency\": \"XOF\",\n  \"complete\": true,\n  \"rows\": [\n    {\n      \
              \"operator\": \"ALPHA_MONEY_CI\",\n      \"typeTransaction\": \"collecte\",\n      \"status\": \"SUCCESSFUL\",\n      \
              \"count\": 2,\n      \"amount\": \"3000\",\n      \"fees\": \"60\",\n      \"net\": \"2940\"\n    }\n  ],\n  \
-             \"totals\": {\n    \"collected\": \"2940\",\n    \"paidOut\": \"0\",\n    \"fees\": \"60\",\n    \"net\": \"2940\"\n  }\n}\n"
+             \"totals\": {\n    \"collected\": \"2940\",\n    \"paidOut\": \"0\",\n    \"refunded\": \"0\",\n    \"fees\": \"60\",\n    \"net\": \"2940\"\n  }\n}\n"
         );
     }
 

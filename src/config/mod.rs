@@ -28,6 +28,8 @@ mod settings;
 mod workers;
 
 #[cfg(test)]
+mod fee_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;

@@ -3,7 +3,7 @@
 use super::*;
 use std::collections::HashMap;
 
-fn from_env(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+pub(super) fn from_env(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
     let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     Config::from_sources(None, |name| map.get(name).cloned())
 }
@@ -190,53 +190,6 @@ fn the_file_comes_before_the_environment_and_refuses_unknown_keys() {
     std::fs::write(&path, "token_tll_s = 120\n").unwrap();
     let err = Config::from_sources(Some(&path), |_| None).unwrap_err();
     assert!(matches!(err, ConfigError::UnknownKey { .. }));
-}
-
-#[test]
-fn operators_can_be_disabled_whole_or_by_direction() {
-    let c = from_env(&[("MOMO_DISABLED_OPERATORS", "GAMMA, BETA:transfer")]).unwrap();
-    assert!(c.operator_disabled(OperatorCode::Gamma, Kind::Collection));
-    assert!(c.operator_disabled(OperatorCode::Beta, Kind::Transfer));
-    assert!(!c.operator_disabled(OperatorCode::Beta, Kind::Collection));
-    assert!(from_env(&[("MOMO_DISABLED_OPERATORS", "OMEGA")]).is_err());
-}
-
-#[test]
-fn fees_are_configured_per_operator_and_direction() {
-    let c = from_env(&[("MOMO_FEES", "BETA:collecte=175, GAMMA_MONEY:transfer=50+25")]).unwrap();
-    let fees = c.fee_schedule();
-    assert_eq!(
-        fees.rule(OperatorCode::Beta, Kind::Collection),
-        FeeRule {
-            basis_points: 175,
-            fixed: 0
-        }
-    );
-    assert_eq!(
-        fees.rule(OperatorCode::Gamma, Kind::Transfer),
-        FeeRule {
-            basis_points: 50,
-            fixed: 25
-        }
-    );
-    assert_eq!(
-        fees.rule(OperatorCode::Alpha, Kind::Collection),
-        FeeRule {
-            basis_points: 200,
-            fixed: 0
-        },
-        "defaults stay"
-    );
-    for bad in [
-        "BETA=150",
-        "BETA:refund=1",
-        "OMEGA:collecte=1",
-        "BETA:collecte=10001",
-        "BETA:collecte=1+-5",
-        "BETA:collecte=x",
-    ] {
-        assert!(from_env(&[("MOMO_FEES", bad)]).is_err(), "{bad}");
-    }
 }
 
 #[test]

@@ -82,8 +82,9 @@ impl FeeSchedule {
         self.rules.push((operator, kind, rule));
     }
 
-    /// A collection takes its fee from what the merchant receives; a transfer adds it to what
-    /// the merchant pays. Collection fees never exceed the amount.
+    /// A collection takes its fee from what the merchant receives; a transfer or a refund adds
+    /// it to what the merchant pays (a refund's rule is 0 unless configured). Collection fees
+    /// never exceed the amount.
     pub fn amounts(&self, operator: OperatorCode, kind: Kind, amount: Amount) -> Amounts {
         let a = amount.francs();
         match kind {
@@ -96,7 +97,7 @@ impl FeeSchedule {
                     amount_total: a,
                 }
             }
-            Kind::Transfer => {
+            Kind::Transfer | Kind::Refund => {
                 let fees = self.rule(operator, kind).fee(amount).max(0);
                 Amounts {
                     amount: a,

@@ -66,7 +66,7 @@ pub fn credit(amount: Francs) -> Vec<Posting> {
     ]
 }
 
-/// A transfer holds its total while in flight.
+/// A transfer or a refund holds its total while in flight.
 pub fn reserve(amounts: &Amounts) -> Vec<Posting> {
     vec![
         post(Account::Available, -amounts.amount_total),
@@ -82,12 +82,12 @@ pub fn settle(kind: Kind, amounts: &Amounts, status: Status) -> Vec<Posting> {
             post(Account::Available, amounts.amount_receive),
             post(Account::FeeRevenue, amounts.fees),
         ],
-        (Kind::Transfer, Status::Successful) => vec![
+        (Kind::Transfer | Kind::Refund, Status::Successful) => vec![
             post(Account::Reserved, -amounts.amount_total),
             post(Account::OperatorClearing, amounts.amount_receive),
             post(Account::FeeRevenue, amounts.fees),
         ],
-        (Kind::Transfer, Status::Failed) => {
+        (Kind::Transfer | Kind::Refund, Status::Failed) => {
             vec![
                 post(Account::Reserved, -amounts.amount_total),
                 post(Account::Available, amounts.amount_total),

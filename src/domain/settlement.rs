@@ -110,9 +110,11 @@ pub struct SettlementTotals {
     pub collected: i64,
     /// Successful transfers' net (amount + fees): debited from `reserved`.
     pub paid_out: i64,
-    /// The fees of successful transactions, both directions.
+    /// Successful refunds' net (amount + fees): debited from `reserved`, back to payers.
+    pub refunded: i64,
+    /// The fees of successful transactions, every kind.
     pub fees: i64,
-    /// `collected - paid_out`: the day's change of `available + reserved`, but for credits
+    /// `collected - paid_out - refunded`: the day's change of `available + reserved`, but for credits
     /// from outside (top-ups), which are no transaction.
     pub net: i64,
 }
@@ -134,6 +136,7 @@ fn rank(row: &SettlementRow) -> (usize, usize, usize) {
     let kind = match row.kind {
         Kind::Collection => 0,
         Kind::Transfer => 1,
+        Kind::Refund => 2,
     };
     let status = match row.status {
         Status::Successful => 0,
@@ -144,7 +147,7 @@ fn rank(row: &SettlementRow) -> (usize, usize, usize) {
 }
 
 impl SettlementReport {
-    /// Orders the rows as the report shows them: ALPHA, BETA, GAMMA, DELTA; collections then
+    /// Orders the rows as the report shows them: ALPHA, BETA, GAMMA, DELTA; collections, transfers, then refunds;
     /// transfers; SUCCESSFUL, FAILED, PENDING. The database's text order would depend on its
     /// collation.
     /// `now` is when the rows were read, which says whether the report is complete.
@@ -164,11 +167,12 @@ impl SettlementReport {
             match (row.status, row.kind) {
                 (Status::Successful, Kind::Collection) => totals.collected += row.net,
                 (Status::Successful, Kind::Transfer) => totals.paid_out += row.net,
+                (Status::Successful, Kind::Refund) => totals.refunded += row.net,
                 (Status::Failed | Status::Pending, _) => continue,
             }
             totals.fees += row.fees;
         }
-        totals.net = totals.collected - totals.paid_out;
+        totals.net = totals.collected - totals.paid_out - totals.refunded;
         totals
     }
 }
@@ -273,6 +277,7 @@ mod tests {
             SettlementTotals {
                 collected: 1_470,
                 paid_out: 1_010,
+                refunded: 0,
                 fees: 40,
                 net: 460
             }

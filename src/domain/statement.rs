@@ -62,6 +62,12 @@ pub enum Movement {
     TransferPayout,
     /// A failed transfer's total going back from `reserved` to `available`.
     TransferRelease,
+    /// A refund's total held from `available` into `reserved` while it is in flight.
+    RefundReservation,
+    /// A successful refund's total leaving `reserved`, back to the payer.
+    RefundPayout,
+    /// A failed refund's total going back from `reserved` to `available`.
+    RefundRelease,
 }
 
 impl Movement {
@@ -72,6 +78,9 @@ impl Movement {
             Movement::TransferReservation => "transfer_reservation",
             Movement::TransferPayout => "transfer_payout",
             Movement::TransferRelease => "transfer_release",
+            Movement::RefundReservation => "refund_reservation",
+            Movement::RefundPayout => "refund_payout",
+            Movement::RefundRelease => "refund_release",
         }
     }
 }
@@ -128,20 +137,30 @@ impl LedgerPosting {
         let Some(source) = &self.source else {
             return Movement::Credit;
         };
-        match (source.kind, self.account, self.amount < 0) {
-            (Kind::Collection, _, _) => Movement::Collection,
-            (Kind::Transfer, Account::Available, true) | (Kind::Transfer, Account::Reserved, false) => {
-                Movement::TransferReservation
-            }
-            (Kind::Transfer, Account::Available, false) => Movement::TransferRelease,
-            // Money leaves `reserved` only when the transfer is final: paid when it succeeded.
-            (Kind::Transfer, Account::Reserved, true) => match source.status {
-                Status::Successful => Movement::TransferPayout,
-                Status::Failed | Status::Pending => Movement::TransferRelease,
+        let (reservation, payout, release) = match source.kind {
+            Kind::Collection => return Movement::Collection,
+            Kind::Transfer => (
+                Movement::TransferReservation,
+                Movement::TransferPayout,
+                Movement::TransferRelease,
+            ),
+            Kind::Refund => (
+                Movement::RefundReservation,
+                Movement::RefundPayout,
+                Movement::RefundRelease,
+            ),
+        };
+        match (self.account, self.amount < 0) {
+            (Account::Available, true) | (Account::Reserved, false) => reservation,
+            (Account::Available, false) => release,
+            // Money leaves `reserved` only when the payout is final: paid when it succeeded.
+            (Account::Reserved, true) => match source.status {
+                Status::Successful => payout,
+                Status::Failed | Status::Pending => release,
             },
             // The gateway's accounts never reach a statement; should one, it is the
-            // operator's side of the transfer.
-            (Kind::Transfer, Account::OperatorClearing | Account::FeeRevenue, _) => Movement::TransferPayout,
+            // operator's side of the payout.
+            (Account::OperatorClearing | Account::FeeRevenue, _) => payout,
         }
     }
 }

@@ -17,14 +17,20 @@ pub enum Kind {
     Collection,
     /// Money from the merchant to a recipient's number.
     Transfer,
+    /// Money of a successful collection given back to its payer, through the operator that
+    /// took it: paid out of the merchant's balance like a transfer.
+    Refund,
 }
 
 impl Kind {
-    /// Storage and v1 name (`collecte`, `transfer`).
+    pub const ALL: [Kind; 3] = [Kind::Collection, Kind::Transfer, Kind::Refund];
+
+    /// Storage and v1 name (`collecte`, `transfer`, `refund`).
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Collection => "collecte",
             Kind::Transfer => "transfer",
+            Kind::Refund => "refund",
         }
     }
 
@@ -32,7 +38,17 @@ impl Kind {
         match raw {
             "collecte" => Some(Kind::Collection),
             "transfer" | "transfert" => Some(Kind::Transfer),
+            "refund" => Some(Kind::Refund),
             _ => None,
+        }
+    }
+
+    /// Whether the money leaves the merchant's balance (a transfer, a refund): its total is
+    /// reserved at creation, paid out on success, released on failure.
+    pub fn pays_out(self) -> bool {
+        match self {
+            Kind::Collection => false,
+            Kind::Transfer | Kind::Refund => true,
         }
     }
 }

@@ -61,6 +61,10 @@ fn refused(kind: Kind) -> OperatorAnswer {
             code: FailureCode::OperatorRefused,
             reason: "the operator refused the transfer".into(),
         },
+        Kind::Refund => OperatorAnswer::Failed {
+            code: FailureCode::OperatorRefused,
+            reason: "the operator refused the refund".into(),
+        },
     }
 }
 
@@ -96,7 +100,7 @@ impl Operator for Simulator {
             });
         }
         Ok(match (script, r.kind) {
-            (Script::SucceedAtOnce, _) | (Script::Default, Kind::Transfer) => OperatorAnswer::Succeeded,
+            (Script::SucceedAtOnce, _) | (Script::Default, Kind::Transfer | Kind::Refund) => OperatorAnswer::Succeeded,
             (Script::FailAtOnce, kind) => refused(kind),
             (Script::SucceedLater, _)
             | (Script::FailLater, _)

@@ -53,7 +53,7 @@ fn check_after(payments: &Payments, record: &TransactionRecord, now: Timestamp) 
     let next = next_check(t.created_at, now, reconcile.after);
     match t.kind {
         Kind::Collection => next.min(t.created_at.plus(reconcile.collection_ttl)),
-        Kind::Transfer => next,
+        Kind::Transfer | Kind::Refund => next,
     }
 }
 

@@ -35,11 +35,12 @@ pub(super) fn kind(kind: Kind) -> &'static str {
     match kind {
         Kind::Collection => "collecte",
         Kind::Transfer => "transfer",
+        Kind::Refund => "refund",
     }
 }
 
 pub(super) fn parse_kind(stored: &str) -> Result<Kind, StoreError> {
-    parse(&[Kind::Collection, Kind::Transfer], kind, "kind", stored)
+    parse(&Kind::ALL, kind, "kind", stored)
 }
 
 pub(super) fn cause(cause: Cause) -> &'static str {

@@ -48,6 +48,7 @@ fn mixed(round: u64) -> impl Fn(usize, u64) -> Payment + Send + Sync + 'static {
         let endings: &[&'static str] = match kind {
             Kind::Collection => &COLLECTION_ENDINGS,
             Kind::Transfer => &TRANSFER_ENDINGS,
+            Kind::Refund => unreachable!("the load sends collections and transfers"),
         };
         Payment {
             id: format!("k{round}c{client}n{i}"),

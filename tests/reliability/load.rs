@@ -37,6 +37,7 @@ impl Payment {
             (Kind::Collection, Generation::V2) => "/v2/collecte/mobile-money",
             (Kind::Transfer, Generation::V1) => "/v1/transfer/mobile-money",
             (Kind::Transfer, Generation::V2) => "/v2/transfers/mobile-money",
+            (Kind::Refund, _) => unreachable!("the load sends collections and transfers"),
         }
     }
 
@@ -57,6 +58,7 @@ impl Payment {
                 "customer_id": phone, "name_user": "Awa Koné", "amount": 1500, "transaction_id": id}),
             (Kind::Transfer, Generation::V2) => json!({"code_country": "CI", "currency": "XOF", "customer_id": phone,
                 "name": "Awa Koné", "amount": 1000, "operator": operator, "transaction_id": id}),
+            (Kind::Refund, _) => unreachable!("the load sends collections and transfers"),
         }
     }
 }

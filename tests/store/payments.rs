@@ -95,11 +95,12 @@ pub fn payment(
     }
 }
 
-/// What a creation writes to the balance: a transfer's reservation, nothing for a collection.
+/// What a creation writes to the balance: a payout's reservation, nothing for a collection.
 pub fn pending_entry(t: &Transaction) -> Vec<Posting> {
-    match t.kind {
-        Kind::Transfer => ledger::reserve(&t.amounts),
-        Kind::Collection => Vec::new(),
+    if t.kind.pays_out() {
+        ledger::reserve(&t.amounts)
+    } else {
+        Vec::new()
     }
 }
 

@@ -11,6 +11,7 @@ both_backends!(
     open =>
     a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event,
     of_ten_concurrent_settlements_of_one_payment_exactly_one_moves_it,
+    a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer,
 );
 
 async fn a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event((store, _db): Opened) {
@@ -177,5 +178,59 @@ async fn of_ten_concurrent_settlements_of_one_payment_exactly_one_moves_it((stor
         .unwrap();
     let ids: Vec<_> = events.iter().map(|e| (e.id.as_str(), e.transaction_status)).collect();
     assert_eq!(ids, [(winner.event_id.as_str(), winner.outcome.status)], "one event");
+    assert_eq!(store.check_ledger().await.unwrap(), SOUND);
+}
+
+async fn a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer((store, _db): Opened) {
+    let (tenant, _) = funded(store.as_ref(), "refunds", 50_000).await;
+    let awa = payer(&tenant, "0501020304", NOW);
+    let given_back = create(
+        store.as_ref(),
+        &awa,
+        &payment(&tenant, &awa, Kind::Refund, 10_000, "refund-1", NOW),
+        NOW + 60_000,
+    )
+    .await;
+    let refused = create(
+        store.as_ref(),
+        &awa,
+        &payment(&tenant, &awa, Kind::Refund, 5_000, "refund-2", NOW + 1),
+        NOW + 60_001,
+    )
+    .await;
+    assert_eq!(
+        given_back.transaction.amounts.fees, 0,
+        "no refund fee unless configured"
+    );
+    let read = store
+        .transaction(&tenant, &TransactionRef::from("refund-1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.transaction.kind, Kind::Refund);
+    assert_eq!(
+        store.balance(&tenant).await.unwrap(),
+        Balance {
+            available: 35_000,
+            reserved: 15_000,
+        },
+        "both reserved, as transfers are"
+    );
+    assert!(store
+        .settle(&settlement(&given_back, Status::Successful, NOW + 5_000))
+        .await
+        .unwrap());
+    assert!(store
+        .settle(&settlement(&refused, Status::Failed, NOW + 5_001))
+        .await
+        .unwrap());
+    assert_eq!(
+        store.balance(&tenant).await.unwrap(),
+        Balance {
+            available: 40_000,
+            reserved: 0,
+        },
+        "the successful one paid out, the failed one released"
+    );
     assert_eq!(store.check_ledger().await.unwrap(), SOUND);
 }

@@ -127,6 +127,7 @@ pub struct SettlementRowOut {
 pub struct SettlementTotalsOut {
     pub collected: String,
     pub paid_out: String,
+    pub refunded: String,
     pub fees: String,
     pub net: String,
 }
@@ -143,6 +144,7 @@ impl From<&SettlementReport> for SettlementOut {
             totals: SettlementTotalsOut {
                 collected: totals.collected.to_string(),
                 paid_out: totals.paid_out.to_string(),
+                refunded: totals.refunded.to_string(),
                 fees: totals.fees.to_string(),
                 net: totals.net.to_string(),
             },

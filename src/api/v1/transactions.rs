@@ -105,7 +105,9 @@ impl ListParams {
                 })
                 .transpose()?,
             kind: nonempty(&self.kind)
-                .map(|k| Kind::parse(&k).ok_or_else(|| bad(format!("type must be collecte or transfer, got {k:?}"))))
+                .map(|k| {
+                    Kind::parse(&k).ok_or_else(|| bad(format!("type must be collecte, transfer or refund, got {k:?}")))
+                })
                 .transpose()?,
             operator: nonempty(&self.operator)
                 .map(|o| {

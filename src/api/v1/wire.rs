@@ -30,6 +30,8 @@ pub enum KindV1 {
     Collection,
     #[serde(rename = "transfer")]
     Transfer,
+    #[serde(rename = "refund")]
+    Refund,
 }
 
 impl From<Kind> for KindV1 {
@@ -37,6 +39,7 @@ impl From<Kind> for KindV1 {
         match kind {
             Kind::Collection => KindV1::Collection,
             Kind::Transfer => KindV1::Transfer,
+            Kind::Refund => KindV1::Refund,
         }
     }
 }

@@ -230,7 +230,7 @@ fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) 
         Ok(record) => {
             let spelling = match record.transaction.kind {
                 Kind::Collection if payments.config().v2_successfull_spelling => Spelling::Live,
-                Kind::Collection | Kind::Transfer => Spelling::Standard,
+                Kind::Collection | Kind::Transfer | Kind::Refund => Spelling::Standard,
             };
             let (status, message) = match (record.transaction.status, spelling) {
                 (Status::Successful, Spelling::Live) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFULL"),

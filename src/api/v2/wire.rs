@@ -51,6 +51,8 @@ pub enum KindV2 {
     Collection,
     #[serde(rename = "transfert")]
     Transfer,
+    #[serde(rename = "refund")]
+    Refund,
 }
 
 impl From<Kind> for KindV2 {
@@ -58,6 +60,7 @@ impl From<Kind> for KindV2 {
         match kind {
             Kind::Collection => KindV2::Collection,
             Kind::Transfer => KindV2::Transfer,
+            Kind::Refund => KindV2::Refund,
         }
     }
 }

@@ -17,6 +17,7 @@
 pub mod callback;
 pub mod wire;
 
+mod status;
 mod token;
 
 use std::time::Duration;
@@ -24,6 +25,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use reqwest::StatusCode;
 
+pub use self::status::{answer_of, failure_code};
 use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, Transfer};
 use super::answer;
@@ -106,7 +108,7 @@ impl Product {
     fn of(kind: Kind) -> Product {
         match kind {
             Kind::Collection => Product::Collection,
-            Kind::Transfer => Product::Disbursement,
+            Kind::Transfer | Kind::Refund => Product::Disbursement,
         }
     }
 
@@ -223,68 +225,16 @@ fn transport_error(e: reqwest::Error) -> OperatorError {
     }
 }
 
-/// Our failure code for an operator's reason.
-pub fn failure_code(kind: Kind, reason: Option<&str>) -> FailureCode {
-    match (reason, kind) {
-        (Some("EXPIRED"), _) => FailureCode::Expired,
-        // APPROVAL_REJECTED, NOT_ENOUGH_FUNDS, PAYER_NOT_FOUND, PAYER_LIMIT_REACHED, ...
-        (_, Kind::Collection) => FailureCode::PayerDeclined,
-        (_, Kind::Transfer) => FailureCode::OperatorRefused,
-    }
-}
-
-/// A whole number of francs, as the operator spells it (`"1500"`, `1500`, `"1500.00"`).
-fn francs(text: &str) -> Option<i64> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || !fraction.bytes().all(|b| b == b'0') {
-        return None;
-    }
-    whole.parse().ok()
-}
-
-/// What a status object says about `transaction`, checked against what we sent.
-pub fn answer_of(result: &PaymentResult, transaction: &Transaction) -> Result<OperatorAnswer, OperatorError> {
-    let mismatch = |kind: BadAnswer, what: String| {
-        Err(OperatorError::bad_answer(
-            kind,
-            format!("the operator's answer does not match: {what}"),
-        ))
-    };
-    match result.status.as_str() {
-        "PENDING" => Ok(OperatorAnswer::Pending),
-        "SUCCESSFUL" => {
-            let amount = result.amount.as_deref().and_then(francs);
-            if amount != Some(transaction.amounts.amount) {
-                return mismatch(
-                    BadAnswer::AmountMismatch,
-                    format!("amount {:?}, sent {}", result.amount, transaction.amounts.amount),
-                );
-            }
-            if result.currency.as_deref() != Some("XOF") {
-                return mismatch(
-                    BadAnswer::CurrencyMismatch,
-                    format!("currency {:?}, sent XOF", result.currency),
-                );
-            }
-            Ok(OperatorAnswer::Succeeded)
-        }
-        "FAILED" => {
-            let reason = result.reason_code();
-            Ok(OperatorAnswer::Failed {
-                code: failure_code(transaction.kind, reason.as_deref()),
-                reason: format!(
-                    "the operator failed it: {}",
-                    reason.as_deref().unwrap_or("no reason given")
-                ),
-            })
-        }
-        other => mismatch(BadAnswer::UnknownStatus, format!("unknown status {other:?}")),
-    }
-}
-
 #[async_trait]
 impl Operator for MomoConnector {
     async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        if r.kind == Kind::Refund {
+            // Nothing reaches the operator: the refund fails and its reservation is released.
+            return Err(OperatorError::Rejected {
+                code: FailureCode::OperatorRefused,
+                reason: "refunds are not sent through the momo-openapi connector".into(),
+            });
+        }
         let product = Product::of(r.kind);
         let amount = r.amount.to_string();
         let party = Party::msisdn(r.phone.as_str());
@@ -308,6 +258,7 @@ impl Operator for MomoConnector {
                 payer_message: r.reference,
                 payee_note: r.reference,
             }),
+            Kind::Refund => unreachable!("refused above"),
         }
         .map_err(|e| OperatorError::Transient(format!("cannot encode the request: {e}")))?;
         let answer = self

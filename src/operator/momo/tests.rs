@@ -1,3 +1,4 @@
+use super::status::francs;
 use super::*;
 
 #[test]

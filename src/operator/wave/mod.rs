@@ -184,6 +184,15 @@ fn e164(phone: &Msisdn) -> String {
     format!("+225{}", phone.as_str())
 }
 
+/// What a refund gets from this connector: it sends none yet, and says so at once (nothing
+/// reaches Wave, so the refund fails and its reservation is released).
+fn not_offered_here() -> OperatorError {
+    OperatorError::Rejected {
+        code: FailureCode::OperatorRefused,
+        reason: "refunds are not sent through the wave-checkout connector".into(),
+    }
+}
+
 #[async_trait]
 impl Operator for WaveConnector {
     /// ALPHA's one-time code has no place in either Wave call and is not sent: a Wave payer
@@ -193,6 +202,7 @@ impl Operator for WaveConnector {
             // The merchant's return URLs when the collection gave them, else the fallbacks.
             Kind::Collection => self.create_session(r, r.success_url, r.error_url).await,
             Kind::Transfer => self.create_payout(r).await,
+            Kind::Refund => Err(not_offered_here()),
         }
     }
 
@@ -203,7 +213,7 @@ impl Operator for WaveConnector {
     async fn cancel(&self, t: &Transaction) -> Result<(), OperatorError> {
         match t.kind {
             Kind::Collection => self.expire_sessions(t).await,
-            Kind::Transfer => Ok(()),
+            Kind::Transfer | Kind::Refund => Ok(()),
         }
     }
 
@@ -211,6 +221,7 @@ impl Operator for WaveConnector {
         match t.kind {
             Kind::Collection => self.session_status(t).await,
             Kind::Transfer => self.payout_status(t).await,
+            Kind::Refund => Err(not_offered_here()),
         }
     }
 

@@ -143,9 +143,10 @@ impl Payments {
             created_at: now,
             updated_at: None,
         };
-        let entry = match request.kind {
-            Kind::Transfer => ledger::reserve(&amounts),
-            Kind::Collection => Vec::new(),
+        let entry = if request.kind.pays_out() {
+            ledger::reserve(&amounts)
+        } else {
+            Vec::new()
         };
         // A reference collision (1 in 36^10) is retried; a merchant id collision is a duplicate.
         let mut attempts = 0;

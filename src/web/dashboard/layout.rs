@@ -5,9 +5,9 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use super::i18n::Lang;
+use super::i18n::{Lang, Text};
 use super::session::Ctx;
-use crate::domain::{Environment, Timestamp};
+use crate::domain::{Environment, Kind, Timestamp};
 use crate::service::ServiceError;
 
 const STYLE: &str = include_str!("style.css");
@@ -229,6 +229,15 @@ pub fn service_error(lang: Lang, e: ServiceError) -> Response {
             tracing::error!(cause = %cause, "dashboard: internal fault");
             unavailable_with(lang, StatusCode::INTERNAL_SERVER_ERROR)
         }
+    }
+}
+
+/// A transaction's kind in the page's language.
+pub fn kind_name(t: &Text, kind: Kind) -> &'static str {
+    match kind {
+        Kind::Collection => t.collection,
+        Kind::Transfer => t.transfer,
+        Kind::Refund => t.refund,
     }
 }
 

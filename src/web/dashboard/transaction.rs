@@ -7,9 +7,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::layout::{self, html_response, kind_name, money, segment, when, Flash, Spec};
 use super::session::{fields, Ctx, FormFields};
-use crate::domain::{Kind, Timestamp, TransactionRef};
+use crate::domain::{Timestamp, TransactionRef};
 use crate::service::{Dashboard, ServiceError, Timeline};
 
 pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx, Path(id): Path<String>) -> Response {
@@ -68,7 +68,7 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
             dt { (t.status) } dd #status data-status=(tx.status.as_str()) { (tx.status.as_str()) }
             dt { (t.transaction_id) } dd #transaction-id { (tx.transaction_id) }
             dt { (t.reference) } dd #reference { (tx.reference) }
-            dt { (t.kind) } dd { (match tx.kind { Kind::Collection => t.collection, Kind::Transfer => t.transfer }) }
+            dt { (t.kind) } dd { (kind_name(t, tx.kind)) }
             dt { (t.operator) } dd { (tx.operator.v1_code()) }
             dt { (t.phone) } dd { (tx.phone.as_str()) }
             dt { (t.amount) } dd #amount { (money(tx.amounts.amount)) }

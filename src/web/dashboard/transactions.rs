@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
 use super::i18n::Text;
-use super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::layout::{self, html_response, kind_name, money, segment, when, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::page::split_page;
 use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp, TransactionRef};
@@ -213,7 +213,7 @@ pub fn table(t: &Text, records: &[TransactionRecord]) -> Markup {
                         tr data-transaction-id=(tx.transaction_id) data-ref=(tx.reference) {
                             td { a href={ "/dashboard/transactions/" (segment(&tx.transaction_id)) } { (tx.transaction_id) } }
                             td { (when(tx.created_at)) }
-                            td { (match tx.kind { Kind::Collection => t.collection, Kind::Transfer => t.transfer }) }
+                            td { (kind_name(t, tx.kind)) }
                             td { (tx.operator.v1_code()) }
                             td { (tx.phone.as_str()) }
                             td.num { (money(tx.amounts.amount)) }

@@ -44,7 +44,7 @@ impl Payment {
     fn refused(&self) -> Final {
         let code = match self.kind {
             Kind::Collection => FailureCode::PayerDeclined,
-            Kind::Transfer => FailureCode::OperatorRefused,
+            Kind::Transfer | Kind::Refund => FailureCode::OperatorRefused,
         };
         (Status::Failed, Some(code))
     }

@@ -51,14 +51,14 @@ impl Payment {
     pub fn total(&self) -> i64 {
         match self.kind {
             Kind::Collection => self.amount,
-            Kind::Transfer => self.amount + self.fees,
+            Kind::Transfer | Kind::Refund => self.amount + self.fees,
         }
     }
 
     pub fn receive(&self) -> i64 {
         match self.kind {
             Kind::Collection => self.amount - self.fees,
-            Kind::Transfer => self.amount,
+            Kind::Transfer | Kind::Refund => self.amount,
         }
     }
 }
@@ -101,6 +101,7 @@ pub fn fee(operator: OperatorCode, kind: Kind, amount: i64) -> i64 {
         (OperatorCode::Beta, _) => 150,
         (_, Kind::Collection) => 200,
         (_, Kind::Transfer) => 100,
+        (_, Kind::Refund) => 0,
     };
     (amount * bp + 9_999) / 10_000
 }
@@ -188,12 +189,12 @@ impl Model {
                 a.available += receive;
                 a.fee_revenue += fees;
             }
-            (Kind::Transfer, Status::Successful) => {
+            (Kind::Transfer | Kind::Refund, Status::Successful) => {
                 a.reserved -= total;
                 a.operator_clearing += receive;
                 a.fee_revenue += fees;
             }
-            (Kind::Transfer, Status::Failed) => {
+            (Kind::Transfer | Kind::Refund, Status::Failed) => {
                 a.reserved -= total;
                 a.available += total;
             }

@@ -47,7 +47,7 @@ async fn bad_dates_formats_and_times_are_400_in_the_envelope_naming_the_field(ap
     assert_eq!(
         a.body["data"],
         json!({"date": "2026-11-20", "environment": "Sandbox", "currency": "XOF", "complete": true, "rows": [],
-               "totals": {"collected": "0", "paidOut": "0", "fees": "0", "net": "0"}}),
+               "totals": {"collected": "0", "paidOut": "0", "refunded": "0", "fees": "0", "net": "0"}}),
         "a day without transactions"
     );
 }

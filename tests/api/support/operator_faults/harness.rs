@@ -114,6 +114,7 @@ impl Faulted {
                 "/v1/transfer/mobile-money",
                 transfer_v1(id, &phone, &operator, route.amount()),
             ),
+            Kind::Refund => unreachable!("the fault routes are collections and transfers"),
         };
         post(&self.app, &self.token, path, &body).await
     }
@@ -128,6 +129,7 @@ impl Faulted {
         let (path, body) = match route.kind() {
             Kind::Collection => ("/v2/collecte/mobile-money", collect_v2(id, phone, &operator, amount)),
             Kind::Transfer => ("/v2/transfers/mobile-money", transfer_v2(id, phone, &operator, amount)),
+            Kind::Refund => unreachable!("the fault routes are collections and transfers"),
         };
         post(&self.app, &self.token, path, &body).await
     }

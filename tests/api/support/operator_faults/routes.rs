@@ -78,6 +78,7 @@ impl Route {
         match self.kind() {
             Kind::Collection => "1500",
             Kind::Transfer => "1000",
+            Kind::Refund => unreachable!("the fault routes are collections and transfers"),
         }
     }
 
