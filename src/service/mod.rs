@@ -208,7 +208,8 @@ impl From<StoreError> for ServiceError {
             | StoreError::Conflict { .. }
             | StoreError::Corrupt(_)
             | StoreError::Refused(_)
-            | StoreError::InsufficientFunds => ServiceError::Internal(e.to_string()),
+            | StoreError::InsufficientFunds
+            | StoreError::NotRefundable => ServiceError::Internal(e.to_string()),
         }
     }
 }

@@ -59,6 +59,10 @@ pub enum StoreError {
     /// A reservation would take the available balance below zero.
     #[error("insufficient available balance")]
     InsufficientFunds,
+    /// A refund names no `SUCCESSFUL` collection of its tenant, or more than what remains of
+    /// it once its other refunds that are not `FAILED` are counted: nothing was written.
+    #[error("the collection cannot be refunded that much")]
+    NotRefundable,
     /// The credential a write was made with is revoked (or no longer the tenant's): nothing
     /// was written.
     #[error("the caller's credential is revoked")]

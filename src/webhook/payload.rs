@@ -145,6 +145,8 @@ mod tests {
                 launch_url: None,
                 created_at: Timestamp(1_700_000_001_000),
                 updated_at: Some(Timestamp(1_700_000_003_000)),
+                refund_of: None,
+                refunded: 0,
             },
             customer,
         };

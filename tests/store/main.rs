@@ -4,6 +4,7 @@ mod dashboard;
 mod idempotency;
 mod leases;
 mod payments;
+mod refunds;
 mod settlements;
 
 use std::sync::Arc;

@@ -92,6 +92,10 @@ pub fn payment(
         launch_url: None,
         created_at: Timestamp(at),
         updated_at: None,
+
+        refund_of: None,
+
+        refunded: 0,
     }
 }
 

@@ -142,6 +142,10 @@ impl Payments {
             launch_url: None,
             created_at: now,
             updated_at: None,
+
+            refund_of: None,
+
+            refunded: 0,
         };
         let entry = if request.kind.pays_out() {
             ledger::reserve(&amounts)

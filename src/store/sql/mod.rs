@@ -19,6 +19,7 @@ pub(super) mod idempotency;
 pub(super) mod insert_set;
 pub(super) mod merchants;
 pub(super) mod payments;
+pub(super) mod refund_steps;
 pub(super) mod reports;
 pub(super) mod row_values;
 pub(super) mod sessions;

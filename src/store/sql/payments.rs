@@ -352,6 +352,7 @@ pub(super) const INSERTED_COLUMNS: &Columns = {
         ("checkout_token", Text),
         ("next_check_at", Int),
         ("operator_alias", Text),
+        ("refund_of", Text),
     ]
 };
 
@@ -380,5 +381,6 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .int(t.created_at.millis())
         .text(t.checkout_token.as_deref())
         .int(first_check.millis())
-        .text(t.operator_alias.as_deref());
+        .text(t.operator_alias.as_deref())
+        .text(t.refund_of.as_deref());
 }

@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use sqlx::Transaction;
 
 use super::balance_locks::BalancePlan;
+use super::refund_steps;
 use super::row_values::ColumnType::{Int, Text};
 use super::row_values::{Columns, RowValues};
 use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
@@ -107,6 +108,7 @@ pub(super) async fn settle_all<DB: SqlDb>(
         })
         .collect();
     write_entries(tx, &entries, plan).await?;
+    refund_steps::release(tx, &done).await?;
     insert_events(tx, &done, lease).await?;
     insert_audits(tx, &done).await?;
     Ok(settlements

@@ -162,7 +162,7 @@ async fn transactions_are_listed_newest_first_with_filters_and_paging(app: TestA
     assert_eq!(seen.len(), 4, "paging visits every transaction once: {seen:?}");
     for bad in [
         "status=DONE",
-        "type=refund",
+        "type=payout",
         "operator=OMEGA",
         "phone=12",
         "from=yesterday",

@@ -93,6 +93,8 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         launch_url: None,
         created_at: Timestamp::now(),
         updated_at: None,
+        refund_of: None,
+        refunded: 0,
     }
 }
 
