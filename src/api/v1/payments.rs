@@ -117,6 +117,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         otp_code: None,
         success_url: None,
         error_url: None,
+        refund_of: None,
     })
 }
 

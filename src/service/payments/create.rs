@@ -143,7 +143,7 @@ impl Payments {
             created_at: now,
             updated_at: None,
 
-            refund_of: None,
+            refund_of: request.refund_of.clone(),
 
             refunded: 0,
         };
@@ -182,6 +182,12 @@ impl Payments {
                     transaction.reference = new_reference();
                 }
                 Err(StoreError::InsufficientFunds) => return Err(PaymentError::InsufficientFunds),
+                // Checked by the refund's own request first; this is the database settling a race.
+                Err(StoreError::NotRefundable) => {
+                    return Err(PaymentError::NotRefundable(
+                        "less of the collection remains to refund than this refund asks".into(),
+                    ))
+                }
                 Err(e) => return Err(e.into()),
             }
         };

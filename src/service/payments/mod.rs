@@ -7,13 +7,16 @@ pub mod callbacks;
 pub mod checkout;
 pub mod create;
 pub mod pending;
+pub mod refunds;
 
 use std::sync::Arc;
 
 use super::auth::ActiveCredentials;
 use super::ServiceError;
 use crate::config::Config;
-use crate::domain::{Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, TransactionId, TransactionRecord};
+use crate::domain::{
+    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, TransactionId, TransactionKey, TransactionRecord,
+};
 use crate::operator::Operators;
 use crate::store::{MerchantStore, PaymentStore, StoreError};
 use crate::telemetry::metrics::Metrics;
@@ -110,6 +113,8 @@ pub struct PaymentRequest {
     pub otp_code: Option<String>,
     pub success_url: Option<String>,
     pub error_url: Option<String>,
+    /// The collection a refund gives back (`refunds.rs`); `None` for every other kind.
+    pub refund_of: Option<TransactionKey>,
 }
 
 /// Why a payment was not created, or was created and failed at once.
@@ -122,6 +127,10 @@ pub enum PaymentError {
     /// before anything was recorded.
     #[error("{}", crate::operator::unrouted::reason(*.0, *.1))]
     Unrouted(OperatorCode, crate::domain::Environment),
+    /// The refund asks what its collection cannot give: it is no `SUCCESSFUL` collection, or
+    /// less of it remains. Nothing was written; the text says which.
+    #[error("{0}")]
+    NotRefundable(String),
     /// The operator is disabled by configuration, for this direction.
     #[error("{0} does not accept this kind of payment here")]
     OperatorDisabled(OperatorCode),

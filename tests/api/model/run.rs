@@ -100,6 +100,7 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
         otp_code: None,
         success_url: None,
         error_url: None,
+        refund_of: None,
     }
 }
 

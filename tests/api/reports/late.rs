@@ -99,6 +99,7 @@ fn collection(transaction_id: &str, francs: i64) -> PaymentRequest {
         otp_code: None,
         success_url: None,
         error_url: None,
+        refund_of: None,
     }
 }
 
