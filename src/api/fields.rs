@@ -40,6 +40,14 @@ pub fn amount(raw: &RawAmount, field: &str) -> Result<Amount, ApiError> {
     })
 }
 
+/// An amount that may be left out: `None` when it was.
+pub fn optional_amount(raw: &RawAmount, field: &str) -> Result<Option<Amount>, ApiError> {
+    match raw.0 {
+        None => Ok(None),
+        Some(_) => amount(raw, field).map(Some),
+    }
+}
+
 /// An operator code: any code either generation uses, or an alias of this deployment.
 pub fn operator(code: &str, field: &str, aliases: &OperatorAliases) -> Result<NamedOperator, ApiError> {
     aliases

@@ -9,6 +9,7 @@ mod idempotency;
 mod model;
 mod operators;
 mod payments;
+mod refunds;
 mod reports;
 mod running;
 mod support;

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod customers;
 pub mod envelope;
 pub mod payments;
+pub mod refunds;
 pub mod report_views;
 pub mod reports;
 pub mod transactions;
@@ -30,6 +31,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/collecte/mobile-money", post(payments::collect))
         .route("/v1/collecte/card/create", post(payments::card_not_offered))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
+        .route("/v1/refunds", post(refunds::create))
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))
         .route("/v1/balance", get(transactions::balance))

@@ -19,7 +19,7 @@ use crate::domain::{Kind, OperatorAliases, OperatorCode, PersonName, Status, Tim
 use crate::service::{Party, PaymentError, PaymentRequest, Payments};
 
 /// The longest merchant transaction id v1 accepts.
-const MAX_TRANSACTION_ID: usize = 64;
+pub(super) const MAX_TRANSACTION_ID: usize = 64;
 
 /// The customer a v1 payment embeds. Its email is optional.
 #[derive(Debug, Deserialize)]
@@ -183,7 +183,7 @@ pub async fn card_not_offered(_caller: Authenticated) -> Error {
 }
 
 /// A creation's answer in v1: 200 SUCCESSFUL, 202 PENDING, or an error with the transaction.
-fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
+pub(super) fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
             let status = match record.transaction.status {

@@ -2,6 +2,7 @@
 
 pub mod envelope;
 pub mod payments;
+pub mod refunds;
 pub mod transactions;
 pub mod wire;
 
@@ -17,6 +18,7 @@ pub fn routes() -> Router<Gateway> {
     Router::new()
         .route("/v2/collecte/mobile-money", post(payments::collect))
         .route("/v2/transfers/mobile-money", post(payments::transfer))
+        .route("/v2/refunds", post(refunds::create))
         .route("/v2/get-status-payment/{id}", get(transactions::status))
 }
 

@@ -20,7 +20,7 @@ use crate::domain::{Address, Kind, OperatorAliases, OperatorCode, Status, Timest
 use crate::service::{Party, PaymentError, PaymentRequest, Payments};
 
 /// The longest merchant transaction id v2 accepts.
-const MAX_TRANSACTION_ID: usize = 20;
+pub(super) const MAX_TRANSACTION_ID: usize = 20;
 
 /// Shape A of a v2 collection (the field tables).
 #[derive(Debug, Deserialize)]
@@ -226,7 +226,7 @@ fn data<'a>(payments: &Payments, record: &'a TransactionRecord, spelling: Spelli
 }
 
 /// A creation's answer in v2.
-fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
+pub(super) fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
             let spelling = match record.transaction.kind {

@@ -7,7 +7,6 @@ pub mod lifecycle;
 pub mod lookups;
 pub mod lookups_batched;
 pub mod names;
-pub mod refunds;
 pub mod return_urls;
 pub mod return_urls_hygiene;
 pub mod shapes;

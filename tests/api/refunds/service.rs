@@ -1,4 +1,4 @@
-//! Refunds through the payments service (the merchant API's routes are still to come): a
+//! Refunds through the payments service: a
 //! `SUCCESSFUL` collection is given back in part or in full through the simulator, paid out of
 //! the balance like a transfer, never beyond what it took; anything else is refused before
 //! anything is written.

@@ -1,0 +1,50 @@
+//! `POST /v2/refunds`: gives back part or all of a `SUCCESSFUL` collection to its payer. The
+//! refund is a transaction of its own (`type_transaction` `refund`), answered as a creation is.
+
+use axum::extract::State;
+use axum::response::Response;
+use serde::Deserialize;
+
+use super::payments::{answer, MAX_TRANSACTION_ID};
+use super::Error;
+use crate::api::auth::RecheckedCaller;
+use crate::api::error::{ApiError, ErrorKind};
+use crate::api::extract::JsonBody;
+use crate::api::fields::{self, RawAmount};
+use crate::domain::{Timestamp, TransactionRef};
+use crate::service::payments::refunds::RefundRequest;
+use crate::service::Payments;
+
+/// The body of a v2 refund.
+#[derive(Debug, Deserialize)]
+pub struct RefundV2 {
+    /// The refund's own id.
+    pub transaction_id: String,
+    /// The collection's `transaction_id` or `ref`.
+    pub collection_id: String,
+    /// All that remains of the collection when left out.
+    #[serde(default)]
+    pub amount: RawAmount,
+}
+
+impl RefundV2 {
+    fn parse(&self) -> Result<RefundRequest, ApiError> {
+        let id = |raw: &str, field: &str| {
+            fields::transaction_id(raw, field, MAX_TRANSACTION_ID, ErrorKind::TransactionIdTooLong)
+        };
+        Ok(RefundRequest {
+            transaction_id: id(&self.transaction_id, "transaction_id")?,
+            collection: TransactionRef::from(id(&self.collection_id, "collection_id")?.into_string()),
+            amount: fields::optional_amount(&self.amount, "amount")?,
+        })
+    }
+}
+
+pub async fn create(
+    State(payments): State<Payments>,
+    RecheckedCaller(caller): RecheckedCaller,
+    JsonBody(body): JsonBody<RefundV2>,
+) -> Result<Response, Error> {
+    let request = body.parse()?;
+    answer(&payments, payments.refund_as(&caller, request, Timestamp::now()).await)
+}

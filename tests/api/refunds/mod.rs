@@ -1,0 +1,4 @@
+//! Refunds: a `SUCCESSFUL` collection given back to its payer, in part or in full.
+
+pub mod routes;
+pub mod service;
