@@ -222,8 +222,8 @@ pub struct Transaction {
     pub created_at: Timestamp,
     /// Null until the first change after creation.
     pub updated_at: Option<Timestamp>,
-    /// A refund's collection; `None` for every other kind.
-    pub refund_of: Option<TransactionKey>,
+    /// A refund's collection, by its service reference; `None` for every other kind.
+    pub refund_of: Option<Reference>,
     /// A collection's refunds that are not `FAILED`, summed: what of its amount is given back
     /// or being given back. Zero for every other kind.
     pub refunded: i64,

@@ -7,7 +7,7 @@ use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
     Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, MerchantId, Msisdn, OperatorCode,
-    Tenant, TextId, Timestamp, Transaction, TransactionKey,
+    Reference, Tenant, TextId, Timestamp, Transaction,
 };
 
 /// Reads a column.
@@ -96,7 +96,7 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
         launch_url: get(row, "launch_url")?,
         created_at: Timestamp(get(row, "created_at")?),
         updated_at: get::<R, Option<i64>>(row, "updated_at")?.map(Timestamp),
-        refund_of: get::<R, Option<String>>(row, "refund_of")?.map(TransactionKey::from_text),
+        refund_of: get::<R, Option<String>>(row, "refund_of")?.map(Reference::from_text),
         refunded: get(row, "refunded")?,
     };
     let customer = Customer {

@@ -24,6 +24,10 @@ struct WebhookTransaction<'a> {
     operator: &'a str,
     created_at: String,
     customer: WebhookCustomer<'a>,
+    /// A refund's collection, by its `ref`: a merchant tells a refund from a payment, and
+    /// which payment it gives back, without a second call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refund_of: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -81,6 +85,7 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
             operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: WebhookCustomer::from(&r.customer),
+            refund_of: t.refund_of.as_deref(),
         }
     }
 }

@@ -22,7 +22,7 @@ both_backends!(
 /// A `PENDING` refund of `francs` of `collection`.
 fn refund(tenant: &Tenant, payer: &Customer, collection: &TransactionRecord, francs: i64, id: &str) -> Transaction {
     let mut t = payment(tenant, payer, Kind::Refund, francs, id, NOW + 10_000);
-    t.refund_of = Some(collection.transaction.id.clone());
+    t.refund_of = Some(collection.transaction.reference.clone());
     t
 }
 
@@ -163,7 +163,7 @@ async fn only_a_successful_collection_of_the_tenant_is_refunded_and_a_failed_ref
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(first.transaction.refund_of.as_ref(), Some(&paid.transaction.id));
+    assert_eq!(first.transaction.refund_of.as_ref(), Some(&paid.transaction.reference));
     assert!(store
         .settle(&settlement(&first, Status::Failed, NOW + 20_000))
         .await

@@ -36,6 +36,13 @@ pub struct TransactionOut<'a> {
     pub operator: &'a str,
     pub created_at: String,
     pub customer: CustomerOut<'a>,
+    /// A refund's collection, by its `ref`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refund_of: Option<&'a str>,
+    /// A collection's refunds that are not `FAILED`, summed; left out until one is made, so
+    /// that a collection never refunded keeps the live service's exact shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_refunded: Option<String>,
     /// Only in the answer to a BETA collection's creation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub beta_launch_url: Option<String>,
@@ -62,6 +69,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: CustomerOut::from(&r.customer),
+            refund_of: t.refund_of.as_deref(),
+            amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
             beta_launch_url: None,
             wave_launch_url: None,
         }

@@ -11,7 +11,7 @@ use crate::api::auth::RecheckedCaller;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
 use crate::domain::TransactionRecord;
-use crate::domain::{OperatorCode, Status, TransactionRef};
+use crate::domain::{Kind, OperatorCode, Status, TransactionRef};
 use crate::service::{Auth, Payments, ServiceError};
 
 /// A transaction as v2 shows it.
@@ -46,6 +46,13 @@ pub struct TransactionV2<'a> {
     pub wave_launch_url: Option<String>,
     pub date: String,
     pub date_update: Option<String>,
+    /// A refund's collection, by its `ref`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refund_of: Option<&'a str>,
+    /// A collection's refunds that are not `FAILED`, summed; left out until one is made, so
+    /// that a collection never refunded keeps the live service's exact shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount_refunded: Option<String>,
 }
 
 impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
@@ -73,6 +80,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             wave_launch_url: None,
             date: t.created_at.v2_date(),
             date_update: t.updated_at.map(|u| u.v2_date_update()),
+            refund_of: t.refund_of.as_deref(),
+            amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
         }
     }
 }

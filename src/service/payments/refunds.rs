@@ -93,7 +93,7 @@ impl Payments {
             otp_code: None,
             success_url: None,
             error_url: None,
-            refund_of: Some(c.id.clone()),
+            refund_of: Some(c.reference.clone()),
         };
         self.create_payment_as(caller, payment, now).await
     }

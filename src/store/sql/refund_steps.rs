@@ -33,7 +33,7 @@ pub(super) async fn hold<DB: SqlDb>(
     for (collection, (amount, tenant)) in held {
         let raised = sqlx::query(
             "UPDATE transactions SET refunded = refunded + $1 \
-             WHERE id = $2 AND merchant_id = $3 AND environment = $4 \
+             WHERE ref = $2 AND merchant_id = $3 AND environment = $4 \
                AND kind = 'collecte' AND status = 'SUCCESSFUL' AND refunded + $1 <= amount",
         )
         .arg(amount)
@@ -56,7 +56,7 @@ pub(super) async fn release<DB: SqlDb>(tx: &mut Transaction<'_, DB>, done: &[&Se
         let (Kind::Refund, Status::Failed, Some(collection)) = (t.kind, s.outcome.status, t.refund_of.as_ref()) else {
             continue;
         };
-        sqlx::query("UPDATE transactions SET refunded = refunded - $1 WHERE id = $2")
+        sqlx::query("UPDATE transactions SET refunded = refunded - $1 WHERE ref = $2")
             .arg(t.amounts.amount)
             .arg(collection.as_str())
             .execute(DB::on(&mut **tx))

@@ -59,6 +59,7 @@ async fn a_collection_is_refunded_through_either_dialect(app: TestApp) {
         a.body
     );
     assert_eq!(data["phone"], "0701020301", "back to the payer");
+    assert!(data["refundOf"].as_str().is_some_and(|r| r.len() == 10), "{}", a.body);
     // v2, by the collection's ref, the rest by default.
     let reference = answer(app.get("/v2/get-status-payment/order-1").bearer_auth(&token))
         .await
@@ -75,9 +76,16 @@ async fn a_collection_is_refunded_through_either_dialect(app: TestApp) {
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     assert_eq!(a.body["data"]["type_transaction"], "refund", "{}", a.body);
     assert_eq!(a.body["data"]["amount"], "6000", "what remains: {}", a.body);
-    // A refund is a transaction: found by its id like any.
+    // A refund is a transaction: found by its id like any, naming its collection.
     let found = answer(app.get("/v2/get-status-payment/refund-1").bearer_auth(&token)).await;
     assert_eq!(found.body["data"]["status"], "SUCCESSFUL", "{}", found.body);
+    assert_eq!(found.body["data"]["refund_of"], reference.as_str(), "{}", found.body);
+    let collection = answer(app.get("/v2/get-status-payment/order-1").bearer_auth(&token)).await;
+    assert_eq!(
+        collection.body["data"]["amount_refunded"], "10000",
+        "{}",
+        collection.body
+    );
     app.assert_ledger().await;
 }
 
