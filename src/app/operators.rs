@@ -8,6 +8,7 @@ use anyhow::Context;
 
 use crate::config::{ApiCredentials, Config, Protocol};
 use crate::domain::{Environment, OperatorCode};
+use crate::operator::momo::callback::route_token;
 use crate::operator::momo::{MomoConnector, MomoCredentials, MomoSettings};
 use crate::operator::simulator::Simulator;
 use crate::operator::wave::{WaveConnector, WaveSettings};
@@ -79,6 +80,10 @@ fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> an
             subscription_key: creds.subscription_key.clone(),
         })
     };
+    // The route's own token, from the current secret and, during a rotation, from the previous
+    // one too (configuration refuses a previous secret without a current one).
+    let token = |secret: &Option<String>| secret.as_deref().map(|s| route_token(s, operator, environment));
+    let current = token(&c.momo_callback_token);
     let settings = MomoSettings {
         base_url: secure_enough(
             config,
@@ -89,11 +94,14 @@ fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> an
         collection: credentials(&c.momo_collection, "MOMO_MOMO_OPENAPI_COLLECTION")?,
         disbursement: credentials(&c.momo_disbursement, "MOMO_MOMO_OPENAPI_DISBURSEMENT")?,
         target_environment: c.momo_target_environment.clone(),
-        callback_url: c
-            .momo_callback_token
+        callback_url: current
             .as_deref()
-            .map(|token| callback_url(config, operator, environment, token)),
-        callback_token: c.momo_callback_token.clone(),
+            .map(|t| callback_url(config, operator, environment, t)),
+        callback_tokens: current
+            .iter()
+            .cloned()
+            .chain(token(&c.momo_callback_token_previous))
+            .collect(),
         timeout: c.timeout_for(operator, environment),
         max_answer_bytes: c.max_answer_bytes,
     };

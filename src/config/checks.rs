@@ -11,7 +11,22 @@ pub const LEASE_MARGIN: Duration = Duration::from_secs(5);
 
 /// Every check, in the order their errors are reported.
 pub(super) fn consistent(config: &Config) -> Result<(), ConfigError> {
-    webhook_lease_outlasts_an_attempt(config)
+    webhook_lease_outlasts_an_attempt(config)?;
+    previous_callback_secret_overlaps_a_current_one(config)
+}
+
+/// A previous MoMo callback secret is an overlap during a rotation: alone, it would accept
+/// callbacks while our callback URLs carry no token at all.
+fn previous_callback_secret_overlaps_a_current_one(config: &Config) -> Result<(), ConfigError> {
+    let c = &config.connectors;
+    if c.momo_callback_token_previous.is_some() && c.momo_callback_token.is_none() {
+        return Err(ConfigError::Inconsistent(
+            "MOMO_MOMO_OPENAPI_CALLBACK_TOKEN_PREVIOUS is set without MOMO_MOMO_OPENAPI_CALLBACK_TOKEN: \
+             set the new secret there, or unset the previous one"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// A delivery whose lease runs out while it is still being sent is claimed and sent again by
@@ -36,4 +51,37 @@ fn webhook_lease_outlasts_an_attempt(config: &Config) -> Result<(), ConfigError>
         timeout.as_millis(),
         LEASE_MARGIN.as_secs(),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Config, ConfigError};
+
+    fn from_env(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_sources(None, |name| {
+            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn a_previous_callback_secret_needs_a_current_one() {
+        let (current, previous) = (
+            "MOMO_MOMO_OPENAPI_CALLBACK_TOKEN",
+            "MOMO_MOMO_OPENAPI_CALLBACK_TOKEN_PREVIOUS",
+        );
+        let err = from_env(&[(previous, "the-old-callback-secret")]).unwrap_err();
+        assert!(err.to_string().starts_with(previous), "{err}");
+        let both = from_env(&[
+            (current, "the-new-callback-secret"),
+            (previous, "the-old-callback-secret"),
+        ])
+        .unwrap();
+        assert_eq!(
+            both.connectors.momo_callback_token_previous.as_deref(),
+            Some("the-old-callback-secret")
+        );
+        assert!(format!("{both:?}").contains("momo_callback_token_previous"));
+        assert!(!format!("{both:?}").contains("the-old-callback-secret"), "redacted");
+    }
 }

@@ -69,8 +69,11 @@ pub struct ConnectorSettings {
     pub momo_target_environment: String,
     pub momo_collection: Option<ApiCredentials>,
     pub momo_disbursement: Option<ApiCredentials>,
-    /// The secret our MoMo callback URLs carry; without it, MoMo payments are polled only.
+    /// The secret each MoMo route's callback token is derived from; without it, MoMo payments
+    /// are polled only.
     pub momo_callback_token: Option<String>,
+    /// The secret before the last rotation: its routes' tokens are still accepted.
+    pub momo_callback_token_previous: Option<String>,
     pub wave_url: Option<String>,
     pub wave_api_key: Option<String>,
     pub wave_webhook_secret: Option<String>,
@@ -122,6 +125,10 @@ impl fmt::Debug for ConnectorSettings {
             .field("momo_collection", &self.momo_collection)
             .field("momo_disbursement", &self.momo_disbursement)
             .field("momo_callback_token", &hidden(&self.momo_callback_token))
+            .field(
+                "momo_callback_token_previous",
+                &hidden(&self.momo_callback_token_previous),
+            )
             .field("wave_url", &self.wave_url)
             .field("wave_api_key", &hidden(&self.wave_api_key))
             .field("wave_webhook_secret", &hidden(&self.wave_webhook_secret))
@@ -142,6 +149,7 @@ impl Default for ConnectorSettings {
             momo_collection: None,
             momo_disbursement: None,
             momo_callback_token: None,
+            momo_callback_token_previous: None,
             wave_url: None,
             wave_api_key: None,
             wave_webhook_secret: None,

@@ -6,6 +6,11 @@
 //! end, or when its credential is revoked: rotating the API key ends every session opened with
 //! it, at once, in every process (the check is part of the session's own query).
 //!
+//! Reading a session writes nothing unless its last-seen time is older than
+//! [`LAST_SEEN_EVERY`]: a made-up cookie costs one read, and a merchant clicking through pages
+//! one write a minute, so the dashboard never queues on the writer the payments use. The idle
+//! limit is therefore counted from a last-seen time up to that much early.
+//!
 //! The CSRF token is derived, not stored: the HMAC of the session token under the server's
 //! pepper. Only the holder of the cookie can know it, it needs no column, and it is checked
 //! in constant time.
@@ -21,6 +26,9 @@ use super::{Auth, Keys, ServiceError, Webhooks};
 use crate::config::Config;
 use crate::domain::{DashboardSession, NewDashboardSession, Tenant, Timestamp};
 use crate::store::{ActivityStore, MerchantStore, PaymentStore, SessionStore, Store, WebhookStore};
+
+/// How often, at most, a session's last-seen time is written.
+pub const LAST_SEEN_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A session just opened: the token for the cookie (shown to nobody else) and what it opens.
 pub struct SignedIn {
@@ -108,7 +116,7 @@ impl Dashboard {
     }
 
     /// The session of a cookie's token, if it may still be used at `now`; using it pushes its
-    /// idle limit back.
+    /// idle limit back, written at most every [`LAST_SEEN_EVERY`].
     pub async fn dashboard_session(
         &self,
         token: &str,
@@ -118,7 +126,11 @@ impl Dashboard {
             return Ok(None);
         }
         let idle_since = now.minus(self.config.dashboard.session_idle);
-        Ok(self.sessions.use_session(&token_hash(token), now, idle_since).await?)
+        let seen_before = now.minus(LAST_SEEN_EVERY);
+        Ok(self
+            .sessions
+            .use_session(&token_hash(token), now, idle_since, seen_before)
+            .await?)
     }
 
     /// The API key a session was opened with (never its secret, which is not stored).

@@ -1,7 +1,10 @@
 //! The merchant dashboard's sessions. What they guarantee: a session is usable only while it is
 //! valid (before its absolute end, used within the idle time, its credential not revoked), and
-//! that is checked in the one statement that uses it, so a key rotation or a sign-out takes
-//! effect at once, in every process.
+//! that is checked in the one statement that reads it, so a key rotation or a sign-out takes
+//! effect at once, in every process. Using a session writes only to move its last-seen time,
+//! and only when that time is older than the caller allows: a cookie that names no valid
+//! session never writes, and page after page of one session writes now and then, so neither
+//! queues on the one writer connection the payments use on SQLite.
 
 use async_trait::async_trait;
 
@@ -14,13 +17,16 @@ pub trait SessionStore: Send + Sync + 'static {
     async fn insert_session(&self, session: &NewDashboardSession) -> Result<(), StoreError>;
 
     /// The session of `token_hash` if it is still valid at `now` (before its absolute end,
-    /// used after `idle_since`, its credential not revoked), marking it used at `now`. One
-    /// statement, so a rotation committed before it is always seen.
+    /// used after `idle_since`, its credential not revoked), read in one statement, so a
+    /// rotation committed before it is always seen. Its last-seen time moves to `now` only
+    /// when it is not after `seen_before` (the write, too, checks that the session is valid);
+    /// nothing is written for a session that is not valid.
     async fn use_session(
         &self,
         token_hash: &str,
         now: Timestamp,
         idle_since: Timestamp,
+        seen_before: Timestamp,
     ) -> Result<Option<DashboardSession>, StoreError>;
 
     /// Ends a session (sign-out). Ending an unknown one is not an error.

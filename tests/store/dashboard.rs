@@ -9,6 +9,7 @@ use momo_test_support::both_backends;
 both_backends!(
     open =>
     a_session_lives_until_idle_or_its_end_and_dies_with_its_credential,
+    a_session_seen_lately_is_not_written_again,
     signing_out_and_the_sweep_delete_sessions,
 );
 
@@ -45,8 +46,12 @@ async fn sandbox_session(store: &dyn momo_gateway::store::Store, hash: &str) -> 
 
 async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((store, _db): Opened) {
     let (tenant, credential_id) = sandbox_session(store.as_ref(), "h1").await;
-    // Idle limit: used after `idle_since`. Each use moves `last_seen_at` to `now`.
-    let used = store.use_session("h1", Timestamp(2_000), Timestamp(500)).await.unwrap();
+    // Idle limit: used after `idle_since`. Each use here moves `last_seen_at` to `now` (it was
+    // last seen before `now`, the last argument).
+    let used = store
+        .use_session("h1", Timestamp(2_000), Timestamp(500), Timestamp(2_000))
+        .await
+        .unwrap();
     assert_eq!(
         used,
         Some(DashboardSession {
@@ -56,27 +61,27 @@ async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((sto
     );
     assert!(
         store
-            .use_session("h1", Timestamp(3_000), Timestamp(2_000))
+            .use_session("h1", Timestamp(3_000), Timestamp(2_000), Timestamp(3_000))
             .await
             .unwrap()
             .is_none(),
         "idle since 2000"
     );
     assert!(store
-        .use_session("h1", Timestamp(3_000), Timestamp(1_999))
+        .use_session("h1", Timestamp(3_000), Timestamp(1_999), Timestamp(3_000))
         .await
         .unwrap()
         .is_some());
     assert!(
         store
-            .use_session("h1", Timestamp(10_000), Timestamp(0))
+            .use_session("h1", Timestamp(10_000), Timestamp(0), Timestamp(10_000))
             .await
             .unwrap()
             .is_none(),
         "past its end"
     );
     assert!(store
-        .use_session("nobody", Timestamp(3_000), Timestamp(0))
+        .use_session("nobody", Timestamp(3_000), Timestamp(0), Timestamp(3_000))
         .await
         .unwrap()
         .is_none());
@@ -91,7 +96,7 @@ async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((sto
         .unwrap();
     assert!(
         store
-            .use_session("h2", Timestamp(2_000), Timestamp(0))
+            .use_session("h2", Timestamp(2_000), Timestamp(0), Timestamp(2_000))
             .await
             .unwrap()
             .is_none(),
@@ -99,12 +104,35 @@ async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((sto
     );
 }
 
+/// Its last-seen time moves only when older than `seen_before`: used at 2000 (last seen 1000),
+/// then at 2500 with a limit of 1500, it stays at 2000, so at 3000 a session idle since 2000 is
+/// over.
+async fn a_session_seen_lately_is_not_written_again((store, _db): Opened) {
+    sandbox_session(store.as_ref(), "lately").await;
+    let used = |now: i64, idle_since: i64, seen_before: i64| {
+        let store = store.clone();
+        async move {
+            let used = store.use_session("lately", Timestamp(now), Timestamp(idle_since), Timestamp(seen_before));
+            used.await.unwrap().is_some()
+        }
+    };
+    assert!(used(2_000, 500, 1_500).await, "last seen 1000: written");
+    assert!(used(2_500, 1_999, 1_500).await, "last seen 2000: usable, not written");
+    assert!(!used(3_000, 2_000, 1_500).await, "still last seen at 2000");
+    assert!(!used(3_000, 2_000, 3_000).await, "not usable either");
+    assert!(
+        used(3_000, 1_999, 3_000).await,
+        "usable, and last seen long enough ago: written"
+    );
+    assert!(used(3_500, 2_999, 0).await, "seen at 3000");
+}
+
 async fn signing_out_and_the_sweep_delete_sessions((store, _db): Opened) {
     sandbox_session(store.as_ref(), "out").await;
     store.delete_session("out").await.unwrap();
     store.delete_session("out").await.unwrap();
     assert!(store
-        .use_session("out", Timestamp(2_000), Timestamp(0))
+        .use_session("out", Timestamp(2_000), Timestamp(0), Timestamp(2_000))
         .await
         .unwrap()
         .is_none());
@@ -112,12 +140,12 @@ async fn signing_out_and_the_sweep_delete_sessions((store, _db): Opened) {
     sandbox_session(store.as_ref(), "fresh").await;
     sandbox_session(store.as_ref(), "stale").await;
     store
-        .use_session("fresh", Timestamp(5_000), Timestamp(0))
+        .use_session("fresh", Timestamp(5_000), Timestamp(0), Timestamp(5_000))
         .await
         .unwrap();
     let (revoked_tenant, _) = sandbox_session(store.as_ref(), "revoked").await;
     store
-        .use_session("revoked", Timestamp(5_000), Timestamp(0))
+        .use_session("revoked", Timestamp(5_000), Timestamp(0), Timestamp(5_000))
         .await
         .unwrap();
     let replacement = credential(&revoked_tenant.merchant_id, Environment::Sandbox, "pk_revoked_new", 5);
@@ -131,7 +159,7 @@ async fn signing_out_and_the_sweep_delete_sessions((store, _db): Opened) {
         2
     );
     assert!(store
-        .use_session("fresh", Timestamp(5_600), Timestamp(4_000))
+        .use_session("fresh", Timestamp(5_600), Timestamp(4_000), Timestamp(5_600))
         .await
         .unwrap()
         .is_some());

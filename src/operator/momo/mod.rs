@@ -29,9 +29,7 @@ pub use self::status::{answer_of, failure_code};
 use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, Transfer};
 use super::answer;
-use super::{
-    same_secret, BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest,
-};
+use super::{BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use crate::domain::{FailureCode, Kind, Timestamp, Transaction};
 
 /// The credentials of one product (collection or disbursement): MTN provisions an API user
@@ -65,9 +63,10 @@ pub struct MomoSettings {
     /// Where the operator should send its callback (`{public_url}/operator-callbacks/{OPERATOR}/
     /// {Environment}?token=…`); none means polling only.
     pub callback_url: Option<String>,
-    /// The `token` the callback URL carries: MoMo callbacks have no signature, so this secret
-    /// is what tells them from forgeries.
-    pub callback_token: Option<String>,
+    /// The `token`s a callback may carry: this route's (the one `callback_url` carries) and,
+    /// while a secret is being rotated, the previous one's. MoMo callbacks have no signature,
+    /// so these secrets are what tell them from forgeries; none refuses every callback.
+    pub callback_tokens: Vec<String>,
     /// For each call, connection to last byte.
     pub timeout: Duration,
     /// The most of an answer that is read (`MOMO_OPERATOR_MAX_ANSWER_BYTES`).
@@ -329,16 +328,7 @@ impl Operator for MomoConnector {
     }
 
     fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
-        let Some(expected) = &self.settings.callback_token else {
-            return Err(CallbackRejected::Unsupported);
-        };
-        match request.token {
-            Some(token) if same_secret(token, expected) => {}
-            Some(_) | None => return Err(CallbackRejected::Unauthenticated("wrong or missing token".into())),
-        }
-        callback::parse(request.body)
-            .map(|c| c.reference)
-            .map_err(CallbackRejected::Malformed)
+        callback::verify(&self.settings.callback_tokens, request)
     }
 
     fn callback(&self, _: &Transaction, _: Timestamp) -> Option<OperatorAnswer> {

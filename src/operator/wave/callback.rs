@@ -1,21 +1,22 @@
 //! Wave webhooks: authenticated by `Wave-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>`
 //! over `"<t><raw body>"` (no separator) keyed with the webhook secret, as docs.wave.com's
 //! webhook security section describes. Several `v1=` may come (during a secret rotation); one
-//! match is enough. A timestamp more than five minutes from our clock, either way, is refused:
-//! a replay inside that window only repeats a hint, since the gateway asks Wave for the status
-//! before settling anything. The event then names our `ref` in `data.client_reference`.
+//! match is enough. A timestamp more than five minutes from our clock, either way, is refused,
+//! and so is a signature (same `t`, same matching `v1`) accepted before (`replay.rs`): a replay
+//! cannot repeat even a hint. The event then names our `ref` in `data.client_reference`.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use super::replay::{SeenSignatures, Signed};
 use super::wire::Event;
 use crate::operator::{CallbackRejected, CallbackRequest};
 
 /// How far a signature's timestamp may be from our clock, in seconds.
 pub const TOLERANCE_S: i64 = 5 * 60;
 
-/// Authenticates a webhook and reads which payment (our `ref`) it is about.
-pub fn verify(secret: &str, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
+/// Authenticates a webhook, once, and reads which payment (our `ref`) it is about.
+pub fn verify(secret: &str, seen: &SeenSignatures, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
     if secret.is_empty() {
         // An empty HMAC key is one anyone can sign with.
         return Err(CallbackRejected::Unsupported);
@@ -23,7 +24,10 @@ pub fn verify(secret: &str, request: &CallbackRequest<'_>) -> Result<String, Cal
     let header = request
         .signature
         .ok_or_else(|| CallbackRejected::Unauthenticated("no Wave-Signature header".into()))?;
-    check_signature(secret, header, request.body, request.now.unix_seconds())
+    let now = request.now.unix_seconds();
+    let signed = check_signature(secret, header, request.body, now).map_err(CallbackRejected::Unauthenticated)?;
+    let forget_after = signed.0.saturating_add(TOLERANCE_S);
+    seen.first_use(signed, now, forget_after)
         .map_err(CallbackRejected::Unauthenticated)?;
     let event: Event = serde_json::from_slice(request.body)
         .map_err(|e| CallbackRejected::Malformed(format!("not a Wave event: {e}")))?;
@@ -32,8 +36,9 @@ pub fn verify(secret: &str, request: &CallbackRequest<'_>) -> Result<String, Cal
     })
 }
 
-/// Whether `header` signs `body` with `secret` at a time within [`TOLERANCE_S`] of `now`.
-pub fn check_signature(secret: &str, header: &str, body: &[u8], now: i64) -> Result<(), String> {
+/// Whether `header` signs `body` with `secret` at a time within [`TOLERANCE_S`] of `now`: its
+/// `t` and the `v1` that matches when it does.
+pub fn check_signature(secret: &str, header: &str, body: &[u8], now: i64) -> Result<Signed, String> {
     let mut timestamp = None;
     let mut signatures = Vec::new();
     for part in header.split(',').map(str::trim) {
@@ -62,15 +67,12 @@ pub fn check_signature(secret: &str, header: &str, body: &[u8], now: i64) -> Res
     mac.update(timestamp.to_string().as_bytes());
     mac.update(body);
     // `verify_slice` compares in constant time; each candidate gets a fresh clone.
-    let matches = signatures
+    signatures
         .into_iter()
         .filter_map(unhex)
-        .any(|signature| mac.clone().verify_slice(&signature).is_ok());
-    if matches {
-        Ok(())
-    } else {
-        Err("no v1= signature matches".into())
-    }
+        .find(|signature| mac.clone().verify_slice(signature).is_ok())
+        .map(|signature| (timestamp, signature))
+        .ok_or_else(|| "no v1= signature matches".into())
 }
 
 fn unhex(raw: &str) -> Option<Vec<u8>> {
@@ -109,7 +111,7 @@ mod tests {
             body,
             now: Timestamp::from_millis(now * 1000 + 999),
         };
-        verify(SECRET, &request)
+        verify(SECRET, &SeenSignatures::default(), &request)
     }
 
     fn unauthenticated(result: Result<String, CallbackRejected>) -> bool {
@@ -185,6 +187,31 @@ mod tests {
             body: BODY,
             now: Timestamp::from_millis(NOW * 1000),
         };
-        assert_eq!(verify("", &request), Err(CallbackRejected::Unsupported));
+        assert_eq!(
+            verify("", &SeenSignatures::default(), &request),
+            Err(CallbackRejected::Unsupported)
+        );
+    }
+
+    #[test]
+    fn a_signature_accepted_once_is_refused_again_even_among_other_v1() {
+        let seen = SeenSignatures::default();
+        let verify_once = |header: &str| {
+            let request = CallbackRequest {
+                token: None,
+                signature: Some(header),
+                body: BODY,
+                now: Timestamp::from_millis(NOW * 1000),
+            };
+            verify(SECRET, &seen, &request)
+        };
+        let good = sign(SECRET, NOW, BODY);
+        assert_eq!(verify_once(&good), Ok("ABCDEFGHIJ".into()));
+        let reshuffled = format!("v1=00ff, {}", good.replace(',', ", "));
+        for header in [&good, &reshuffled] {
+            assert!(unauthenticated(verify_once(header)), "{header}");
+        }
+        // The same event signed again at another time (a retry by Wave) is no replay.
+        assert!(verify_once(&sign(SECRET, NOW + 1, BODY)).is_ok());
     }
 }

@@ -16,6 +16,7 @@
 //!   than we sent, malformed JSON) is ambiguous and never settles anything.
 
 pub mod callback;
+pub mod replay;
 pub mod wire;
 
 mod checkout;
@@ -72,6 +73,8 @@ impl std::fmt::Debug for WaveSettings {
 pub struct WaveConnector {
     settings: WaveSettings,
     http: reqwest::Client,
+    /// The webhook signatures accepted lately: each is accepted once.
+    seen: replay::SeenSignatures,
 }
 
 /// An answer read to its end: reading the body can fail too, after Wave acted.
@@ -91,7 +94,11 @@ impl WaveConnector {
             .no_proxy()
             .user_agent(concat!("momo-gateway/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(WaveConnector { settings, http })
+        Ok(WaveConnector {
+            settings,
+            http,
+            seen: replay::SeenSignatures::default(),
+        })
     }
 
     fn url(&self, path: &str) -> String {
@@ -226,7 +233,7 @@ impl Operator for WaveConnector {
     }
 
     fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
-        callback::verify(&self.settings.webhook_secret, request)
+        callback::verify(&self.settings.webhook_secret, &self.seen, request)
     }
 
     fn callback(&self, _: &Transaction, _: Timestamp) -> Option<OperatorAnswer> {

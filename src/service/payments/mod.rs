@@ -1,9 +1,11 @@
 //! Payments: collections and transfers created and settled (`create.rs`), what the settlement
-//! workers ask of operators (`pending.rs`), operator callbacks (`callbacks.rs`), the payer's
-//! BETA page (`checkout.rs`), and what merchants read back of their account (`accounts.rs`).
+//! workers ask of operators (`pending.rs`), operator callbacks (`callbacks.rs`, one check at a
+//! time per payment: `checking.rs`), the payer's BETA page (`checkout.rs`), and what merchants
+//! read back of their account (`accounts.rs`).
 
 pub mod accounts;
 pub mod callbacks;
+pub mod checking;
 pub mod checkout;
 pub mod create;
 pub mod pending;
@@ -38,6 +40,8 @@ pub struct PaymentsParts {
     metrics: Arc<Metrics>,
     /// The tokens' fast path (`Auth`): a credential a creation finds revoked is forgotten there.
     active_credentials: Arc<ActiveCredentials>,
+    /// The payments a callback is having checked, so callbacks cannot multiply status calls.
+    checking: Arc<checking::Checking>,
 }
 
 impl std::ops::Deref for Payments {
@@ -65,6 +69,7 @@ impl Payments {
             operators,
             metrics,
             active_credentials,
+            checking: Arc::default(),
         }))
     }
 
@@ -78,6 +83,7 @@ impl Payments {
             fees: self.fees.clone(),
             metrics: self.metrics.clone(),
             active_credentials: self.active_credentials.clone(),
+            checking: self.checking.clone(),
         }))
     }
 

@@ -5,6 +5,23 @@ use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::{DashboardSession, MerchantId, NewDashboardSession, Tenant, Timestamp};
 use crate::store::{rows, SessionStore, StoreError};
 
+/// The condition of a usable session: `$1` now, `$2` its token hash, `$3` the idle limit.
+const VALID: &str = "WHERE token_hash = $2 AND expires_at > $1 AND last_seen_at > $3 \
+    AND EXISTS (SELECT 1 FROM credentials c WHERE c.id = dashboard_sessions.credential_id \
+                AND c.revoked_at IS NULL)";
+
+/// The session a row of `dashboard_sessions` describes.
+fn session_of<DB: SqlDb>(row: &DB::Row) -> Result<DashboardSession, StoreError> {
+    let environment: String = row.col("environment")?;
+    Ok(DashboardSession {
+        tenant: Tenant {
+            merchant_id: MerchantId(row.col("merchant_id")?),
+            environment: rows::environment(&environment)?,
+        },
+        credential_id: row.col("credential_id")?,
+    })
+}
+
 #[async_trait::async_trait]
 impl<S, DB> SessionStore for S
 where
@@ -32,30 +49,36 @@ where
         token_hash: &str,
         now: Timestamp,
         idle_since: Timestamp,
+        seen_before: Timestamp,
     ) -> Result<Option<DashboardSession>, StoreError> {
-        let row = sqlx::query(
-            "UPDATE dashboard_sessions SET last_seen_at = $1 \
-             WHERE token_hash = $2 AND expires_at > $1 AND last_seen_at > $3 \
-             AND EXISTS (SELECT 1 FROM credentials c WHERE c.id = dashboard_sessions.credential_id \
-                         AND c.revoked_at IS NULL) \
-             RETURNING merchant_id, environment, credential_id",
-        )
+        // Read first, on a reader: a made-up cookie and a session seen lately need no writer.
+        let row = sqlx::query(&format!(
+            "SELECT merchant_id, environment, credential_id, last_seen_at FROM dashboard_sessions {VALID}"
+        ))
+        .arg(now.millis())
+        .arg(token_hash)
+        .arg(idle_since.millis())
+        .fetch_optional(DB::pool(self.reader()))
+        .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let last_seen: i64 = row.col("last_seen_at")?;
+        if last_seen > seen_before.millis() {
+            return session_of::<DB>(&row).map(Some);
+        }
+        // Valid again in the statement that writes: a sign-out or a rotation committed since
+        // the read is seen here.
+        let row = sqlx::query(&format!(
+            "UPDATE dashboard_sessions SET last_seen_at = $1 {VALID} \
+             RETURNING merchant_id, environment, credential_id"
+        ))
         .arg(now.millis())
         .arg(token_hash)
         .arg(idle_since.millis())
         .fetch_optional(DB::pool(self.writer()))
         .await?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let environment: String = row.col("environment")?;
-        Ok(Some(DashboardSession {
-            tenant: Tenant {
-                merchant_id: MerchantId(row.col("merchant_id")?),
-                environment: rows::environment(&environment)?,
-            },
-            credential_id: row.col("credential_id")?,
-        }))
+        row.map(|row| session_of::<DB>(&row)).transpose()
     }
 
     async fn delete_session(&self, token_hash: &str) -> Result<(), StoreError> {

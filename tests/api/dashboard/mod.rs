@@ -6,3 +6,4 @@ pub mod browser_payer;
 pub mod browser_refusals;
 pub mod browser_walkthrough;
 pub mod pages;
+pub mod sessions;

@@ -45,8 +45,9 @@ pub enum Fault {
     OutOfOrderCallback,
     /// The callback comes after the reconciler settled the payment.
     LateCallback,
-    /// Wrong, missing or same-length token; a signature by another secret, over another body, too
-    /// old or from the future; Wave's own webhook badly signed.
+    /// Wrong, missing or same-length token, another route's token, the secret it is derived
+    /// from; a signature by another secret, over another body, too old or from the future;
+    /// Wave's own webhook badly signed.
     ForgedCallback,
     /// An authenticated callback for an unknown reference, another operator's or environment's.
     MisroutedCallback,

@@ -7,7 +7,9 @@
 
 use std::time::Duration;
 
-use momo_gateway::domain::{OperatorCode, Timestamp};
+use momo_gateway::domain::Environment::{Production, Sandbox};
+use momo_gateway::domain::Timestamp;
+use momo_gateway::operator::momo::callback::route_token;
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::wave_signature;
 use reqwest::StatusCode;
@@ -15,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::support::emulated::Checks;
 use crate::support::helpers::{answer, later, Answer};
+use crate::support::operator_faults::by_hand::{authentic_callback, momo_callback, success_claim, wave_webhook};
 use crate::support::operator_faults::WaveCollection;
 use crate::support::operator_faults::{Faulted, Route, CALLBACK_TOKEN, WAVE_SECRET};
 
@@ -25,6 +28,16 @@ const CALLBACK_DELAY: Duration = Duration::from_secs(300);
 fn assert_receipt(what: &str, a: &Answer, outcome: &str) {
     assert_eq!(a.status, StatusCode::OK, "{what}: {}", a.body);
     assert_eq!(a.body["data"]["outcome"], outcome, "{what}: {}", a.body);
+}
+
+/// A callback sent again by hand: Wave's (the same signature) refused 401 as a replay, MoMo's
+/// answered `already_final` on a settled payment.
+fn assert_replay_refused_or_final(what: &str, route: Route, a: &Answer) {
+    if route.is_momo() {
+        assert_receipt(what, a, "already_final");
+    } else {
+        assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{what}: {}", a.body);
+    }
 }
 
 /// The operator settles the payment (row 02) but its callback is dropped: the reconciler finds it.
@@ -47,8 +60,9 @@ pub async fn dropped(f: &Faulted, route: Route) {
     assert_eq!(f.counts(&id).await, (1, 1), "{route}");
 }
 
-/// Every callback twice: both answered, one settlement (the ledger check counts one event per
-/// final transaction); the same callback replayed once final is `already_final`.
+/// Every callback twice: one settlement (the ledger check counts one event per final
+/// transaction). MoMo's second is answered (it carries no signature to tell it from the first);
+/// Wave's carries the first one's signature: refused as a replay, like any replay later on.
 pub async fn duplicated(f: &Faulted, route: Route) {
     f.fault(route.initiation(), "callback=duplicate", 1).await;
     let id = f.id(route, "twice");
@@ -58,19 +72,18 @@ pub async fn duplicated(f: &Faulted, route: Route) {
     f.past_the_delay().await;
     let made = f.callbacks_made(&id, 2).await;
     assert_eq!(made.len(), 2, "{route}: {made:?}");
-    for callback in &made {
-        assert_eq!(callback["status"], 200, "{route}: answered: {callback}");
-    }
+    let again = if route.is_momo() { 200 } else { 401 };
+    assert_eq!(
+        (&made[0]["status"], &made[1]["status"]),
+        (&json!(200), &json!(again)),
+        "{route}: {made:?}"
+    );
     assert_eq!(f.settled(&id).await, "SUCCESSFUL", "{route}");
     // Both callbacks' status checks answered (the second one's on a final payment, if it came
     // while the first one's was running).
     let checked = before.answered(&f.app, op).await;
     let settled = f.snapshot(&id).await;
-    assert_receipt(
-        &format!("{route} replayed"),
-        &replay(f, &made[0]).await,
-        "already_final",
-    );
+    assert_replay_refused_or_final(&format!("{route} replayed"), route, &replay(f, &made[0]).await);
     assert_eq!(
         Checks::of(&f.app, op).await,
         checked,
@@ -143,7 +156,11 @@ pub async fn late(f: &Faulted, route: Route) {
         let body = success_claim(route, &reference);
         authentic_callback(f, route, route.operator(), "Sandbox", &body).await
     };
-    assert_receipt(&format!("{route} late"), &replayed, "already_final");
+    if route.calls_back() {
+        assert_replay_refused_or_final(&format!("{route} late"), route, &replayed);
+    } else {
+        assert_receipt(&format!("{route} late"), &replayed, "already_final");
+    }
     assert_eq!(f.snapshot(&id).await, settled, "{route}: nothing changes once final");
     assert_eq!(f.status(&id).await, "SUCCESSFUL", "{route}");
 }
@@ -164,8 +181,22 @@ pub async fn forged(f: &Faulted, route: Route) {
     let op = route.operator();
     let checks = Checks::of(&f.app, "*").await;
     let refusals: Vec<(String, Answer)> = if route.is_momo() {
-        let same_length = "x".repeat(CALLBACK_TOKEN.len());
+        let same_length = "x".repeat(route_token(CALLBACK_TOKEN, op, Sandbox).len());
+        let production_token = route_token(CALLBACK_TOKEN, op, Production);
+        let sibling_token = route_token(CALLBACK_TOKEN, route.sibling(), Sandbox);
         vec![
+            (
+                "the secret itself".into(),
+                momo_callback(f, op, "Sandbox", Some(CALLBACK_TOKEN), &body).await,
+            ),
+            (
+                "its Production route's token".into(),
+                momo_callback(f, op, "Sandbox", Some(&production_token), &body).await,
+            ),
+            (
+                "another operator's token".into(),
+                momo_callback(f, op, "Sandbox", Some(&sibling_token), &body).await,
+            ),
             ("no token".into(), momo_callback(f, op, "Sandbox", None, &body).await),
             (
                 "empty token".into(),
@@ -310,58 +341,4 @@ async fn replay(f: &Faulted, callback: &Value) -> Answer {
         request = request.header("Wave-Signature", signature);
     }
     answer(request).await
-}
-
-/// A MoMo callback by hand: `token` in the URL when given.
-async fn momo_callback(f: &Faulted, operator: OperatorCode, env: &str, token: Option<&str>, body: &str) -> Answer {
-    let query = token.map(|t| format!("?token={t}")).unwrap_or_default();
-    let url = f
-        .app
-        .url(&format!("/operator-callbacks/{}/{env}{query}", operator.name()));
-    answer(
-        f.app
-            .client
-            .put(url)
-            .header("content-type", "application/json")
-            .body(body.to_owned()),
-    )
-    .await
-}
-
-/// A Wave webhook by hand, with `signature` as its `Wave-Signature` when given.
-async fn wave_webhook(f: &Faulted, operator: OperatorCode, env: &str, signature: Option<String>, body: &str) -> Answer {
-    let url = f.app.url(&format!("/operator-callbacks/{}/{env}", operator.name()));
-    let mut request = f
-        .app
-        .client
-        .post(url)
-        .header("content-type", "application/json")
-        .body(body.to_owned());
-    if let Some(signature) = signature {
-        request = request.header("Wave-Signature", signature);
-    }
-    answer(request).await
-}
-
-/// An authenticated callback by hand, as `route`'s protocol makes them, to `operator`'s
-/// route in `env`.
-async fn authentic_callback(f: &Faulted, route: Route, operator: OperatorCode, env: &str, body: &str) -> Answer {
-    if route.is_momo() {
-        momo_callback(f, operator, env, Some(CALLBACK_TOKEN), body).await
-    } else {
-        let signature = wave_signature(WAVE_SECRET, Timestamp::now().unix_seconds(), body.as_bytes());
-        wave_webhook(f, operator, env, Some(signature), body).await
-    }
-}
-
-/// A callback body claiming that the payment `reference` succeeded.
-fn success_claim(route: Route, reference: &str) -> String {
-    if route.is_momo() {
-        json!({"amount": route.amount(), "currency": "XOF", "externalId": reference, "status": "SUCCESSFUL"})
-            .to_string()
-    } else {
-        json!({"id": "AE_by_hand", "type": "checkout.session.completed", "data": {
-            "client_reference": reference, "checkout_status": "complete", "payment_status": "succeeded"}})
-        .to_string()
-    }
 }

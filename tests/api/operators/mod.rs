@@ -1,6 +1,7 @@
 //! The connectors against the operator emulator over HTTP, with its faults.
 
 pub mod aliases;
+pub mod callback_abuse;
 pub mod crash;
 pub mod errors;
 pub mod faults;

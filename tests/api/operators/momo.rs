@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use momo_gateway::config::{ApiCredentials, Protocol};
 use momo_gateway::domain::{Environment, FailureCode, OperatorCode, TransactionRef};
+use momo_gateway::operator::momo::callback::route_token;
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
@@ -29,6 +30,11 @@ pub struct Emulated {
     app: TestApp,
     emulator: RunningEmulator,
     token: String,
+}
+
+/// The token of ALPHA's Sandbox callbacks, derived from [`CALLBACK_TOKEN`].
+fn alpha_sandbox_token() -> String {
+    route_token(CALLBACK_TOKEN, OperatorCode::Alpha, Environment::Sandbox)
 }
 
 async fn with_emulator(backend: Backend) -> Option<Emulated> {
@@ -289,7 +295,7 @@ async fn forged_and_unknown_callbacks_settle_nothing(e: Emulated) {
     let a = answer(callback("not-the-token")).await;
     assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{}", a.body);
     // With the right token, the callback is only a hint: the operator says PENDING.
-    let a = answer(callback(CALLBACK_TOKEN)).await;
+    let a = answer(callback(&alpha_sandbox_token())).await;
     assert_eq!(
         (a.status, a.body["data"]["outcome"].as_str()),
         (StatusCode::OK, Some("checking"))
@@ -303,9 +309,10 @@ async fn forged_and_unknown_callbacks_settle_nothing(e: Emulated) {
     );
     // Unknown references and malformed bodies: counted, never a 500.
     let unknown = json!({"externalId": "NOSUCHREF1", "status": "SUCCESSFUL"});
-    let url = e
-        .app
-        .url(&format!("/operator-callbacks/ALPHA/Sandbox?token={CALLBACK_TOKEN}"));
+    let url = e.app.url(&format!(
+        "/operator-callbacks/ALPHA/Sandbox?token={}",
+        alpha_sandbox_token()
+    ));
     let a = answer(e.app.client.put(&url).json(&unknown)).await;
     assert_eq!(a.body["data"]["outcome"], "ignored");
     let a = answer(e.app.client.put(&url).body("{not json")).await;
@@ -371,9 +378,10 @@ async fn answers_that_cannot_be_trusted_are_counted_and_settle_nothing(e: Emulat
 /// An authenticated callback whose body names a reference holding NUL (which PostgreSQL
 /// refuses in text) names no payment: ignored and counted, never a database fault.
 async fn a_callback_naming_a_reference_with_a_control_character_is_ignored(e: Emulated) {
-    let url = e
-        .app
-        .url(&format!("/operator-callbacks/ALPHA/Sandbox?token={CALLBACK_TOKEN}"));
+    let url = e.app.url(&format!(
+        "/operator-callbacks/ALPHA/Sandbox?token={}",
+        alpha_sandbox_token()
+    ));
     for reference in ["REF\u{0}1", "\u{0}", "A\u{1f}"] {
         let body = json!({"externalId": reference, "status": "SUCCESSFUL"});
         let a = answer(e.app.client.put(&url).json(&body)).await;

@@ -83,9 +83,10 @@ pub async fn metric(app: &TestApp, name: &str, labels: &[(&str, &str)]) -> u64 {
 }
 
 /// What the gateway did with an operator's callbacks so far: those it accepted (each starts a
-/// status check of its own) and the status calls it made to that operator, whatever their
-/// outcome. Tests run no workers, so between two readings with no reconciler pass run by the
-/// test itself, the status calls are the callbacks' checks.
+/// status check of its own; one that comes while its payment is checked is `already_checking`)
+/// and the status calls it made to that operator, whatever their outcome. Tests run no workers,
+/// so between two readings with no reconciler pass run by the test itself, the status calls are
+/// the callbacks' checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checks {
     pub accepted: u64,
@@ -107,20 +108,19 @@ impl Checks {
         }
     }
 
-    /// Waits until every callback of `operator` accepted since these readings has had its status
-    /// check answered; the readings then.
+    /// Waits until every status check a callback started has ended (the gateway has none in
+    /// flight, whichever operator); the readings of `operator` then.
     pub async fn answered(self, app: &TestApp, operator: &str) -> Checks {
         eventually(
             &format!("the status checks of {operator}'s callbacks since {self:?}"),
             PATIENCE,
             async || {
+                let in_flight = app.gateway.payments.callback_checks_in_flight();
                 let now = Checks::of(app, operator).await;
-                let started = now.accepted - self.accepted;
-                let answered = now.status_calls - self.status_calls;
-                if answered >= started {
+                if in_flight == 0 {
                     Ok(now)
                 } else {
-                    Err(now)
+                    Err((in_flight, now))
                 }
             },
         )

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use momo_gateway::config::ApiCredentials;
+use momo_gateway::config::{ApiCredentials, Config};
 use momo_gateway::domain::{Environment, Kind, Reference, Transaction, TransactionRef};
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
@@ -18,7 +18,10 @@ use crate::support::helpers::{answer, free_port, gateway_port, later, Answer, Te
 use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
 use momo_test_support::{eventually, poll, Backend};
 
+/// The secret the MoMo routes' callback tokens are derived from.
 pub const CALLBACK_TOKEN: &str = "momo-callback-token-for-fault-tests";
+/// The secret before it, in [`Faulted::rotating`].
+pub const PREVIOUS_CALLBACK_TOKEN: &str = "momo-callback-token-before-rotation";
 pub const WAVE_SECRET: &str = "wave-webhook-secret";
 /// The emulator's Sandbox delay (rows 02, 03, 05), on its clock: longer than any scenario runs,
 /// so those rows settle only when a scenario advances the clock ([`Faulted::past_the_delay`]),
@@ -45,15 +48,24 @@ pub struct Faulted {
 impl Faulted {
     /// The gateway calling the emulator.
     pub async fn spawn(backend: Backend) -> Option<Faulted> {
-        Faulted::start(backend, Reach::Emulator).await
+        Faulted::start(backend, Reach::Emulator, |_| {}).await
+    }
+
+    /// The gateway calling the emulator, amid a rotation of the MoMo callback secret from
+    /// [`PREVIOUS_CALLBACK_TOKEN`] to [`CALLBACK_TOKEN`].
+    pub async fn rotating(backend: Backend) -> Option<Faulted> {
+        Faulted::start(backend, Reach::Emulator, |c| {
+            c.connectors.momo_callback_token_previous = Some(PREVIOUS_CALLBACK_TOKEN.to_owned())
+        })
+        .await
     }
 
     /// The gateway calling a port where nothing listens (the emulator runs, uncalled).
     pub async fn unreachable(backend: Backend) -> Option<Faulted> {
-        Faulted::start(backend, Reach::ClosedPort).await
+        Faulted::start(backend, Reach::ClosedPort, |_| {}).await
     }
 
-    async fn start(backend: Backend, reach: Reach) -> Option<Faulted> {
+    async fn start(backend: Backend, reach: Reach, adjust: impl FnOnce(&mut Config)) -> Option<Faulted> {
         let port = gateway_port();
         let mut settings = EmulatorSettings {
             delay: DELAY,
@@ -88,6 +100,7 @@ impl Faulted {
             c.connectors.wave_api_key = Some("wave-test-key".to_owned());
             c.connectors.wave_webhook_secret = Some(WAVE_SECRET.to_owned());
             c.breaker.cool_down = BREAKER_COOL_DOWN;
+            adjust(c);
         })
         .await?;
         let token = app.sandbox_token().await;

@@ -7,9 +7,10 @@
 //! [`Route`] and what each route means at the emulator are in `routes.rs`; [`Faulted`], the
 //! gateway and the emulator set up for the faults, in `harness.rs`.
 
+pub mod by_hand;
 pub mod harness;
 pub mod routes;
 
-pub use harness::{Faulted, BREAKER_COOL_DOWN, CALLBACK_TOKEN, WAVE_SECRET};
+pub use harness::{Faulted, BREAKER_COOL_DOWN, CALLBACK_TOKEN, PREVIOUS_CALLBACK_TOKEN, WAVE_SECRET};
 pub use routes::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
 pub use routes::{Route, ALL_ROUTES};
