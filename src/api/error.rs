@@ -57,6 +57,9 @@ pub enum ErrorKind {
     InsufficientBalance,
     /// A payment method the gateway does not offer (cards).
     NotOffered,
+    /// A refund its collection cannot give: not a `SUCCESSFUL` collection, or less of it
+    /// remains. A conflict with the collection's state, as a reused id is one with another's.
+    NotRefundable,
     PayloadTooLarge,
     UnsupportedMediaType,
     TooManyRequests,
@@ -77,7 +80,7 @@ impl ErrorKind {
             ErrorKind::AmountOutOfRange | ErrorKind::NotOffered => StatusCode::FORBIDDEN,
             ErrorKind::NotFound | ErrorKind::TransactionNotFound => StatusCode::NOT_FOUND,
             ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorKind::Duplicate | ErrorKind::IdempotencyKeyInUse => StatusCode::CONFLICT,
+            ErrorKind::Duplicate | ErrorKind::IdempotencyKeyInUse | ErrorKind::NotRefundable => StatusCode::CONFLICT,
             ErrorKind::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::InsufficientBalance => StatusCode::PRECONDITION_FAILED,
             ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,

@@ -45,6 +45,7 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
             | ErrorKind::IdempotencyKeyReused
             | ErrorKind::InsufficientBalance
             | ErrorKind::NotOffered
+            | ErrorKind::NotRefundable
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType
             | ErrorKind::TooManyRequests

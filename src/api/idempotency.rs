@@ -146,6 +146,7 @@ fn kept(response: &Response) -> bool {
             | ErrorKind::Duplicate
             | ErrorKind::InsufficientBalance
             | ErrorKind::NotOffered
+            | ErrorKind::NotRefundable
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType => false,
             // Nothing said about the request: a retry runs it.

@@ -42,7 +42,7 @@ pub fn describe(
             ),
             None,
         ),
-        PaymentError::NotRefundable(why) => (ApiError::new(ErrorKind::BadRequest, why), None),
+        PaymentError::NotRefundable(why) => (ApiError::new(ErrorKind::NotRefundable, why), None),
         e @ PaymentError::Unrouted(..) => (ApiError::new(ErrorKind::OperatorUnavailable, e.to_string()), None),
         PaymentError::OperatorDisabled(op) => (
             ApiError::new(

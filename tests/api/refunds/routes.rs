@@ -99,7 +99,7 @@ async fn refusals_answer_in_the_envelope_and_write_nothing(app: TestApp) {
         ),
         (
             json!({"transactionId": "r", "collection": "order-1", "amount": "10001"}),
-            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
         ),
         (
             json!({"transactionId": "r", "collection": "order-1", "amount": "0"}),
@@ -126,7 +126,8 @@ async fn refusals_answer_in_the_envelope_and_write_nothing(app: TestApp) {
         json!({"transaction_id": "r", "collection_id": "order-1", "amount": 20000}),
     )
     .await;
-    assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.body);
+    assert_eq!(a.status, StatusCode::CONFLICT, "{}", a.body);
+    assert_eq!(a.body["message"], "REFUND_NOT_POSSIBLE", "{}", a.body);
     assert_eq!(a.body["status"], "ERROR", "{}", a.body);
     // Another merchant's collection does not exist for this one.
     let other = app.new_merchant("Other").await;
@@ -152,7 +153,7 @@ async fn twenty_concurrent_refunds_of_one_collection_record_only_those_that_fit(
     });
     let answers = futures_util::future::join_all(attempts).await;
     let ok = answers.iter().filter(|a| a.status == StatusCode::OK).count();
-    let refused = answers.iter().filter(|a| a.status == StatusCode::BAD_REQUEST).count();
+    let refused = answers.iter().filter(|a| a.status == StatusCode::CONFLICT).count();
     assert_eq!(
         (ok, refused),
         (10, 10),
