@@ -68,14 +68,8 @@ impl Payments {
                 reason: Some("the payer declined on the BETA page".to_owned()),
             },
         };
-        match self.settle_later(&record, outcome, now, None).await? {
-            Some(settled) => Ok(settled),
-            None => Ok(self
-                .store
-                .transaction_by_ref(&record.transaction.reference)
-                .await?
-                .unwrap_or(record)),
-        }
+        let settled = self.settle_later(&record, outcome, now, None).await?;
+        Ok(self.settled_or_stored(record, settled).await?)
     }
 
     /// Only collections the simulator serves carry a token (`Payments::checkout_token`), and a

@@ -294,9 +294,18 @@ impl Payments {
             }
             Err(e) => return Err(e.into()),
         };
+        Ok(self.settled_or_stored(record, settled).await?)
+    }
+
+    /// `settled`, or, when someone settled `record` in between (a callback, the payer), what is
+    /// stored now.
+    pub(super) async fn settled_or_stored(
+        &self,
+        record: TransactionRecord,
+        settled: Option<TransactionRecord>,
+    ) -> Result<TransactionRecord, StoreError> {
         match settled {
             Some(settled) => Ok(settled),
-            // Someone settled it in between (a callback): show what is stored.
             None => Ok(self
                 .store
                 .transaction_by_ref(&record.transaction.reference)
