@@ -16,6 +16,16 @@ both_backends!(
     twenty_concurrent_refunds_of_one_collection_record_only_those_that_fit,
 );
 
+both_backends!(
+    TestApp::spawn_with(an_empty_sandbox) =>
+    a_refund_the_balance_cannot_cover_is_412_and_the_report_counts_refunds,
+);
+
+/// A Sandbox that opens with nothing: what a collection credits is all there is.
+fn an_empty_sandbox(c: &mut momo_gateway::config::Config) {
+    c.sandbox_initial_balance = 0;
+}
+
 /// A collection of `amount` the simulator pays at once (ending 01).
 async fn paid(app: &TestApp, token: &str, id: &str, amount: &str) {
     let a = post(
@@ -160,5 +170,60 @@ async fn twenty_concurrent_refunds_of_one_collection_record_only_those_that_fit(
         "{:?}",
         answers.iter().map(|a| a.status).collect::<Vec<_>>()
     );
+    app.assert_ledger().await;
+}
+
+async fn a_refund_the_balance_cannot_cover_is_412_and_the_report_counts_refunds(app: TestApp) {
+    let token = app.sandbox_token().await;
+    paid(&app, &token, "order-1", "10000").await;
+    // The collection credited 9,800 (ALPHA's 2 % kept): all 10,000 cannot go back.
+    let a = refund_v1(
+        &app,
+        &token,
+        json!({"transactionId": "refund-1", "collection": "order-1"}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::PRECONDITION_FAILED, "{}", a.body);
+    assert_eq!(a.body["message"], "PreconditionFailedError", "{}", a.body);
+    let none = answer(app.get("/v2/get-status-payment/refund-1").bearer_auth(&token)).await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND, "nothing recorded: {}", none.body);
+    let a = refund_v1(
+        &app,
+        &token,
+        json!({"transactionId": "refund-2", "collection": "order-1", "amount": "9000"}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+
+    let day = a.body["data"]["createdAt"].as_str().unwrap()[..10].to_owned();
+    let report = answer(
+        app.get(&format!("/v1/reports/settlement?date={day}"))
+            .bearer_auth(&token),
+    )
+    .await;
+    let data = &report.body["data"];
+    let refunds: Vec<&Value> = data["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["typeTransaction"] == "refund")
+        .collect();
+    assert_eq!(refunds.len(), 1, "{}", report.body);
+    assert_eq!(
+        (refunds[0]["status"].as_str(), refunds[0]["net"].as_str()),
+        (Some("SUCCESSFUL"), Some("9000"))
+    );
+    assert_eq!(
+        (
+            data["totals"]["collected"].as_str(),
+            data["totals"]["refunded"].as_str(),
+            data["totals"]["net"].as_str()
+        ),
+        (Some("9800"), Some("9000"), Some("800")),
+        "{}",
+        report.body
+    );
+    let balance = answer(app.get("/v1/balance").bearer_auth(&token)).await;
+    assert_eq!(balance.body["data"]["available"], "800", "{}", balance.body);
     app.assert_ledger().await;
 }
