@@ -2,6 +2,7 @@
 //! filters of transaction lists.
 
 use super::customer::Customer;
+use super::ids::Reference;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
 use super::time::Timestamp;
@@ -25,4 +26,6 @@ pub struct TransactionFilter {
     pub from: Option<Timestamp>,
     /// Created before.
     pub to: Option<Timestamp>,
+    /// Only the refunds of the collection with this reference.
+    pub refund_of: Option<Reference>,
 }

@@ -14,8 +14,9 @@ use crate::api::error::ApiError;
 use crate::api::extract::QueryParams;
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
+use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{Cursor, Kind, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
-use crate::domain::{TransactionFilter, TransactionRecord};
+use crate::domain::{Reference, TextId, TransactionFilter, TransactionRecord};
 use crate::service::Payments;
 
 /// A transaction as v1 shows it.
@@ -89,6 +90,9 @@ pub struct ListParams {
     pub phone: Option<String>,
     pub from: Option<String>,
     pub to: Option<String>,
+    /// Only the refunds of the collection with this `ref`.
+    #[serde(rename = "refundOf")]
+    pub refund_of: Option<String>,
 }
 
 impl ListParams {
@@ -131,6 +135,16 @@ impl ListParams {
                 .transpose()?,
             from: time(nonempty(&self.from), "from")?,
             to: time(nonempty(&self.to), "to")?,
+            refund_of: nonempty(&self.refund_of)
+                .map(|r| {
+                    let is_reference = r.len() == REFERENCE_LEN && r.bytes().all(|b| REFERENCE_ALPHABET.contains(&b));
+                    is_reference.then(|| Reference::from_text(r.clone())).ok_or_else(|| {
+                        bad(format!(
+                            "refundOf must be a collection's ref (10 characters A-Z, 0-9), got {r:?}"
+                        ))
+                    })
+                })
+                .transpose()?,
         })
     }
 }

@@ -76,6 +76,13 @@ pub(in crate::store) fn list_conditions(filter: &TransactionFilter, page: &PageR
             &mut binds,
         );
     }
+    if let Some(collection) = &filter.refund_of {
+        add(
+            " AND t.refund_of = ?1",
+            vec![Bind::Text(collection.as_str().to_owned())],
+            &mut binds,
+        );
+    }
     if let Some(from) = filter.from {
         add(" AND t.created_at >= ?1", vec![Bind::Int(from.millis())], &mut binds);
     }

@@ -86,6 +86,7 @@ impl Query<'_> {
             phone,
             from: self.time("from", false)?,
             to: self.time("to", true)?,
+            refund_of: None,
         })
     }
 }

@@ -96,6 +96,23 @@ async fn a_collection_is_refunded_through_either_dialect(app: TestApp) {
         "{}",
         collection.body
     );
+    let listed = answer(
+        app.get(&format!("/v1/transactions?refundOf={reference}"))
+            .bearer_auth(&token),
+    )
+    .await;
+    let ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["transactionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["refund-2", "refund-1"],
+        "the collection's refunds, newest first: {}",
+        listed.body
+    );
     app.assert_ledger().await;
 }
 
@@ -151,6 +168,8 @@ async fn refusals_answer_in_the_envelope_and_write_nothing(app: TestApp) {
         "nothing was recorded: {}",
         none.body
     );
+    let listed = answer(app.get("/v1/transactions?refundOf=not-a-ref").bearer_auth(&token)).await;
+    assert_eq!(listed.status, StatusCode::BAD_REQUEST, "{}", listed.body);
     app.assert_ledger().await;
 }
 
