@@ -227,13 +227,6 @@ fn transport_error(e: reqwest::Error) -> OperatorError {
 #[async_trait]
 impl Operator for MomoConnector {
     async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        if r.kind == Kind::Refund {
-            // Nothing reaches the operator: the refund fails and its reservation is released.
-            return Err(OperatorError::Rejected {
-                code: FailureCode::OperatorRefused,
-                reason: "refunds are not sent through the momo-openapi connector".into(),
-            });
-        }
         let product = Product::of(r.kind);
         let amount = r.amount.to_string();
         let party = Party::msisdn(r.phone.as_str());
@@ -257,7 +250,13 @@ impl Operator for MomoConnector {
                 payer_message: r.reference,
                 payee_note: r.reference,
             }),
-            Kind::Refund => unreachable!("refused above"),
+            // Nothing reaches the operator: the refund fails and its reservation is released.
+            Kind::Refund => {
+                return Err(OperatorError::Rejected {
+                    code: FailureCode::OperatorRefused,
+                    reason: "refunds are not sent through the momo-openapi connector".into(),
+                })
+            }
         }
         .map_err(|e| OperatorError::Transient(format!("cannot encode the request: {e}")))?;
         let answer = self

@@ -30,6 +30,7 @@ use crate::telemetry::metrics::Metrics;
 pub struct Payments(Arc<PaymentsParts>);
 
 /// What [`Payments`] holds.
+#[derive(Clone)]
 pub struct PaymentsParts {
     store: Arc<dyn PaymentStore>,
     /// The payer's page names the merchant it pays.
@@ -76,14 +77,8 @@ impl Payments {
     /// The same payments with other operator connectors.
     pub(super) fn with_operators(&self, operators: Arc<Operators>) -> Payments {
         Payments(Arc::new(PaymentsParts {
-            store: self.store.clone(),
-            merchants: self.merchants.clone(),
-            config: self.config.clone(),
             operators,
-            fees: self.fees.clone(),
-            metrics: self.metrics.clone(),
-            active_credentials: self.active_credentials.clone(),
-            checking: self.checking.clone(),
+            ..(*self.0).clone()
         }))
     }
 
