@@ -74,9 +74,10 @@ fn view(ctx: &Ctx, payment: &Payment, now: Instant) -> PaymentView {
         Phase::Expired { at } => ("expired", None, Some(at)),
     };
     let wire = match payment.flow {
-        Flow::Collection | Flow::Transfer => momo::result_now(payment, now),
+        Flow::Collection | Flow::Transfer | Flow::Refund => momo::result_now(payment, now),
         Flow::Checkout => serde_json::to_value(wave::session_view(ctx, payment, now)).unwrap_or_default(),
         Flow::Payout => serde_json::to_value(wave::payout_view(payment, now)).unwrap_or_default(),
+        Flow::CheckoutRefund => wave::refund_view(payment),
     };
     PaymentView {
         protocol: payment.flow.protocol(),

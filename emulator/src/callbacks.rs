@@ -107,10 +107,10 @@ async fn deliver(ctx: &Ctx, ticket: &Ticket) {
         }
         let now = ctx.clock.now();
         let deliveries = match payment.flow {
-            Flow::Collection | Flow::Transfer => momo::callback::deliveries(ctx, payment, now),
+            Flow::Collection | Flow::Transfer | Flow::Refund => momo::callback::deliveries(ctx, payment, now),
             Flow::Checkout => wave::webhook::deliveries(ctx, payment, now),
-            // Wave documents no payout webhook: payouts are polled.
-            Flow::Payout => Vec::new(),
+            // Wave documents no payout webhook (payouts are polled), and refunds answer at once.
+            Flow::Payout | Flow::CheckoutRefund => Vec::new(),
         };
         (deliveries, payment.callback.drop)
     };

@@ -1,7 +1,7 @@
 //! The Sandbox number table (`docs/sandbox.md`), read from the last two digits of the phone
 //! number, turned into what the emulator does with each kind of payment:
 //!
-//! | ends with | MoMo collection | MoMo transfer | Wave checkout | Wave payout |
+//! | ends with | MoMo collection | MoMo transfer (and refund) | Wave checkout | Wave payout |
 //! |---|---|---|---|---|
 //! | 01 | SUCCESSFUL at once, callback | same | complete at once, webhook | `succeeded` in the answer |
 //! | 02 | SUCCESSFUL after the delay, callback | same | complete after the delay | `processing`, `succeeded` after the delay |
@@ -61,6 +61,9 @@ pub fn refusal(flow: Flow, at_once: bool) -> Outcome {
         (Flow::Collection, true) => ("PAYER_NOT_FOUND", "The payer does not exist"),
         (Flow::Transfer, false) => ("NOT_ENOUGH_FUNDS", "The payer account has not enough funds"),
         (Flow::Transfer, true) => ("PAYEE_NOT_FOUND", "The payee does not exist"),
+        (Flow::Refund, false) => ("NOT_ENOUGH_FUNDS", "The account has not enough funds for the refund"),
+        (Flow::Refund, true) => ("PAYEE_NOT_FOUND", "The payee does not exist"),
+        (Flow::CheckoutRefund, _) => ("checkout-refund-failed", "The checkout session could not be refunded"),
         (Flow::Checkout, _) => ("insufficient-funds", "The payer does not have enough funds"),
         (Flow::Payout, false) => ("recipient-limit-exceeded", "The recipient's monthly limit is reached"),
         (Flow::Payout, true) => ("recipient-account-blocked", "The recipient's account is blocked"),
@@ -96,7 +99,7 @@ pub fn plan(flow: Flow, phone: Option<&str>, delay: Duration, approve_after: Opt
         Row::SucceedSilently => (Outcome::Succeeded, Some(delay), false),
         Row::NeverResolve => (Outcome::Pending, None, true),
         Row::Other => match flow {
-            Flow::Transfer | Flow::Payout => (Outcome::Succeeded, at_once, true),
+            Flow::Transfer | Flow::Refund | Flow::Payout | Flow::CheckoutRefund => (Outcome::Succeeded, at_once, true),
             Flow::Collection | Flow::Checkout => (Outcome::Succeeded, Some(delay), true),
         },
     };

@@ -19,10 +19,14 @@ pub enum Flow {
     Collection,
     /// MoMo `transfer`.
     Transfer,
+    /// MoMo `refund` of a request to pay.
+    Refund,
     /// Wave checkout session.
     Checkout,
     /// Wave payout.
     Payout,
+    /// Wave refund of a checkout session.
+    CheckoutRefund,
 }
 
 impl Flow {
@@ -30,15 +34,17 @@ impl Flow {
         match self {
             Flow::Collection => "collection",
             Flow::Transfer => "transfer",
+            Flow::Refund => "refund",
             Flow::Checkout => "checkout",
             Flow::Payout => "payout",
+            Flow::CheckoutRefund => "checkout_refund",
         }
     }
 
     pub fn protocol(self) -> &'static str {
         match self {
-            Flow::Collection | Flow::Transfer => "momo-openapi",
-            Flow::Checkout | Flow::Payout => "wave-checkout",
+            Flow::Collection | Flow::Transfer | Flow::Refund => "momo-openapi",
+            Flow::Checkout | Flow::Payout | Flow::CheckoutRefund => "wave-checkout",
         }
     }
 }

@@ -148,6 +148,10 @@ impl Operator for Guarded {
             .await
     }
 
+    fn refunds_in_part(&self) -> bool {
+        self.inner.refunds_in_part()
+    }
+
     fn hosts_payer_page(&self) -> bool {
         self.inner.hosts_payer_page()
     }

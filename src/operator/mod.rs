@@ -35,6 +35,19 @@ pub struct OperatorRequest<'a> {
     /// Where a hosted payment page sends the payer after paying, or after a failed attempt.
     pub success_url: Option<&'a str>,
     pub error_url: Option<&'a str>,
+    /// For a refund, the collection it gives back; `None` for every other kind.
+    pub refund_of: Option<RefundOf<'a>>,
+}
+
+/// The collection a refund gives back, as its operator knows it.
+#[derive(Debug, Clone, Copy)]
+pub struct RefundOf<'a> {
+    /// Its `ref`, which the operator holds as its own reference (MoMo's `externalId`, Wave's
+    /// `client_reference`).
+    pub reference: &'a str,
+    /// Its operator-side idempotency key (MoMo's `X-Reference-Id`, which a refund names as
+    /// `referenceIdToRefund`).
+    pub operator_reference: &'a str,
 }
 
 /// An operator's answer about a payment.
@@ -154,7 +167,7 @@ pub fn same_secret(a: &str, b: &str) -> bool {
 /// One operator connector.
 #[async_trait]
 pub trait Operator: Send + Sync + 'static {
-    /// Starts a collection or a transfer.
+    /// Starts a collection, a transfer or a refund.
     async fn initiate(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError>;
 
     /// Cancels a payment still pending at the operator, where the protocol allows it (a
@@ -166,6 +179,12 @@ pub trait Operator: Send + Sync + 'static {
 
     /// Asks where a payment we started stands.
     async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError>;
+
+    /// Whether the operator gives part of a payment back. Where it refunds only in full, the
+    /// gateway refuses a partial refund before anything is reserved.
+    fn refunds_in_part(&self) -> bool {
+        true
+    }
 
     /// Whether the payer approves on a page the gateway serves (the simulator's BETA launch
     /// page) rather than with the operator.

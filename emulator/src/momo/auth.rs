@@ -28,7 +28,7 @@ pub enum Product {
 impl Product {
     pub fn of(flow: Flow) -> Product {
         match flow {
-            Flow::Transfer => Product::Disbursement,
+            Flow::Transfer | Flow::Refund => Product::Disbursement,
             _ => Product::Collection,
         }
     }

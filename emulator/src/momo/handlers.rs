@@ -49,12 +49,12 @@ fn parse(flow: Flow, body: &Bytes) -> Result<(Value, Initiation), String> {
     Ok((value, initiation))
 }
 
-fn bad_request(message: impl Into<String>) -> Response {
+pub(super) fn bad_request(message: impl Into<String>) -> Response {
     error(StatusCode::BAD_REQUEST, "BAD_REQUEST", message)
 }
 
 /// The target environment check shared by every operation.
-fn target_environment(ctx: &Ctx, headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn target_environment(ctx: &Ctx, headers: &HeaderMap) -> Result<(), Refusal> {
     match header(headers, "x-target-environment") {
         None => Err(bad_request("The X-Target-Environment header is required.").into()),
         Some(env) if env == ctx.settings.momo.target_environment => Ok(()),
@@ -67,15 +67,17 @@ fn target_environment(ctx: &Ctx, headers: &HeaderMap) -> Result<(), Refusal> {
     }
 }
 
-/// Checks and records an initiation; `Err` is the refusal.
-fn accept(ctx: &Ctx, flow: Flow, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result<(), Refusal> {
-    authorize(ctx, Product::of(flow), headers)?;
-    target_environment(ctx, headers)?;
-    let reference = header(headers, "x-reference-id")
+/// The `X-Reference-Id` of an initiation: a UUID v4.
+pub(super) fn reference_id(headers: &HeaderMap) -> Result<&str, Refusal> {
+    Ok(header(headers, "x-reference-id")
         .filter(|r| uuid::Uuid::parse_str(r).is_ok_and(|u| u.get_version_num() == 4))
-        .ok_or_else(|| bad_request("X-Reference-Id must be a UUID version 4."))?;
-    let callback_url = match header(headers, "x-callback-url") {
-        None | Some("") => None,
+        .ok_or_else(|| bad_request("X-Reference-Id must be a UUID version 4."))?)
+}
+
+/// The `X-Callback-Url` of an initiation, if any, on the host configured for the API user.
+pub(super) fn callback_url(ctx: &Ctx, headers: &HeaderMap) -> Result<Option<String>, Refusal> {
+    match header(headers, "x-callback-url") {
+        None | Some("") => Ok(None),
         Some(raw) => {
             let url = Url::parse(raw).map_err(|_| bad_request("X-Callback-Url is not a valid URL."))?;
             if let Some(host) = &ctx.settings.momo.callback_host {
@@ -88,9 +90,17 @@ fn accept(ctx: &Ctx, flow: Flow, headers: &HeaderMap, body: &Bytes, guard: &Guar
                     .into());
                 }
             }
-            Some(raw.to_string())
+            Ok(Some(raw.to_string()))
         }
-    };
+    }
+}
+
+/// Checks and records an initiation; `Err` is the refusal.
+fn accept(ctx: &Ctx, flow: Flow, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result<(), Refusal> {
+    authorize(ctx, Product::of(flow), headers)?;
+    target_environment(ctx, headers)?;
+    let reference = reference_id(headers)?;
+    let callback_url = callback_url(ctx, headers)?;
     let (request, initiation) = parse(flow, body).map_err(bad_request)?;
     if initiation.party.party_id_type != "MSISDN" || !is_msisdn(&initiation.party.party_id) {
         return Err(bad_request("The party must be an MSISDN with its country code, digits only.").into());
@@ -178,11 +188,11 @@ async fn initiate(ctx: Ctx, flow: Flow, conn: Connection, headers: HeaderMap, bo
     guard.leave(answer).await
 }
 
-async fn status(ctx: Ctx, flow: Flow, conn: Connection, headers: HeaderMap, reference: String) -> Response {
-    let point = if flow == Flow::Transfer {
-        "momo.transfer.status"
-    } else {
-        "momo.requesttopay.status"
+pub(super) async fn status(ctx: Ctx, flow: Flow, conn: Connection, headers: HeaderMap, reference: String) -> Response {
+    let point = match flow {
+        Flow::Transfer => "momo.transfer.status",
+        Flow::Refund => "momo.refund.status",
+        _ => "momo.requesttopay.status",
     };
     let guard = match Guard::enter(&ctx, point, &headers, conn, Protocol::Momo).await {
         Ok(guard) => guard,

@@ -1,11 +1,13 @@
 //! `momo-openapi`: MTN's MoMo Open API as its developer documentation describes it. Two products
-//! with their own credentials, collection (request to pay) and disbursement (transfer); a token
-//! per product; initiations answered 202 and looked up by the caller's `X-Reference-Id`; a
-//! callback when the payment settles. Errors carry `{code, message}`.
+//! with their own credentials, collection (request to pay) and disbursement (transfer, and the
+//! refund of a request to pay); a token per product; initiations answered 202 and looked up by
+//! the caller's `X-Reference-Id`; a callback when the payment settles. Errors carry
+//! `{code, message}`.
 
 pub mod auth;
 pub mod callback;
 mod handlers;
+mod refund;
 pub mod wire;
 
 use std::time::Instant;
@@ -18,7 +20,7 @@ use serde_json::Value;
 
 use super::state::{Flow, Payment, Phase};
 use super::Ctx;
-use wire::{ErrorReason, RequestToPay, RequestToPayResult, Transfer, TransferResult};
+use wire::{ErrorReason, Party, Refund, RequestToPay, RequestToPayResult, Transfer, TransferResult};
 
 /// The routes of both products.
 pub fn routes() -> Router<Ctx> {
@@ -37,6 +39,9 @@ pub fn routes() -> Router<Ctx> {
             "/disbursement/v1_0/transfer/{reference}",
             get(handlers::transfer_status),
         )
+        .route("/disbursement/v1_0/refund", post(refund::refund))
+        .route("/disbursement/v2_0/refund", post(refund::refund))
+        .route("/disbursement/v1_0/refund/{reference}", get(refund::refund_status))
 }
 
 /// An API error with MoMo's `ErrorReason` body.
@@ -85,6 +90,22 @@ pub fn result(payment: &Payment, phase: &Phase) -> Value {
                     reason,
                 })
             }),
+        Flow::Refund => serde_json::from_value::<Refund>(payment.request.clone()).ok().map(|r| {
+            serde_json::to_value(TransferResult {
+                amount: r.amount,
+                currency: r.currency,
+                financial_transaction_id,
+                external_id: r.external_id,
+                payee: Party {
+                    party_id_type: "MSISDN".to_string(),
+                    party_id: payment.party.clone().unwrap_or_default(),
+                },
+                payer_message: r.payer_message,
+                payee_note: r.payee_note,
+                status,
+                reason,
+            })
+        }),
         _ => serde_json::from_value::<RequestToPay>(payment.request.clone())
             .ok()
             .map(|r| {

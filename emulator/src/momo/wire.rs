@@ -43,6 +43,22 @@ pub struct Transfer {
     pub payee_note: Option<String>,
 }
 
+/// `POST /disbursement/v2_0/refund` (and `v1_0`): money of a request to pay given back to its
+/// payer, named by the request to pay's `X-Reference-Id`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refund {
+    pub amount: String,
+    pub currency: String,
+    #[serde(default)]
+    pub external_id: Option<String>,
+    #[serde(default)]
+    pub payer_message: Option<String>,
+    #[serde(default)]
+    pub payee_note: Option<String>,
+    pub reference_id_to_refund: String,
+}
+
 /// `GET /collection/v1_0/requesttopay/{referenceId}`, and the body of its callback.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,7 +82,8 @@ pub struct RequestToPayResult {
     pub reason: Option<String>,
 }
 
-/// `GET /disbursement/v1_0/transfer/{referenceId}`, and the body of its callback.
+/// `GET /disbursement/v1_0/transfer/{referenceId}` (and `…/refund/{referenceId}`, whose payee
+/// is the refunded payer), and the body of its callback.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TransferResult {

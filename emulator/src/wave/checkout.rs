@@ -202,7 +202,7 @@ pub async fn create(
     guard.leave(answer).await
 }
 
-fn not_found() -> Response {
+pub(super) fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
         "checkout-session-not-found",

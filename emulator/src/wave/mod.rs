@@ -1,5 +1,5 @@
 //! `wave-checkout`: Wave's Checkout API (hosted sessions the payer completes in the Wave app,
-//! reached through `wave_launch_url`), Payout API (send to a mobile number, idempotent by the
+//! reached through `wave_launch_url`, and refunded in full), Payout API (send to a mobile number, idempotent by the
 //! `idempotency-key` header) and webhooks, as docs.wave.com describes them. One API key in
 //! `Authorization: Bearer`; errors carry `{code, message}`. Payouts are found again by
 //! `client_reference` (`GET /v1/payouts/search`), as sessions are.
@@ -8,6 +8,7 @@ mod auth;
 mod checkout;
 mod launch;
 mod payout;
+mod refund;
 pub mod signature;
 pub mod webhook;
 pub mod wire;
@@ -23,6 +24,7 @@ use super::Ctx;
 
 pub use checkout::view as session_view;
 pub use payout::view as payout_view;
+pub use refund::view as refund_view;
 
 /// The routes of the API and of the payer's launch page.
 pub fn routes() -> Router<Ctx> {
@@ -31,6 +33,7 @@ pub fn routes() -> Router<Ctx> {
         .route("/v1/checkout/sessions/search", get(checkout::search))
         .route("/v1/checkout/sessions/{id}", get(checkout::get))
         .route("/v1/checkout/sessions/{id}/expire", post(checkout::expire))
+        .route("/v1/checkout/sessions/{id}/refund", post(refund::refund))
         .route("/v1/payout", post(payout::create))
         .route("/v1/payout/{id}", get(payout::get))
         .route("/v1/payouts/search", get(payout::search))

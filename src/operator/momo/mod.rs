@@ -2,7 +2,8 @@
 //! developer platform, as a connector behind the [`Operator`] trait.
 //!
 //! - The gateway's internal transaction id (a UUID v4, stored with the `PENDING` row before
-//!   any call) is the `X-Reference-Id`: the operator's idempotency key. Sent twice, the same
+//!   any call) is the `X-Reference-Id`: the operator's idempotency key. A refund is a
+//!   disbursement naming its collection's `X-Reference-Id` as `referenceIdToRefund`. Sent twice, the same
 //!   payment is refused as a duplicate (409) and never executed twice, so a resend after a
 //!   crash is safe. Our `ref` travels as `externalId`.
 //! - A token per product (`collection`, `disbursement`) is cached until shortly before it
@@ -27,7 +28,7 @@ use reqwest::StatusCode;
 
 pub use self::status::{answer_of, failure_code};
 use self::token::TokenCache;
-use self::wire::{ErrorAnswer, Party, PaymentResult, RequestToPay, TokenAnswer, Transfer};
+use self::wire::{ErrorAnswer, Party, PaymentResult, Refund, RequestToPay, TokenAnswer, Transfer};
 use super::answer;
 use super::{BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use crate::domain::{FailureCode, Kind, Timestamp, Transaction};
@@ -96,7 +97,7 @@ pub struct MomoConnector {
     tokens: TokenCache,
 }
 
-/// The two products and their paths.
+/// The two products, each with its own credentials and token.
 #[derive(Debug, Clone, Copy)]
 enum Product {
     Collection,
@@ -117,12 +118,15 @@ impl Product {
             Product::Disbursement => "disbursement",
         }
     }
+}
 
-    fn payments_path(self) -> &'static str {
-        match self {
-            Product::Collection => "/collection/v1_0/requesttopay",
-            Product::Disbursement => "/disbursement/v1_0/transfer",
-        }
+/// Where a payment of `kind` is initiated, and where its status is asked (`…/{referenceId}`).
+fn paths(kind: Kind) -> (&'static str, &'static str) {
+    match kind {
+        Kind::Collection => ("/collection/v1_0/requesttopay", "/collection/v1_0/requesttopay"),
+        Kind::Transfer => ("/disbursement/v1_0/transfer", "/disbursement/v1_0/transfer"),
+        // The platform documents the refund's initiation in v2_0 and its lookup in v1_0.
+        Kind::Refund => ("/disbursement/v2_0/refund", "/disbursement/v1_0/refund"),
     }
 }
 
@@ -250,11 +254,20 @@ impl Operator for MomoConnector {
                 payer_message: r.reference,
                 payee_note: r.reference,
             }),
-            // Nothing reaches the operator: the refund fails and its reservation is released.
             Kind::Refund => {
-                return Err(OperatorError::Rejected {
-                    code: FailureCode::OperatorRefused,
-                    reason: "refunds are not sent through the momo-openapi connector".into(),
+                let Some(collection) = r.refund_of else {
+                    return Err(OperatorError::Rejected {
+                        code: FailureCode::OperatorRefused,
+                        reason: "a refund that names no collection is not sent".into(),
+                    });
+                };
+                serde_json::to_vec(&Refund {
+                    amount,
+                    currency: "XOF",
+                    external_id: r.reference,
+                    payer_message: r.reference,
+                    payee_note: collection.reference,
+                    reference_id_to_refund: collection.operator_reference,
                 })
             }
         }
@@ -263,7 +276,7 @@ impl Operator for MomoConnector {
             .send(product, |token| {
                 let mut request = self
                     .http
-                    .post(self.url(product.payments_path()))
+                    .post(self.url(paths(r.kind).0))
                     .bearer_auth(token)
                     .header("X-Reference-Id", r.operator_reference)
                     .header("X-Target-Environment", &self.settings.target_environment)
@@ -301,7 +314,7 @@ impl Operator for MomoConnector {
 
     async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
         let product = Product::of(t.kind);
-        let path = format!("{}/{}", product.payments_path(), t.id);
+        let path = format!("{}/{}", paths(t.kind).1, t.id);
         let answer = self
             .send(product, |token| {
                 self.http

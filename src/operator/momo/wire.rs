@@ -1,6 +1,6 @@
 //! The MoMo Open API's wire types, as MTN's developer platform documents them: the token
-//! answer, a request-to-pay and a transfer, and the status object that both the status
-//! lookup and the callback carry.
+//! answer, a request-to-pay, a transfer and a refund, and the status object that both the
+//! status lookup and the callback carry.
 
 use serde::{Deserialize, Serialize};
 
@@ -54,7 +54,22 @@ pub struct Transfer<'a> {
     pub payee_note: &'a str,
 }
 
-/// `GET …/requesttopay/{referenceId}` or `…/transfer/{referenceId}`, and the callback body.
+/// `POST /disbursement/v2_0/refund`: money of a request-to-pay given back to its payer, who is
+/// not named (the platform knows them from `referenceIdToRefund`, the request-to-pay's
+/// `X-Reference-Id`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refund<'a> {
+    pub amount: String,
+    pub currency: &'a str,
+    pub external_id: &'a str,
+    pub payer_message: &'a str,
+    pub payee_note: &'a str,
+    pub reference_id_to_refund: &'a str,
+}
+
+/// `GET …/requesttopay/{referenceId}`, `…/transfer/{referenceId}` or `…/refund/{referenceId}`,
+/// and the callback body.
 /// Amounts arrive as strings in the documentation and as numbers in some examples: both are
 /// read as text and parsed exactly.
 #[derive(Debug, Deserialize)]

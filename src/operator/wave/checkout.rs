@@ -16,7 +16,7 @@ use super::{check_sent, e164, lookup_failed, read, refused, WaveConnector};
 use crate::domain::{FailureCode, Transaction};
 use crate::operator::{BadAnswer, OperatorAnswer, OperatorError, OperatorRequest};
 
-const SESSIONS: &str = "/v1/checkout/sessions";
+pub(super) const SESSIONS: &str = "/v1/checkout/sessions";
 
 /// What one session says about a collection of `sent` francs.
 pub fn answer_of(session: &CheckoutSession, sent: i64) -> Result<OperatorAnswer, OperatorError> {
@@ -76,7 +76,7 @@ pub fn answer_of_all(sessions: &[CheckoutSession], sent: i64) -> Result<Operator
 }
 
 /// A session id as Wave makes them (`cos-…`), safe in a URL path.
-fn path_safe(id: &str) -> bool {
+pub(super) fn path_safe(id: &str) -> bool {
     !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
@@ -114,7 +114,7 @@ impl WaveConnector {
     }
 
     /// The sessions whose `client_reference` is our `ref` (the search may match more loosely).
-    async fn sessions(&self, reference: &str) -> Result<Vec<CheckoutSession>, OperatorError> {
+    pub(super) async fn sessions(&self, reference: &str) -> Result<Vec<CheckoutSession>, OperatorError> {
         let what = "searching checkout sessions";
         let answer = self
             .send(

@@ -2,7 +2,8 @@
 //! docs.wave.com describes them, as a connector behind the [`Operator`] trait.
 //!
 //! - A collection is a hosted checkout session restricted to the payer's number; the payer
-//!   approves it in the Wave app. A transfer is a payout to a number.
+//!   approves it in the Wave app. A transfer is a payout to a number. A refund gives a paid
+//!   session back in full (`refund.rs`).
 //! - Nothing of Wave's needs storing: our `ref` travels as `client_reference`, and a status
 //!   lookup searches by it (`…/search?client_reference=`). An empty search means Wave never
 //!   received the payment ([`OperatorAnswer::NotReceived`]).
@@ -21,6 +22,7 @@ pub mod wire;
 
 mod checkout;
 mod payout;
+mod refund;
 
 #[cfg(test)]
 mod tests;
@@ -191,15 +193,6 @@ fn e164(phone: &Msisdn) -> String {
     format!("+225{}", phone.as_str())
 }
 
-/// What a refund gets from this connector: it sends none yet, and says so at once (nothing
-/// reaches Wave, so the refund fails and its reservation is released).
-fn not_offered_here() -> OperatorError {
-    OperatorError::Rejected {
-        code: FailureCode::OperatorRefused,
-        reason: "refunds are not sent through the wave-checkout connector".into(),
-    }
-}
-
 #[async_trait]
 impl Operator for WaveConnector {
     /// ALPHA's one-time code has no place in either Wave call and is not sent: a Wave payer
@@ -209,8 +202,13 @@ impl Operator for WaveConnector {
             // The merchant's return URLs when the collection gave them, else the fallbacks.
             Kind::Collection => self.create_session(r, r.success_url, r.error_url).await,
             Kind::Transfer => self.create_payout(r).await,
-            Kind::Refund => Err(not_offered_here()),
+            Kind::Refund => self.refund(r).await,
         }
+    }
+
+    /// Wave refunds a checkout session only in full (`refund.rs`).
+    fn refunds_in_part(&self) -> bool {
+        false
     }
 
     /// Expires the collection's open session. `Ok` when there is nothing left to pay (no
@@ -228,7 +226,7 @@ impl Operator for WaveConnector {
         match t.kind {
             Kind::Collection => self.session_status(t).await,
             Kind::Transfer => self.payout_status(t).await,
-            Kind::Refund => Err(not_offered_here()),
+            Kind::Refund => self.refund_status(t).await,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::domain::{
     Cause, Customer, FailureCode, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction, TransactionRef,
 };
 use crate::domain::{CustomerId, Reference, TextId, TransactionKey, TransactionRecord};
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 use crate::service::{Principal, ServiceError};
 use crate::store::{Settlement, StoreError};
 
@@ -142,9 +142,7 @@ impl Payments {
             launch_url: None,
             created_at: now,
             updated_at: None,
-
-            refund_of: request.refund_of.clone(),
-
+            refund_of: request.refund_of.as_ref().map(|r| r.reference.clone()),
             refunded: 0,
         };
         let entry = if request.kind.pays_out() {
@@ -214,6 +212,10 @@ impl Payments {
                 otp_code: request.otp_code.as_deref(),
                 success_url: request.success_url.as_deref(),
                 error_url: request.error_url.as_deref(),
+                refund_of: request.refund_of.as_ref().map(|r| RefundOf {
+                    reference: &r.reference,
+                    operator_reference: &r.key,
+                }),
             })
             .await;
         let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {

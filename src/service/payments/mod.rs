@@ -17,7 +17,8 @@ use super::auth::ActiveCredentials;
 use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{
-    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, Reference, TransactionId, TransactionRecord,
+    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, Reference, TransactionId, TransactionKey,
+    TransactionRecord,
 };
 use crate::operator::Operators;
 use crate::store::{MerchantStore, PaymentStore, StoreError};
@@ -114,9 +115,16 @@ pub struct PaymentRequest {
     pub otp_code: Option<String>,
     pub success_url: Option<String>,
     pub error_url: Option<String>,
-    /// The collection a refund gives back, by its reference (`refunds.rs`); `None` for every
-    /// other kind.
-    pub refund_of: Option<Reference>,
+    /// The collection a refund gives back (`refunds.rs`); `None` for every other kind.
+    pub refund_of: Option<Refunded>,
+}
+
+/// The collection a refund gives back: its reference, and its key at the operator, which the
+/// refund names there (MoMo's `referenceIdToRefund`).
+#[derive(Debug, Clone)]
+pub struct Refunded {
+    pub reference: Reference,
+    pub key: TransactionKey,
 }
 
 /// Why a payment was not created, or was created and failed at once.

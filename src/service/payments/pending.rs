@@ -5,7 +5,7 @@ use super::Payments;
 use crate::domain::{
     Amount, Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord,
 };
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 use crate::service::ServiceError;
 use crate::store::LedgerCheck;
 
@@ -105,6 +105,13 @@ impl Payments {
         // Stored only after it was parsed as one: a stored amount out of range is a fault of ours.
         let amount = Amount::from_francs(t.amounts.amount)
             .map_err(|e| ServiceError::Internal(format!("stored amount {} {e}", t.amounts.amount)))?;
+        // A refund names its collection at the operator by the collection's own key.
+        let collection = match &t.refund_of {
+            Some(reference) => Some(self.store.transaction_by_ref(reference).await?.ok_or_else(|| {
+                ServiceError::Internal(format!("refund {} of a missing collection {reference}", t.reference))
+            })?),
+            None => None,
+        };
         let request = OperatorRequest {
             reference: &t.reference,
             operator_reference: &t.id,
@@ -116,6 +123,10 @@ impl Payments {
             otp_code: None,
             success_url: t.success_url.as_deref(),
             error_url: t.error_url.as_deref(),
+            refund_of: collection.as_ref().map(|c| RefundOf {
+                reference: &c.transaction.reference,
+                operator_reference: &c.transaction.id,
+            }),
         };
         let answer = self
             .operators

@@ -5,7 +5,7 @@
 //! that records it (`store::sql::refund_steps`), so refunds that run at once never give back
 //! more than the collection took.
 
-use super::{Party, PaymentError, PaymentRequest, Payments};
+use super::{Party, PaymentError, PaymentRequest, Payments, Refunded};
 use crate::domain::{Amount, Kind, Status, Timestamp, TransactionId, TransactionRecord, TransactionRef};
 use crate::service::{Principal, ServiceError};
 
@@ -74,6 +74,18 @@ impl Payments {
                 ))
             })?,
         };
+        if amount.francs() != c.amounts.amount
+            && !self
+                .operators
+                .connector(c.operator, caller.tenant.environment)
+                .refunds_in_part()
+        {
+            return Err(PaymentError::NotRefundable(format!(
+                "{}'s operator gives a payment back only in full: leave the amount out to refund all \
+                 {} francs, or pay the payer with a transfer",
+                c.operator, c.amounts.amount
+            )));
+        }
         let payer = &collection.customer;
         let payment = PaymentRequest {
             kind: Kind::Refund,
@@ -93,7 +105,10 @@ impl Payments {
             otp_code: None,
             success_url: None,
             error_url: None,
-            refund_of: Some(c.reference.clone()),
+            refund_of: Some(Refunded {
+                reference: c.reference.clone(),
+                key: c.id.clone(),
+            }),
         };
         self.create_payment_as(caller, payment, now).await
     }

@@ -110,6 +110,7 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
         otp_code: None,
         success_url: None,
         error_url: None,
+        refund_of: None,
     }
 }
 
