@@ -22,7 +22,7 @@ use momo_test_support::{both_backends, eventually};
 both_backends!(TestDatabase::create => a_crash_before_the_operator_call_is_recovered_by_sending_it_once);
 
 /// A TCP peer that accepts connections and never answers: the operator the first process waits on.
-async fn black_hole() -> (String, tokio::task::JoinHandle<()>) {
+pub async fn black_hole() -> (String, tokio::task::JoinHandle<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let task = tokio::spawn(async move {
@@ -34,7 +34,7 @@ async fn black_hole() -> (String, tokio::task::JoinHandle<()>) {
     (url, task)
 }
 
-fn gateway(db: &TestDatabase, operator_url: &str) -> std::process::Command {
+pub fn gateway(db: &TestDatabase, operator_url: &str) -> std::process::Command {
     let mut command = process::command(&db.url);
     command
         .env("MOMO_JWT_SECRET", TEST_JWT_SECRET)
@@ -54,7 +54,7 @@ fn gateway(db: &TestDatabase, operator_url: &str) -> std::process::Command {
     command
 }
 
-async fn status(client: &reqwest::Client, base: &str, token: &str, id: &str) -> Option<Value> {
+pub async fn status(client: &reqwest::Client, base: &str, token: &str, id: &str) -> Option<Value> {
     let a = answer(
         client
             .get(format!("{base}/v2/get-status-payment/{id}"))

@@ -1,5 +1,6 @@
 //! Refunds: a `SUCCESSFUL` collection given back to its payer, in part or in full.
 
+pub mod crash;
 pub mod operators;
 pub mod routes;
 pub mod service;
