@@ -3,6 +3,11 @@
 //! or lookup) and Wave's checkout refund (a session given back in full, at once), and the rows
 //! of the fault table of `docs/operators.md` that apply to a refund. After each: nothing left
 //! `PENDING`, nothing executed twice at the operator, nothing reserved, the ledger balanced.
+//!
+//! The table's other rows do not depend on the kind of payment, and `operators/faults.rs` runs
+//! them: the breaker counts an operator's transport failures whatever was sent, and a forged,
+//! misrouted or malformed callback is refused before the payment it names is read. A refund
+//! never expires (only collections do).
 
 use momo_gateway::domain::FailureCode;
 use momo_gateway::reconcile::reconciler;
@@ -19,6 +24,7 @@ both_backends!(
     momo_refunds_name_their_collection_and_settle_by_callback,
     wave_refunds_give_a_session_back_in_full_only,
     a_refund_refused_at_initiation_fails_and_releases_its_reservation,
+    a_refund_whose_credentials_are_refused_fails_at_once_with_503,
     a_refund_whose_answer_is_lost_stays_pending_until_the_operator_says,
     a_refund_that_never_arrived_is_sent_again_once,
     a_momo_refund_lost_twice_fails_not_sent,
@@ -160,6 +166,36 @@ async fn a_refund_refused_at_initiation_fails_and_releases_its_reservation(f: Fa
         f.drain().await;
         assert_eq!(f.status(&format!("{tag}-retry")).await, "SUCCESSFUL", "{route}");
         f.assert_invariants(&format!("refused refund on {route}")).await;
+    }
+}
+
+async fn a_refund_whose_credentials_are_refused_fails_at_once_with_503(f: Faulted) {
+    // MoMo drops its token after a 401 and tries once more with a fresh one: two refusals.
+    for (route, tag, times) in [(MomoCollection, "m", 2), (WaveCollection, "w", 1)] {
+        let collection = format!("{tag}-creds-c");
+        paid(&f, route, &collection).await;
+        f.fault(refund_point(route), "status=401", times).await;
+        let id = format!("{tag}-creds");
+        let a = refund(&f, &id, &collection, None).await;
+        assert_eq!(
+            (a.status, a.body["data"]["status"].as_str()),
+            (StatusCode::SERVICE_UNAVAILABLE, Some("FAILED")),
+            "{route}: {}",
+            a.body
+        );
+        assert_eq!(
+            f.record(&id).await.failure_code,
+            Some(FailureCode::OperatorUnavailable),
+            "{route}"
+        );
+        assert_eq!(f.counts(&id).await.1, 0, "{route}: nothing executed");
+        assert_eq!(
+            refunded(&f, &collection).await,
+            0,
+            "{route}: the collection is whole again"
+        );
+        f.assert_invariants(&format!("refused credentials on a refund on {route}"))
+            .await;
     }
 }
 
