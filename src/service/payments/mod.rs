@@ -17,7 +17,7 @@ use super::auth::ActiveCredentials;
 use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{
-    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, Reference, TransactionId, TransactionRecord,
+    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, RefundLink, TransactionId, TransactionRecord,
 };
 use crate::operator::Operators;
 use crate::store::{MerchantStore, PaymentStore, StoreError};
@@ -114,9 +114,9 @@ pub struct PaymentRequest {
     pub otp_code: Option<String>,
     pub success_url: Option<String>,
     pub error_url: Option<String>,
-    /// The collection a refund gives back, by its reference (`refunds.rs`); `None` for every
-    /// other kind.
-    pub refund_of: Option<Reference>,
+    /// The collection a refund gives back, by its reference, and why (`refunds.rs`); `None`
+    /// for every other kind.
+    pub refund_of: Option<RefundLink>,
 }
 
 /// Why a payment was not created, or was created and failed at once.

@@ -1,4 +1,5 @@
 //! Refunds: a `SUCCESSFUL` collection given back to its payer, in part or in full.
 
+pub mod reasons;
 pub mod routes;
 pub mod service;
