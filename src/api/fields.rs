@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::error::{ApiError, ErrorKind};
 use crate::domain::amount::AmountProblem;
 use crate::domain::text::checked_text;
-use crate::domain::{Amount, Msisdn, NamedOperator, OperatorAliases, PersonName, TextId, TransactionId};
+use crate::domain::{Amount, Msisdn, NamedOperator, OperatorAliases, PersonName, RefundReason, TextId, TransactionId};
 
 const MAX_URL_CHARS: usize = 2048;
 
@@ -148,6 +148,13 @@ pub fn return_url(raw: Option<&str>, field: &str) -> Result<Option<String>, ApiE
 /// ALPHA's one-time code: a few printable characters.
 pub fn otp(raw: Option<&str>, field: &str) -> Result<Option<String>, ApiError> {
     raw.map(|r| checked_text(r, 16).map_err(|e| ApiError::bad_request(format!("{field} {e}"))))
+        .transpose()
+}
+
+/// A refund's optional reason: absent or null means none; text is held to its rules (not
+/// blank, at most 255 characters, no control character).
+pub fn refund_reason(raw: Option<&str>, field: &str) -> Result<Option<RefundReason>, ApiError> {
+    raw.map(|r| RefundReason::parse(r).map_err(|e| ApiError::bad_request(format!("{field} {e}"))))
         .transpose()
 }
 

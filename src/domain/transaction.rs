@@ -8,6 +8,7 @@ use super::fees::Amounts;
 use super::ids::{CustomerId, Reference, TransactionId, TransactionKey};
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
+use super::refund::RefundLink;
 use super::time::Timestamp;
 
 /// The direction of a transaction.
@@ -222,8 +223,9 @@ pub struct Transaction {
     pub created_at: Timestamp,
     /// Null until the first change after creation.
     pub updated_at: Option<Timestamp>,
-    /// A refund's collection, by its service reference; `None` for every other kind.
-    pub refund_of: Option<Reference>,
+    /// A refund's collection, by its service reference, and its reason; `None` for every
+    /// other kind.
+    pub refund_of: Option<RefundLink>,
     /// A collection's refunds that are not `FAILED`, summed: what of its amount is given back
     /// or being given back. Zero for every other kind.
     pub refunded: i64,

@@ -7,7 +7,7 @@ use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
     Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, MerchantId, Msisdn, OperatorCode,
-    Reference, Tenant, TextId, Timestamp, Transaction,
+    Reference, RefundLink, RefundReason, Tenant, TextId, Timestamp, Transaction,
 };
 
 /// Reads a column.
@@ -66,6 +66,7 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
     let phone: String = get(row, "phone")?;
     let customer_phone: String = get(row, "c_phone")?;
     let customer_id: CustomerId = get(row, "customer_id")?;
+    let refund_reason: Option<String> = get(row, "refund_reason")?;
     let transaction = Transaction {
         id: get(row, "id")?,
         reference: get(row, "ref")?,
@@ -96,7 +97,10 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
         launch_url: get(row, "launch_url")?,
         created_at: Timestamp(get(row, "created_at")?),
         updated_at: get::<R, Option<i64>>(row, "updated_at")?.map(Timestamp),
-        refund_of: get::<R, Option<String>>(row, "refund_of")?.map(Reference::from_text),
+        refund_of: get::<R, Option<String>>(row, "refund_of")?.map(|collection| RefundLink {
+            collection: Reference::from_text(collection),
+            reason: refund_reason.map(RefundReason::from_stored),
+        }),
         refunded: get(row, "refunded")?,
     };
     let customer = Customer {

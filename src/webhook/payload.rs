@@ -28,6 +28,9 @@ struct WebhookTransaction<'a> {
     /// which payment it gives back, without a second call.
     #[serde(skip_serializing_if = "Option::is_none")]
     refund_of: Option<&'a str>,
+    /// A refund's reason, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -85,7 +88,8 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
             operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: WebhookCustomer::from(&r.customer),
-            refund_of: t.refund_of.as_deref(),
+            refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
+            reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
         }
     }
 }
@@ -100,12 +104,44 @@ pub fn body(record: &TransactionRecord) -> String {
 mod tests {
     use super::*;
     use crate::domain::{
-        Address, Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
+        Address, Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, RefundLink, RefundReason, Status,
+        Tenant, Timestamp, Transaction,
     };
 
     /// Receivers parse these bytes: any change to them is a breaking change for merchants.
     #[test]
     fn the_body_is_pinned_byte_for_byte() {
+        assert_eq!(
+            body(&collection()),
+            r#"{"ref":"ABCDEFGHIJ","transactionId":"order-1001","currency":"XOF","amount":"1500","fees":"30","amountReceive":"1470","amountTotal":"1500","phone":"0701020302","status":"SUCCESSFUL","typeTransaction":"collecte","operator":"ALPHA_MONEY_CI","createdAt":"2023-11-14T22:13:21.000Z","customer":{"id":"c-1","lastName":"Koné","firstName":"Awa","email":"awa@example.ci","phoneNumber":"0701020302","address":{"countryCode":"CI","city":"Abidjan","streetAddress":null},"createdAt":"2023-11-14T22:13:20.000Z"}}"#
+        );
+    }
+
+    /// A refund's body adds its collection and its reason, at the end.
+    #[test]
+    fn a_refunds_body_names_its_collection_and_its_reason() {
+        let mut record = collection();
+        let t = &mut record.transaction;
+        t.reference = "KLMNOPQRST".into();
+        t.transaction_id = "refund-1".into();
+        t.kind = Kind::Refund;
+        t.amounts = Amounts {
+            amount: 500,
+            fees: 0,
+            amount_receive: 500,
+            amount_total: 500,
+        };
+        t.refund_of = Some(RefundLink {
+            collection: "ABCDEFGHIJ".into(),
+            reason: Some(RefundReason::parse("Colis abîmé").unwrap()),
+        });
+        assert_eq!(
+            body(&record),
+            r#"{"ref":"KLMNOPQRST","transactionId":"refund-1","currency":"XOF","amount":"500","fees":"0","amountReceive":"500","amountTotal":"500","phone":"0701020302","status":"SUCCESSFUL","typeTransaction":"refund","operator":"ALPHA_MONEY_CI","createdAt":"2023-11-14T22:13:21.000Z","customer":{"id":"c-1","lastName":"Koné","firstName":"Awa","email":"awa@example.ci","phoneNumber":"0701020302","address":{"countryCode":"CI","city":"Abidjan","streetAddress":null},"createdAt":"2023-11-14T22:13:20.000Z"},"refundOf":"ABCDEFGHIJ","reason":"Colis abîmé"}"#
+        );
+    }
+
+    fn collection() -> TransactionRecord {
         let tenant = Tenant {
             merchant_id: MerchantId("m-1".into()),
             environment: Environment::Sandbox,
@@ -121,7 +157,7 @@ mod tests {
             address: Address::parse("CI", Some("Abidjan"), None).unwrap(),
             created_at: Timestamp(1_700_000_000_000),
         };
-        let record = TransactionRecord {
+        TransactionRecord {
             transaction: Transaction {
                 id: "t-1".into(),
                 reference: "ABCDEFGHIJ".into(),
@@ -154,10 +190,6 @@ mod tests {
                 refunded: 0,
             },
             customer,
-        };
-        assert_eq!(
-            body(&record),
-            r#"{"ref":"ABCDEFGHIJ","transactionId":"order-1001","currency":"XOF","amount":"1500","fees":"30","amountReceive":"1470","amountTotal":"1500","phone":"0701020302","status":"SUCCESSFUL","typeTransaction":"collecte","operator":"ALPHA_MONEY_CI","createdAt":"2023-11-14T22:13:21.000Z","customer":{"id":"c-1","lastName":"Koné","firstName":"Awa","email":"awa@example.ci","phoneNumber":"0701020302","address":{"countryCode":"CI","city":"Abidjan","streetAddress":null},"createdAt":"2023-11-14T22:13:20.000Z"}}"#
-        );
+        }
     }
 }

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use momo_gateway::domain::{
-    Balance, Customer, Kind, Status, Tenant, Timestamp, Transaction, TransactionRecord, TransactionRef,
+    Balance, Customer, Kind, RefundLink, RefundReason, Status, Tenant, Timestamp, Transaction, TransactionRecord,
+    TransactionRef,
 };
 use momo_gateway::store::{Store, StoreError};
 
@@ -19,10 +20,13 @@ both_backends!(
     only_a_successful_collection_of_the_tenant_is_refunded_and_a_failed_refund_frees_its_part,
 );
 
-/// A `PENDING` refund of `francs` of `collection`.
+/// A `PENDING` refund of `francs` of `collection`, with a reason.
 fn refund(tenant: &Tenant, payer: &Customer, collection: &TransactionRecord, francs: i64, id: &str) -> Transaction {
     let mut t = payment(tenant, payer, Kind::Refund, francs, id, NOW + 10_000);
-    t.refund_of = Some(collection.transaction.reference.clone());
+    t.refund_of = Some(RefundLink {
+        collection: collection.transaction.reference.clone(),
+        reason: Some(RefundReason::parse("Commande retournée").unwrap()),
+    });
     t
 }
 
@@ -163,7 +167,14 @@ async fn only_a_successful_collection_of_the_tenant_is_refunded_and_a_failed_ref
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(first.transaction.refund_of.as_ref(), Some(&paid.transaction.reference));
+    assert_eq!(
+        first.transaction.refund_of,
+        Some(RefundLink {
+            collection: paid.transaction.reference.clone(),
+            reason: Some(RefundReason::parse("Commande retournée").unwrap()),
+        }),
+        "the refund keeps its collection and its reason"
+    );
     assert!(store
         .settle(&settlement(&first, Status::Failed, NOW + 20_000))
         .await

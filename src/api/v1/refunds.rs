@@ -26,6 +26,9 @@ pub struct RefundV1 {
     /// All that remains of the collection when left out.
     #[serde(default)]
     pub amount: RawAmount,
+    /// Why: free text, kept with the refund.
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 impl RefundV1 {
@@ -47,6 +50,7 @@ impl RefundV1 {
                 .into_string(),
             ),
             amount: fields::optional_amount(&self.amount, "amount")?,
+            reason: fields::refund_reason(self.reason.as_deref(), "reason")?,
         })
     }
 }

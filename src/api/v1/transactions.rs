@@ -40,6 +40,9 @@ pub struct TransactionOut<'a> {
     /// A refund's collection, by its `ref`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refund_of: Option<&'a str>,
+    /// A refund's reason, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
     /// A collection's refunds that are not `FAILED`, summed; left out until one is made, so
     /// that a collection never refunded keeps the live service's exact shape.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,7 +73,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: CustomerOut::from(&r.customer),
-            refund_of: t.refund_of.as_deref(),
+            refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
+            reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
             amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
             beta_launch_url: None,
             wave_launch_url: None,

@@ -25,6 +25,9 @@ pub struct RefundV2 {
     /// All that remains of the collection when left out.
     #[serde(default)]
     pub amount: RawAmount,
+    /// Why: free text, kept with the refund.
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 impl RefundV2 {
@@ -36,6 +39,7 @@ impl RefundV2 {
             transaction_id: id(&self.transaction_id, "transaction_id")?,
             collection: TransactionRef::from(id(&self.collection_id, "collection_id")?.into_string()),
             amount: fields::optional_amount(&self.amount, "amount")?,
+            reason: fields::refund_reason(self.reason.as_deref(), "reason")?,
         })
     }
 }

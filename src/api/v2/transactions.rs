@@ -49,6 +49,9 @@ pub struct TransactionV2<'a> {
     /// A refund's collection, by its `ref`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refund_of: Option<&'a str>,
+    /// A refund's reason, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
     /// A collection's refunds that are not `FAILED`, summed; left out until one is made, so
     /// that a collection never refunded keeps the live service's exact shape.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,7 +83,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             wave_launch_url: None,
             date: t.created_at.v2_date(),
             date_update: t.updated_at.map(|u| u.v2_date_update()),
-            refund_of: t.refund_of.as_deref(),
+            refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
+            reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
             amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
         }
     }

@@ -51,7 +51,7 @@ impl WaveConnector {
     }
 
     pub(super) async fn refund_status(&self, t: &Transaction) -> Result<OperatorAnswer, OperatorError> {
-        let Some(collection) = &t.refund_of else {
+        let Some(collection) = t.refund_of.as_ref().map(|link| &link.collection) else {
             return Err(OperatorError::Ambiguous(format!(
                 "refund {} names no collection: a person must look",
                 t.reference

@@ -142,7 +142,7 @@ impl Payments {
             launch_url: None,
             created_at: now,
             updated_at: None,
-            refund_of: request.refund_of.as_ref().map(|r| r.reference.clone()),
+            refund_of: request.refund_of.as_ref().map(|r| r.link.clone()),
             refunded: 0,
         };
         let entry = if request.kind.pays_out() {
@@ -213,7 +213,7 @@ impl Payments {
                 success_url: request.success_url.as_deref(),
                 error_url: request.error_url.as_deref(),
                 refund_of: request.refund_of.as_ref().map(|r| RefundOf {
-                    reference: &r.reference,
+                    reference: &r.link.collection,
                     operator_reference: &r.key,
                 }),
             })

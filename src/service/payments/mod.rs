@@ -17,7 +17,7 @@ use super::auth::ActiveCredentials;
 use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{
-    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, Reference, TransactionId, TransactionKey,
+    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, RefundLink, TransactionId, TransactionKey,
     TransactionRecord,
 };
 use crate::operator::Operators;
@@ -119,11 +119,11 @@ pub struct PaymentRequest {
     pub refund_of: Option<Refunded>,
 }
 
-/// The collection a refund gives back: its reference, and its key at the operator, which the
-/// refund names there (MoMo's `referenceIdToRefund`).
+/// The collection a refund gives back and why, and the collection's key at the operator,
+/// which the refund names there (MoMo's `referenceIdToRefund`).
 #[derive(Debug, Clone)]
 pub struct Refunded {
-    pub reference: Reference,
+    pub link: RefundLink,
     pub key: TransactionKey,
 }
 

@@ -107,8 +107,11 @@ impl Payments {
             .map_err(|e| ServiceError::Internal(format!("stored amount {} {e}", t.amounts.amount)))?;
         // A refund names its collection at the operator by the collection's own key.
         let collection = match &t.refund_of {
-            Some(reference) => Some(self.store.transaction_by_ref(reference).await?.ok_or_else(|| {
-                ServiceError::Internal(format!("refund {} of a missing collection {reference}", t.reference))
+            Some(link) => Some(self.store.transaction_by_ref(&link.collection).await?.ok_or_else(|| {
+                ServiceError::Internal(format!(
+                    "refund {} of a missing collection {}",
+                    t.reference, link.collection
+                ))
             })?),
             None => None,
         };

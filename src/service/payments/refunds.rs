@@ -6,7 +6,8 @@
 //! more than the collection took.
 
 use super::{Party, PaymentError, PaymentRequest, Payments, Refunded};
-use crate::domain::{Amount, Kind, Status, Timestamp, TransactionId, TransactionRecord, TransactionRef};
+use crate::domain::{Amount, Kind, RefundLink, RefundReason, Status, Tenant, Timestamp, TransactionId};
+use crate::domain::{TransactionRecord, TransactionRef};
 use crate::service::{Principal, ServiceError};
 
 /// A merchant's refund of one of its collections.
@@ -18,20 +19,29 @@ pub struct RefundRequest {
     pub collection: TransactionRef,
     /// What to give back; all that remains of the collection when `None`.
     pub amount: Option<Amount>,
+    /// Why, kept with the refund and shown wherever it is.
+    pub reason: Option<RefundReason>,
 }
 
 impl Payments {
     /// Refunds part or all of `caller`'s collection: the refund as created (`PENDING`, or
     /// final when the operator answered at once). The collection's fee is not given back.
+    /// The caller's credential is checked with the refund's insert, as for any payment.
     pub async fn refund_as(
         &self,
         caller: &Principal,
         request: RefundRequest,
         now: Timestamp,
     ) -> Result<TransactionRecord, PaymentError> {
+        let payment = self.refund_payment(&caller.tenant, request).await?;
+        self.create_payment_as(caller, payment, now).await
+    }
+
+    /// The payment a refund is, once its collection is found refundable for what it asks.
+    async fn refund_payment(&self, tenant: &Tenant, request: RefundRequest) -> Result<PaymentRequest, PaymentError> {
         let collection = self
             .store
-            .transaction(&caller.tenant, &request.collection)
+            .transaction(tenant, &request.collection)
             .await?
             .ok_or(ServiceError::NotFound("collection"))?;
         let c = &collection.transaction;
@@ -77,7 +87,7 @@ impl Payments {
         if amount.francs() != c.amounts.amount
             && !self
                 .operators
-                .connector(c.operator, caller.tenant.environment)
+                .connector(c.operator, tenant.environment)
                 .refunds_in_part()
         {
             return Err(PaymentError::NotRefundable(format!(
@@ -106,10 +116,13 @@ impl Payments {
             success_url: None,
             error_url: None,
             refund_of: Some(Refunded {
-                reference: c.reference.clone(),
+                link: RefundLink {
+                    collection: c.reference.clone(),
+                    reason: request.reason,
+                },
                 key: c.id.clone(),
             }),
         };
-        self.create_payment_as(caller, payment, now).await
+        Ok(payment)
     }
 }

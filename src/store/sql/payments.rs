@@ -353,6 +353,7 @@ pub(super) const INSERTED_COLUMNS: &Columns = {
         ("next_check_at", Int),
         ("operator_alias", Text),
         ("refund_of", Text),
+        ("refund_reason", Text),
     ]
 };
 
@@ -382,5 +383,6 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .text(t.checkout_token.as_deref())
         .int(first_check.millis())
         .text(t.operator_alias.as_deref())
-        .text(t.refund_of.as_deref());
+        .text(t.refund_of.as_ref().map(|r| r.collection.as_str()))
+        .text(t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()));
 }

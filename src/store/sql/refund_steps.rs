@@ -26,8 +26,8 @@ pub(super) async fn hold<DB: SqlDb>(
     let mut held: BTreeMap<&str, (i64, &crate::domain::Tenant)> = BTreeMap::new();
     for c in creations {
         let t = c.transaction;
-        if let (Kind::Refund, Some(collection)) = (t.kind, t.refund_of.as_ref()) {
-            held.entry(collection.as_str()).or_insert((0, &t.tenant)).0 += t.amounts.amount;
+        if let (Kind::Refund, Some(link)) = (t.kind, t.refund_of.as_ref()) {
+            held.entry(link.collection.as_str()).or_insert((0, &t.tenant)).0 += t.amounts.amount;
         }
     }
     for (collection, (amount, tenant)) in held {
@@ -53,12 +53,12 @@ pub(super) async fn hold<DB: SqlDb>(
 pub(super) async fn release<DB: SqlDb>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError> {
     for s in done {
         let t = &s.transaction;
-        let (Kind::Refund, Status::Failed, Some(collection)) = (t.kind, s.outcome.status, t.refund_of.as_ref()) else {
+        let (Kind::Refund, Status::Failed, Some(link)) = (t.kind, s.outcome.status, t.refund_of.as_ref()) else {
             continue;
         };
         sqlx::query("UPDATE transactions SET refunded = refunded - $1 WHERE ref = $2")
             .arg(t.amounts.amount)
-            .arg(collection.as_str())
+            .arg(link.collection.as_str())
             .execute(DB::on(&mut **tx))
             .await?;
     }

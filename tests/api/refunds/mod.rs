@@ -2,5 +2,6 @@
 
 pub mod crash;
 pub mod operators;
+pub mod reasons;
 pub mod routes;
 pub mod service;

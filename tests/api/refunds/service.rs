@@ -22,6 +22,7 @@ fn refund(id: &str, collection: &str, francs: Option<i64>) -> RefundRequest {
         transaction_id: id.into(),
         collection: TransactionRef::from(collection),
         amount: francs.map(|f| Amount::from_francs(f).unwrap()),
+        reason: None,
     }
 }
 
