@@ -60,6 +60,9 @@ pub enum ErrorKind {
     /// A refund its collection cannot give: not a `SUCCESSFUL` collection, or less of it
     /// remains. A conflict with the collection's state, as a reused id is one with another's.
     NotRefundable,
+    /// A payment link that takes no payment now (deactivated, expired, paid), or a payment it
+    /// does not take (an amount out of its bounds, an operator it does not accept).
+    LinkClosed,
     PayloadTooLarge,
     UnsupportedMediaType,
     TooManyRequests,
@@ -80,7 +83,10 @@ impl ErrorKind {
             ErrorKind::AmountOutOfRange | ErrorKind::NotOffered => StatusCode::FORBIDDEN,
             ErrorKind::NotFound | ErrorKind::TransactionNotFound => StatusCode::NOT_FOUND,
             ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorKind::Duplicate | ErrorKind::IdempotencyKeyInUse | ErrorKind::NotRefundable => StatusCode::CONFLICT,
+            ErrorKind::Duplicate
+            | ErrorKind::IdempotencyKeyInUse
+            | ErrorKind::NotRefundable
+            | ErrorKind::LinkClosed => StatusCode::CONFLICT,
             ErrorKind::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::InsufficientBalance => StatusCode::PRECONDITION_FAILED,
             ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,

@@ -46,6 +46,7 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
             | ErrorKind::InsufficientBalance
             | ErrorKind::NotOffered
             | ErrorKind::NotRefundable
+            | ErrorKind::LinkClosed
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType
             | ErrorKind::TooManyRequests

@@ -147,6 +147,7 @@ fn kept(response: &Response) -> bool {
             | ErrorKind::InsufficientBalance
             | ErrorKind::NotOffered
             | ErrorKind::NotRefundable
+            | ErrorKind::LinkClosed
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType => false,
             // Nothing said about the request: a retry runs it.

@@ -43,6 +43,7 @@ pub fn describe(
             None,
         ),
         PaymentError::NotRefundable(why) => (ApiError::new(ErrorKind::NotRefundable, why), None),
+        e @ PaymentError::LinkClosed(_) => (ApiError::new(ErrorKind::LinkClosed, e.to_string()), None),
         e @ PaymentError::Unrouted(..) => (ApiError::new(ErrorKind::OperatorUnavailable, e.to_string()), None),
         PaymentError::OperatorDisabled(op) => (
             ApiError::new(

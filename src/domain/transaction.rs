@@ -6,6 +6,7 @@ use std::fmt;
 use super::environment::Tenant;
 use super::fees::Amounts;
 use super::ids::{CustomerId, Reference, TransactionId, TransactionKey};
+use super::link::LinkId;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
 use super::refund::RefundLink;
@@ -229,6 +230,8 @@ pub struct Transaction {
     /// A collection's refunds that are not `FAILED`, summed: what of its amount is given back
     /// or being given back. Zero for every other kind.
     pub refunded: i64,
+    /// The payment link a collection was paid through; `None` for every other payment.
+    pub link_id: Option<LinkId>,
 }
 
 impl Transaction {

@@ -209,7 +209,8 @@ impl From<StoreError> for ServiceError {
             | StoreError::Corrupt(_)
             | StoreError::Refused(_)
             | StoreError::InsufficientFunds
-            | StoreError::NotRefundable => ServiceError::Internal(e.to_string()),
+            | StoreError::NotRefundable
+            | StoreError::LinkClosed => ServiceError::Internal(e.to_string()),
         }
     }
 }

@@ -14,7 +14,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 18] = [
+const NAMES: [&str; 19] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -33,10 +33,11 @@ const NAMES: [&str; 18] = [
     "0016_refund_kind",
     "0017_refunds",
     "0018_refund_reason",
+    "0019_payment_links",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 18] = [
+const SQLITE: [&str; 19] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -55,9 +56,10 @@ const SQLITE: [&str; 18] = [
     include_str!("../../migrations/sqlite/0016_refund_kind.sql"),
     include_str!("../../migrations/sqlite/0017_refunds.sql"),
     include_str!("../../migrations/sqlite/0018_refund_reason.sql"),
+    include_str!("../../migrations/sqlite/0019_payment_links.sql"),
 ];
 
-const POSTGRES: [&str; 18] = [
+const POSTGRES: [&str; 19] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -76,6 +78,7 @@ const POSTGRES: [&str; 18] = [
     include_str!("../../migrations/postgres/0016_refund_kind.sql"),
     include_str!("../../migrations/postgres/0017_refunds.sql"),
     include_str!("../../migrations/postgres/0018_refund_reason.sql"),
+    include_str!("../../migrations/postgres/0019_payment_links.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

@@ -7,6 +7,7 @@
 mod dashboard;
 mod handoff;
 mod idempotency;
+mod links;
 mod lookup_batch;
 mod merchants;
 mod migrations;
@@ -28,6 +29,7 @@ pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, Transaction
 pub use dashboard::ActivityStore;
 pub use handoff::LeasedEvent;
 pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
+pub use links::LinkStore;
 pub use merchants::{MerchantStore, NewMerchant, NewMerchantEnvironment};
 pub use payments::{CheckedLookup, LedgerCheck, PaymentStore, Settlement};
 pub use postgres::PostgresStore;
@@ -63,6 +65,10 @@ pub enum StoreError {
     /// it once its other refunds that are not `FAILED` are counted: nothing was written.
     #[error("the collection cannot be refunded that much")]
     NotRefundable,
+    /// A payment names a link of another tenant, or one deactivated, expired or taking no
+    /// more payments: nothing was written.
+    #[error("the payment link takes no more payments")]
+    LinkClosed,
     /// The credential a write was made with is revoked (or no longer the tenant's): nothing
     /// was written.
     #[error("the caller's credential is revoked")]
@@ -102,12 +108,19 @@ fn transient(code: Option<&str>) -> bool {
 
 /// The persistence the gateway needs, whatever the database.
 pub trait Store:
-    MerchantStore + PaymentStore + WebhookStore + ReportStore + SessionStore + ActivityStore + IdempotencyStore
+    MerchantStore + PaymentStore + WebhookStore + ReportStore + SessionStore + ActivityStore + IdempotencyStore + LinkStore
 {
 }
 
 impl<T> Store for T where
-    T: MerchantStore + PaymentStore + WebhookStore + ReportStore + SessionStore + ActivityStore + IdempotencyStore
+    T: MerchantStore
+        + PaymentStore
+        + WebhookStore
+        + ReportStore
+        + SessionStore
+        + ActivityStore
+        + IdempotencyStore
+        + LinkStore
 {
 }
 

@@ -6,8 +6,8 @@ use super::sql::{Col, Get, SqlDb};
 use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
-    Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, MerchantId, Msisdn, OperatorCode,
-    Reference, RefundLink, RefundReason, Tenant, TextId, Timestamp, Transaction,
+    Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, LinkId, MerchantId, Msisdn,
+    OperatorCode, Reference, RefundLink, RefundReason, Tenant, TextId, Timestamp, Transaction,
 };
 
 /// Reads a column.
@@ -102,6 +102,7 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
             reason: refund_reason.map(RefundReason::from_stored),
         }),
         refunded: get(row, "refunded")?,
+        link_id: get::<R, Option<String>>(row, "link_id")?.map(LinkId::from_stored),
     };
     let customer = Customer {
         id: customer_id,

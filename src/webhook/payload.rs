@@ -188,6 +188,7 @@ mod tests {
                 updated_at: Some(Timestamp(1_700_000_003_000)),
                 refund_of: None,
                 refunded: 0,
+                link_id: None,
             },
             customer,
         }

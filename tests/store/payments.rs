@@ -96,6 +96,8 @@ pub fn payment(
         refund_of: None,
 
         refunded: 0,
+
+        link_id: None,
     }
 }
 

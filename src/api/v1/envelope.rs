@@ -34,7 +34,7 @@ pub fn error_name(kind: ErrorKind) -> &'static str {
         ErrorKind::AmountOutOfRange | ErrorKind::NotOffered => "ForbiddenError",
         ErrorKind::NotFound | ErrorKind::TransactionNotFound => "NotFoundError",
         ErrorKind::MethodNotAllowed => "MethodNotAllowedError",
-        ErrorKind::Duplicate | ErrorKind::NotRefundable => "ConflictError",
+        ErrorKind::Duplicate | ErrorKind::NotRefundable | ErrorKind::LinkClosed => "ConflictError",
         ErrorKind::IdempotencyKeyInUse => "IdempotencyKeyInUseError",
         ErrorKind::IdempotencyKeyReused => "IdempotencyKeyReusedError",
         ErrorKind::InsufficientBalance => "PreconditionFailedError",

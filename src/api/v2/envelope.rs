@@ -33,6 +33,7 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
         ErrorKind::MethodNotAllowed => "METHOD_NOT_ALLOWED",
         ErrorKind::Duplicate => "TRANSACTION_DUPLICATED",
         ErrorKind::NotRefundable => "REFUND_NOT_POSSIBLE",
+        ErrorKind::LinkClosed => "PAYMENT_LINK_CLOSED",
         ErrorKind::IdempotencyKeyInUse => "IDEMPOTENCY_KEY_IN_USE",
         ErrorKind::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
         ErrorKind::InsufficientBalance => "AMOUNT_INSUFFISANT",

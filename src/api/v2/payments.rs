@@ -136,6 +136,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         success_url: None,
         error_url: None,
         refund_of: None,
+        link: None,
     })
 }
 

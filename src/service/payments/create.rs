@@ -13,7 +13,7 @@ use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFEREN
 use crate::domain::{
     Cause, Customer, FailureCode, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction, TransactionRef,
 };
-use crate::domain::{CustomerId, Reference, TextId, TransactionKey, TransactionRecord};
+use crate::domain::{CustomerId, LinkClosed, Reference, TextId, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 use crate::service::{Principal, ServiceError};
 use crate::store::{Settlement, StoreError};
@@ -144,6 +144,7 @@ impl Payments {
             updated_at: None,
             refund_of: request.refund_of.as_ref().map(|r| r.link.clone()),
             refunded: 0,
+            link_id: request.link.clone(),
         };
         let entry = if request.kind.pays_out() {
             ledger::reserve(&amounts)
@@ -180,6 +181,8 @@ impl Payments {
                     transaction.reference = new_reference();
                 }
                 Err(StoreError::InsufficientFunds) => return Err(PaymentError::InsufficientFunds),
+                // Checked on the link as read first; this is the database settling a race.
+                Err(StoreError::LinkClosed) => return Err(PaymentError::LinkClosed(LinkClosed::Exhausted)),
                 // Checked by the refund's own request first; this is the database settling a race.
                 Err(StoreError::NotRefundable) => {
                     return Err(PaymentError::NotRefundable(

@@ -17,8 +17,8 @@ use super::auth::ActiveCredentials;
 use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{
-    Address, Amount, FeeSchedule, Kind, Msisdn, OperatorCode, RefundLink, TransactionId, TransactionKey,
-    TransactionRecord,
+    Address, Amount, FeeSchedule, Kind, LinkClosed, LinkId, Msisdn, OperatorCode, RefundLink, TransactionId,
+    TransactionKey, TransactionRecord,
 };
 use crate::operator::Operators;
 use crate::store::{MerchantStore, PaymentStore, StoreError};
@@ -117,6 +117,8 @@ pub struct PaymentRequest {
     pub error_url: Option<String>,
     /// The collection a refund gives back (`refunds.rs`); `None` for every other kind.
     pub refund_of: Option<Refunded>,
+    /// The payment link a collection is paid through (`service::links`); `None` otherwise.
+    pub link: Option<LinkId>,
 }
 
 /// The collection a refund gives back and why, and the collection's key at the operator,
@@ -141,6 +143,9 @@ pub enum PaymentError {
     /// less of it remains. Nothing was written; the text says which.
     #[error("{0}")]
     NotRefundable(String),
+    /// The payment link takes no payment now. Nothing was written.
+    #[error("{0}")]
+    LinkClosed(LinkClosed),
     /// The operator is disabled by configuration, for this direction.
     #[error("{0} does not accept this kind of payment here")]
     OperatorDisabled(OperatorCode),

@@ -115,6 +115,7 @@ impl Payments {
             otp_code: None,
             success_url: None,
             error_url: None,
+            link: None,
             refund_of: Some(Refunded {
                 link: RefundLink {
                     collection: c.reference.clone(),

@@ -16,11 +16,11 @@ use sqlx::Transaction;
 use super::balance_locks::BalancePlan;
 use super::customers::{payer_row, PAYER_COLUMNS, PAYER_ON_CONFLICT};
 use super::payments::{transaction_row, INSERTED_COLUMNS};
-use super::refund_steps;
 use super::row_values::RowValues;
 use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
 use super::Get;
 use super::SqlDb;
+use super::{link_steps, refund_steps};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Customer, Status, Timestamp, Transaction as Payment};
 use crate::store::{rows, StoreError};
@@ -83,6 +83,7 @@ pub(super) async fn insert_all<DB: SqlDb>(
         .collect();
     insert_transitions(tx, &transitions).await?;
     refund_steps::hold(tx, creations).await?;
+    link_steps::hold(tx, creations).await?;
     let entries: Vec<EntryRow> = creations
         .iter()
         .filter(|c| !c.entry.is_empty())

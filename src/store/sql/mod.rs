@@ -17,6 +17,8 @@ pub(super) mod dashboard;
 pub(super) mod driver;
 pub(super) mod idempotency;
 pub(super) mod insert_set;
+pub(super) mod link_steps;
+mod links;
 pub(super) mod merchants;
 pub(super) mod payments;
 pub(super) mod refund_steps;

@@ -11,8 +11,8 @@ use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Cursor, Customer, Francs, Kind, PageRequest, Reference, Status, Tenant, Timestamp, Transaction, TransactionKey,
-    TransactionRef,
+    Cursor, Customer, Francs, Kind, LinkId, PageRequest, Reference, Status, Tenant, Timestamp, Transaction,
+    TransactionKey, TransactionRef,
 };
 use crate::store::lookup_batch::Lookup;
 use crate::store::names;
@@ -354,6 +354,7 @@ pub(super) const INSERTED_COLUMNS: &Columns = {
         ("operator_alias", Text),
         ("refund_of", Text),
         ("refund_reason", Text),
+        ("link_id", Text),
     ]
 };
 
@@ -384,5 +385,6 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .int(first_check.millis())
         .text(t.operator_alias.as_deref())
         .text(t.refund_of.as_ref().map(|r| r.collection.as_str()))
-        .text(t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()));
+        .text(t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()))
+        .text(t.link_id.as_ref().map(LinkId::as_str));
 }

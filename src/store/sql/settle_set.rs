@@ -14,11 +14,11 @@ use std::collections::HashSet;
 use sqlx::Transaction;
 
 use super::balance_locks::BalancePlan;
-use super::refund_steps;
 use super::row_values::ColumnType::{Int, Text};
 use super::row_values::{Columns, RowValues};
 use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
 use super::SqlDb;
+use super::{link_steps, refund_steps};
 use super::{Args, Get};
 use crate::domain::Status;
 use crate::store::handoff::EventLease;
@@ -109,6 +109,7 @@ pub(super) async fn settle_all<DB: SqlDb>(
         .collect();
     write_entries(tx, &entries, plan).await?;
     refund_steps::release(tx, &done).await?;
+    link_steps::settle(tx, &done).await?;
     insert_events(tx, &done, lease).await?;
     insert_audits(tx, &done).await?;
     Ok(settlements

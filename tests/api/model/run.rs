@@ -101,6 +101,7 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
         success_url: None,
         error_url: None,
         refund_of: None,
+        link: None,
     }
 }
 

@@ -100,6 +100,7 @@ fn collection(transaction_id: &str, francs: i64) -> PaymentRequest {
         success_url: None,
         error_url: None,
         refund_of: None,
+        link: None,
     }
 }
 

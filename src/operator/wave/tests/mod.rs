@@ -95,6 +95,7 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         updated_at: None,
         refund_of: None,
         refunded: 0,
+        link_id: None,
     }
 }
 
