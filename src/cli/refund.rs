@@ -8,6 +8,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::merchant::Target;
+use crate::domain::refund::new_refund_id;
 use crate::domain::text::checked_text;
 use crate::domain::{Amount, RefundReason, TextId, Timestamp, TransactionId, TransactionRecord, TransactionRef};
 use crate::service::payments::refunds::RefundRequest;
@@ -53,12 +54,6 @@ fn parse_transaction_id(raw: &str) -> Result<TransactionId, String> {
         .map_err(|e| e.to_string())
 }
 
-/// A refund's id when none is given: `refund-` and 12 random hex digits.
-fn new_transaction_id() -> TransactionId {
-    let random = uuid::Uuid::new_v4().simple().to_string();
-    TransactionId::from_text(format!("refund-{}", &random[..12]))
-}
-
 /// Makes the refund; a refusal, or a refund the operator failed at once, is an error that
 /// says what happened and what was recorded.
 pub(super) async fn execute(
@@ -68,7 +63,7 @@ pub(super) async fn execute(
 ) -> anyhow::Result<TransactionRecord> {
     let tenant = args.target.tenant();
     let request = RefundRequest {
-        transaction_id: args.transaction_id.unwrap_or_else(new_transaction_id),
+        transaction_id: args.transaction_id.unwrap_or_else(new_refund_id),
         collection: TransactionRef::from(args.id.as_str()),
         amount: args.amount,
         reason: Some(args.reason),
