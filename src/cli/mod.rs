@@ -10,6 +10,7 @@
 //! field order, and each group's unit tests pin both.
 
 mod merchant;
+mod refund;
 mod report;
 mod transactions;
 mod webhooks;

@@ -1,12 +1,14 @@
-//! `transactions …`: list the transfers that need a person and settle one by hand.
+//! `transactions …`: list the transfers that need a person, settle one by hand, and refund a
+//! collection (`refund.rs`).
 
 use clap::Subcommand;
 use serde_json::json;
 
+use super::refund::{self, RefundArgs};
 use super::{print_lines, Format};
 use crate::app;
 use crate::config::Config;
-use crate::domain::{Reference, Status, Timestamp, Transaction};
+use crate::domain::{Reference, Status, Timestamp, Transaction, TransactionRecord};
 use crate::reconcile::review;
 use crate::service::Payments;
 
@@ -30,6 +32,11 @@ pub enum TransactionsCommand {
         #[arg(long)]
         reason: String,
     },
+    /// Give back part or all of a merchant's SUCCESSFUL collection to its payer.
+    ///
+    /// Through the operator that took it, as a refund made through the API: refused, reserved,
+    /// sent and settled the same way, its webhook included. A refusal exits with status 1.
+    Refund(RefundArgs),
 }
 
 fn parse_final_status(raw: &str) -> Result<Status, String> {
@@ -46,6 +53,8 @@ enum Done {
     Stuck(Vec<Transaction>),
     /// The transaction's reference and its final status.
     Resolved { reference: String, status: Status },
+    /// The refund as created: `SUCCESSFUL`, or `PENDING` until its operator answers.
+    Refunded(Box<TransactionRecord>),
 }
 
 /// Opens the database, runs the command and prints what it did.
@@ -62,6 +71,7 @@ impl TransactionsCommand {
         match self {
             TransactionsCommand::Stuck { json } => Format::json_if(*json),
             TransactionsCommand::Resolve { .. } => Format::Text,
+            TransactionsCommand::Refund(args) => Format::json_if(args.json),
         }
     }
 
@@ -79,6 +89,7 @@ impl TransactionsCommand {
                     status: settled.transaction.status,
                 }
             }
+            TransactionsCommand::Refund(args) => Done::Refunded(Box::new(refund::execute(args, payments, now).await?)),
         })
     }
 }
@@ -104,6 +115,14 @@ fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
         Done::Resolved { reference, status } => {
             vec![format!("transaction {reference} is now {}", status.as_str())]
         }
+        Done::Refunded(record) => match format {
+            Format::Json => vec![serde_json::to_string_pretty(&refund::refund_json(record))?],
+            Format::Text if record.transaction.status == Status::Pending => vec![format!(
+                "{}; the operator has not answered yet: the reconciler settles it, and its webhook says how",
+                refund::refund_text(record)
+            )],
+            Format::Text => vec![refund::refund_text(record)],
+        },
     })
 }
 

@@ -1,7 +1,7 @@
 //! What makes a transaction a refund: the collection it gives back, by its service reference,
 //! and the merchant's reason, if one was given.
 
-use super::ids::Reference;
+use super::ids::{Reference, TextId, TransactionId};
 use super::text::{checked_text, TextProblem};
 
 /// The longest reason a refund keeps (the `refund_reason` column holds no more).
@@ -34,6 +34,14 @@ impl RefundReason {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// A refund's own transaction id where a person, not a merchant's program, makes it (the
+/// dashboard's form, the command line): `refund-` and 12 random hex digits, within v2's 20
+/// characters.
+pub fn new_refund_id() -> TransactionId {
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    TransactionId::from_text(format!("refund-{}", &random[..12]))
 }
 
 #[cfg(test)]

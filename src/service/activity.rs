@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use super::{Dashboard, ServiceError};
 use crate::domain::{
-    Activity, Attempt, Balance, EventFilter, EventSummary, OperatorCode, PageRequest, RecentAttempt, Status, Tenant,
-    Timestamp, TransactionRecord, TransactionRef, Transition, WebhookEndpoint,
+    Activity, Attempt, Balance, EventFilter, EventSummary, Kind, OperatorCode, PageRequest, RecentAttempt, Status,
+    Tenant, Timestamp, TransactionFilter, TransactionRecord, TransactionRef, Transition, WebhookEndpoint,
 };
 use crate::webhook::client::WebhookClient;
 use crate::webhook::signing;
@@ -51,7 +51,14 @@ pub struct Timeline {
     pub transitions: Vec<Transition>,
     /// Its webhook events (one per final state) with their attempts, oldest first.
     pub events: Vec<(EventSummary, Vec<Attempt>)>,
+    /// A collection's refunds, newest first (the [`REFUNDS_SHOWN`] latest); none for another kind.
+    pub refunds: Vec<TransactionRecord>,
+    /// A refund's collection; `None` for another kind.
+    pub collection: Option<TransactionRecord>,
 }
+
+/// How many of a collection's refunds its page lists.
+pub const REFUNDS_SHOWN: u32 = 50;
 
 /// The figures of `activity`, read from the first of `CHART_DAYS` days.
 fn overview_of(balance: Balance, activity: &[Activity]) -> Overview {
@@ -129,10 +136,40 @@ impl Dashboard {
             };
             events.push((summary, attempts));
         }
+        let (refunds, collection) = self.refunds_around(tenant, &record).await?;
         Ok(Timeline {
             record,
             transitions,
             events,
+            refunds,
+            collection,
+        })
+    }
+
+    /// A collection's latest refunds, or a refund's collection.
+    async fn refunds_around(
+        &self,
+        tenant: &Tenant,
+        record: &TransactionRecord,
+    ) -> Result<(Vec<TransactionRecord>, Option<TransactionRecord>), ServiceError> {
+        let t = &record.transaction;
+        Ok(match (t.kind, &t.refund_of) {
+            (Kind::Collection, _) => {
+                let filter = TransactionFilter {
+                    refund_of: Some(t.reference.clone()),
+                    ..TransactionFilter::default()
+                };
+                let page = PageRequest {
+                    limit: REFUNDS_SHOWN,
+                    after: None,
+                };
+                (self.payments.transactions(tenant, &filter, &page).await?, None)
+            }
+            (Kind::Refund, Some(link)) => {
+                let of = TransactionRef::from(link.collection.as_str());
+                (Vec::new(), self.payments.transaction(tenant, &of).await?)
+            }
+            (Kind::Refund, None) | (Kind::Transfer, _) => (Vec::new(), None),
         })
     }
 

@@ -81,7 +81,7 @@ pub struct Target {
 }
 
 impl Target {
-    fn tenant(&self) -> Tenant {
+    pub(super) fn tenant(&self) -> Tenant {
         Tenant {
             merchant_id: MerchantId(self.merchant.clone()),
             environment: self.env,

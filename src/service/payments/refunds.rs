@@ -37,6 +37,19 @@ impl Payments {
         self.create_payment_as(caller, payment, now).await
     }
 
+    /// Refunds part or all of `tenant`'s collection on the word of an in-process caller with
+    /// no credential to check (the command line, run by the operator's staff): the same
+    /// checks and the same creation as [`refund_as`](Self::refund_as).
+    pub async fn refund(
+        &self,
+        tenant: &Tenant,
+        request: RefundRequest,
+        now: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        let payment = self.refund_payment(tenant, request).await?;
+        self.create_payment(tenant, payment, now).await
+    }
+
     /// The payment a refund is, once its collection is found refundable for what it asks.
     async fn refund_payment(&self, tenant: &Tenant, request: RefundRequest) -> Result<PaymentRequest, PaymentError> {
         let collection = self

@@ -9,6 +9,7 @@ mod i18n;
 mod layout;
 mod login;
 mod overview;
+mod refund;
 mod session;
 mod transaction;
 mod transactions;
@@ -32,6 +33,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/dashboard/transactions.csv", get(transactions::export))
         .route("/dashboard/transactions/{id}", get(transaction::show))
         .route("/dashboard/transactions/{id}/resend-webhook", post(transaction::resend))
+        .route("/dashboard/transactions/{id}/refund", post(refund::submit))
         .route("/dashboard/customers", get(customers::list))
         .route("/dashboard/customers/{id}", get(customers::show))
         .route("/dashboard/webhooks", get(webhooks::show))

@@ -1,6 +1,7 @@
 //! `GET /dashboard/transactions/{id}`: one transaction (by the merchant's id or the
-//! reference) with its amounts, customer, timeline of transitions, and webhook attempts; and
-//! `POST …/resend-webhook`, which sends its webhook again through the existing redelivery.
+//! reference) with its amounts, customer, refunds (`refund.rs`), timeline of transitions, and
+//! webhook attempts; and `POST …/resend-webhook`, which sends its webhook again through the
+//! existing redelivery.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -8,6 +9,7 @@ use axum::response::Response;
 use maud::{html, Markup};
 
 use super::layout::{self, html_response, kind_name, money, segment, when, Flash, Spec};
+use super::refund;
 use super::session::{fields, Ctx, FormFields};
 use crate::domain::{Timestamp, TransactionRef};
 use crate::service::{Dashboard, ServiceError, Timeline};
@@ -40,7 +42,14 @@ pub async fn resend(
     render(&dashboard, &ctx, &id, status, flash).await
 }
 
-async fn render(dashboard: &Dashboard, ctx: &Ctx, id: &TransactionRef, status: StatusCode, flash: Flash) -> Response {
+/// The page of transaction `id` answered with `status`, `flash` at its top.
+pub(super) async fn render(
+    dashboard: &Dashboard,
+    ctx: &Ctx,
+    id: &TransactionRef,
+    status: StatusCode,
+    flash: Flash,
+) -> Response {
     let timeline = match dashboard.timeline(&ctx.session.tenant, id).await {
         Ok(timeline) => timeline,
         Err(e) => return layout::service_error(ctx.lang(), e),
@@ -76,6 +85,7 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
             dt { (t.amount_receive) } dd { (money(tx.amounts.amount_receive)) }
             dt { (t.amount_total) } dd #amount-total { (money(tx.amounts.amount_total)) }
             dt { (t.created_at) } dd { (when(tx.created_at)) }
+            (refund::facts(t, timeline))
             @if let Some(reason) = &tx.failure_reason {
                 dt { (t.failure) } dd #failure-reason { (reason) }
             }
@@ -87,6 +97,7 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
                 @if let Some(email) = &customer.email { " · " (email) }
             }
         }
+        (refund::section(ctx, timeline, path))
         h2 { (t.timeline) }
         ol #timeline {
             @for step in &timeline.transitions {

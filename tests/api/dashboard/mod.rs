@@ -3,7 +3,9 @@
 pub mod actions;
 pub mod browser_access;
 pub mod browser_payer;
+pub mod browser_refund;
 pub mod browser_refusals;
 pub mod browser_walkthrough;
 pub mod pages;
+pub mod refunds;
 pub mod sessions;

@@ -88,6 +88,7 @@ fn every_command_has_help() {
         vec!["merchant", "top-up", "--help"],
         vec!["transactions", "--help"],
         vec!["transactions", "resolve", "--help"],
+        vec!["transactions", "refund", "--help"],
         vec!["webhooks", "--help"],
         vec!["webhooks", "redeliver", "--help"],
     ] {
