@@ -15,6 +15,7 @@ pub mod fields;
 pub mod guard;
 pub mod health;
 pub mod idempotency;
+pub mod links;
 pub mod operator_callbacks;
 pub mod pagination;
 pub mod payment_failure;

@@ -4,7 +4,7 @@
 
 use axum::extract::FromRef;
 
-use crate::service::{Auth, Customers, Dashboard, Gateway, Merchants, Payments, Reports, Webhooks};
+use crate::service::{Auth, Customers, Dashboard, Gateway, Links, Merchants, Payments, Reports, Webhooks};
 
 macro_rules! service_state {
     ($($service:ident: $field:ident),* $(,)?) => {
@@ -21,6 +21,7 @@ macro_rules! service_state {
 service_state!(
     Payments: payments,
     Customers: customers,
+    Links: links,
     Webhooks: webhooks,
     Reports: reports,
     Merchants: merchants,

@@ -10,6 +10,7 @@ pub mod customers;
 pub mod dashboard;
 pub mod gauges;
 pub mod idempotency;
+pub mod links;
 pub mod merchants;
 pub mod payments;
 pub mod rate_limit;
@@ -31,6 +32,7 @@ pub use customers::Customers;
 pub use dashboard::{Dashboard, SignedIn};
 pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
+pub use links::{LinkPayment, Links, NewLink};
 pub use merchants::Merchants;
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
 pub use payments::callbacks::{CallbackError, CallbackReceipt};
@@ -59,6 +61,7 @@ pub struct Gateway(Arc<Parts>);
 pub struct Parts {
     pub payments: Payments,
     pub customers: Customers,
+    pub links: Links,
     pub webhooks: Webhooks,
     pub reports: Reports,
     pub merchants: Merchants,
@@ -91,15 +94,18 @@ impl Gateway {
         let auth = Auth::new(store.clone(), keys.clone(), config.clone(), active_credentials.clone());
         let webhooks = Webhooks::new(store.clone());
         let operators = Arc::new(operators.guarded(config.breaker, metrics.clone()));
+        let payments = Payments::new(
+            store.clone(),
+            store.clone(),
+            config.clone(),
+            operators,
+            metrics.clone(),
+            active_credentials,
+        );
+        let links = Links::new(store.clone(), payments.clone(), config.public_url.clone());
         Ok(Gateway(Arc::new(Parts {
-            payments: Payments::new(
-                store.clone(),
-                store.clone(),
-                config.clone(),
-                operators,
-                metrics.clone(),
-                active_credentials,
-            ),
+            payments,
+            links,
             dashboard: Dashboard::new(
                 store.clone(),
                 auth.clone(),
@@ -128,8 +134,10 @@ impl Gateway {
     /// The same gateway (store, keys, metrics) with other operator connectors.
     pub fn with_operators(&self, operators: Operators) -> Gateway {
         let operators = Arc::new(operators.guarded(self.config.breaker, self.metrics.clone()));
+        let payments = self.payments.with_operators(operators);
         Gateway(Arc::new(Parts {
-            payments: self.payments.with_operators(operators),
+            links: self.links.with_payments(payments.clone()),
+            payments,
             ..(*self.0).clone()
         }))
     }

@@ -31,6 +31,9 @@ struct WebhookTransaction<'a> {
     /// A refund's reason, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<&'a str>,
+    /// The payment link a collection was paid through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    link_payment_id: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -90,6 +93,7 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
             customer: WebhookCustomer::from(&r.customer),
             refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
             reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
+            link_payment_id: t.link_id.as_ref().map(|l| l.as_str()),
         }
     }
 }

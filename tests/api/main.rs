@@ -6,6 +6,7 @@ mod customers;
 mod dashboard;
 mod http;
 mod idempotency;
+mod links;
 mod model;
 mod operators;
 mod payments;

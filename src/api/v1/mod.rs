@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod customers;
 pub mod envelope;
+pub mod links;
 pub mod payments;
 pub mod refunds;
 pub mod report_views;
@@ -32,6 +33,9 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/collecte/card/create", post(payments::card_not_offered))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
         .route("/v1/refunds", post(refunds::create))
+        .route("/v1/payment-links", post(links::create).get(links::list))
+        .route("/v1/payment-links/{id}", get(links::fetch))
+        .route("/v1/payment-links/{id}/deactivate", post(links::deactivate))
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))
         .route("/v1/balance", get(transactions::balance))

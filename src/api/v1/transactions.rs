@@ -40,6 +40,10 @@ pub struct TransactionOut<'a> {
     /// A refund's collection, by its `ref`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refund_of: Option<&'a str>,
+    /// The payment link a collection was paid through; left out for every other payment, so
+    /// that they keep the live service's exact shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_payment_id: Option<&'a str>,
     /// A refund's reason, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'a str>,
@@ -74,6 +78,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             created_at: t.created_at.iso8601_millis(),
             customer: CustomerOut::from(&r.customer),
             refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
+            link_payment_id: t.link_id.as_ref().map(|l| l.as_str()),
             reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
             amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
             beta_launch_url: None,

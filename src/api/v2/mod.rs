@@ -1,6 +1,7 @@
 //! The v2 dialect: snake_case bodies and the `code_status` / `status` / `message` envelope.
 
 pub mod envelope;
+pub mod links;
 pub mod payments;
 pub mod refunds;
 pub mod transactions;
@@ -19,6 +20,9 @@ pub fn routes() -> Router<Gateway> {
         .route("/v2/collecte/mobile-money", post(payments::collect))
         .route("/v2/transfers/mobile-money", post(payments::transfer))
         .route("/v2/refunds", post(refunds::create))
+        .route("/v2/payment-links", post(links::create).get(links::list))
+        .route("/v2/payment-links/{id}", get(links::fetch))
+        .route("/v2/payment-links/{id}/deactivate", post(links::deactivate))
         .route("/v2/get-status-payment/{id}", get(transactions::status))
 }
 

@@ -62,7 +62,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
     fn from(r: &'a TransactionRecord) -> Self {
         let t = &r.transaction;
         TransactionV2 {
-            linkpayment_id: None,
+            linkpayment_id: t.link_id.as_ref().map(|l| l.as_str()),
             reference: &t.reference,
             operator_id: &t.reference,
             transaction_id: &t.transaction_id,
@@ -77,7 +77,10 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             amount_receive: t.amounts.amount_receive.to_string(),
             amount_total: t.amounts.amount_total.to_string(),
             status: t.status.into(),
-            type_transaction: t.kind.into(),
+            type_transaction: match t.link_id {
+                Some(_) => KindV2::LinkPayment,
+                None => t.kind.into(),
+            },
             type_payment: t.operator_code(OperatorCode::v2_code),
             redirect_url: None,
             wave_launch_url: None,

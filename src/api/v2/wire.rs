@@ -53,6 +53,9 @@ pub enum KindV2 {
     Transfer,
     #[serde(rename = "refund")]
     Refund,
+    /// A collection paid through a payment link.
+    #[serde(rename = "payment")]
+    LinkPayment,
 }
 
 impl From<Kind> for KindV2 {

@@ -1,0 +1,196 @@
+//! Payment links: made, read, listed and deactivated by their merchant, and paid by payers on
+//! their public page (`web::pay`). A payment through a link is an ordinary collection of the
+//! link's merchant that carries the link's id. The link's rules are checked on the link as read
+//! (open, the amount within its bounds, an operator it accepts); its limit, expiry and
+//! deactivation once more by the database, in the transaction that records the payment
+//! (`store::sql::link_steps`), so payers who pay at once never pay it more than it allows.
+
+use std::sync::Arc;
+
+use rand::Rng;
+
+use super::payments::{Party, PaymentError, PaymentRequest, Payments};
+use super::ServiceError;
+use crate::domain::{
+    Address, Amount, Kind, LinkAmount, LinkId, Msisdn, OperatorCode, PageRequest, PaymentLink, Tenant, TextId,
+    Timestamp, TransactionId, TransactionRecord,
+};
+use crate::store::LinkStore;
+
+/// What a merchant asks for in a new link (its fields checked by [`PaymentLink::new`]).
+#[derive(Debug, Clone)]
+pub struct NewLink {
+    pub amount: LinkAmount,
+    pub description: String,
+    pub max_payments: Option<i64>,
+    pub expires_at: Option<Timestamp>,
+    /// Every operator when empty.
+    pub operators: Vec<OperatorCode>,
+    pub success_url: Option<String>,
+    pub error_url: Option<String>,
+}
+
+/// What a payer gives on a link's page.
+#[derive(Debug, Clone)]
+pub struct LinkPayment {
+    pub operator: OperatorCode,
+    pub phone: Msisdn,
+    pub phone_as_sent: String,
+    /// What the payer typed, for a link with bounds; a fixed link's amount otherwise.
+    pub amount: Option<Amount>,
+    /// ALPHA's one-time code.
+    pub otp_code: Option<String>,
+}
+
+/// Payment links: their store and the payments made through them.
+#[derive(Clone)]
+pub struct Links(Arc<LinksParts>);
+
+struct LinksParts {
+    store: Arc<dyn LinkStore>,
+    payments: Payments,
+    /// Where the gateway is reached from outside: a link's URL starts with it.
+    public_url: String,
+}
+
+/// The characters of a link payment's transaction id after `lnk-`.
+const PAYMENT_ID_RANDOM: usize = 16;
+const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+impl Links {
+    pub(super) fn new(store: Arc<dyn LinkStore>, payments: Payments, public_url: String) -> Links {
+        Links(Arc::new(LinksParts {
+            store,
+            payments,
+            public_url: public_url.trim_end_matches('/').to_owned(),
+        }))
+    }
+
+    /// The same links, their payments made through `payments` (other operator connectors).
+    pub(super) fn with_payments(&self, payments: Payments) -> Links {
+        Links(Arc::new(LinksParts {
+            store: self.0.store.clone(),
+            payments,
+            public_url: self.0.public_url.clone(),
+        }))
+    }
+
+    /// The link's public page, where its payers pay.
+    pub fn url(&self, id: &LinkId) -> String {
+        format!("{}/pay/{id}", self.0.public_url)
+    }
+
+    pub async fn create(&self, tenant: &Tenant, new: NewLink, now: Timestamp) -> Result<PaymentLink, ServiceError> {
+        let operators = if new.operators.is_empty() {
+            OperatorCode::ALL.to_vec()
+        } else {
+            new.operators
+        };
+        let link = PaymentLink::new(
+            tenant.clone(),
+            new.amount,
+            &new.description,
+            new.max_payments,
+            new.expires_at,
+            operators,
+            new.success_url,
+            new.error_url,
+            now,
+        )
+        .map_err(|e| ServiceError::Invalid(e.to_string()))?;
+        self.0.store.insert_link(&link).await?;
+        Ok(link)
+    }
+
+    /// The tenant's link; another tenant's is not found, like a missing one.
+    pub async fn link(&self, tenant: &Tenant, id: &LinkId) -> Result<PaymentLink, ServiceError> {
+        self.0
+            .store
+            .link(tenant, id)
+            .await?
+            .ok_or(ServiceError::NotFound("payment link"))
+    }
+
+    pub async fn links(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<PaymentLink>, ServiceError> {
+        Ok(self.0.store.links(tenant, page).await?)
+    }
+
+    /// Stops the link taking payments, at once and in every process; its payments already
+    /// started go on.
+    pub async fn deactivate(&self, tenant: &Tenant, id: &LinkId, now: Timestamp) -> Result<PaymentLink, ServiceError> {
+        self.0
+            .store
+            .deactivate_link(tenant, id, now)
+            .await?
+            .ok_or(ServiceError::NotFound("payment link"))
+    }
+
+    /// A link as its public page shows it, whoever asks.
+    pub async fn public_link(&self, id: &LinkId) -> Result<Option<PaymentLink>, ServiceError> {
+        Ok(self.0.store.link_by_id(id).await?)
+    }
+
+    /// Pays link `id`: the collection as created, carrying the link's id. Refused before
+    /// anything is written when the link takes no payment now (`LinkClosed`), or not this one
+    /// (an amount out of its bounds, an operator it does not accept: `Invalid`).
+    pub async fn pay(
+        &self,
+        id: &LinkId,
+        payment: LinkPayment,
+        now: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        let link = self
+            .0
+            .store
+            .link_by_id(id)
+            .await?
+            .ok_or(ServiceError::NotFound("payment link"))?;
+        link.open_at(now).map_err(PaymentError::LinkClosed)?;
+        if !link.accepts_operator(payment.operator) {
+            return Err(
+                ServiceError::Invalid(format!("operator: this link does not take {}", payment.operator)).into(),
+            );
+        }
+        let amount = match (link.amount, payment.amount) {
+            (LinkAmount::Fixed(francs), _) => Amount::from_francs(francs)
+                .map_err(|e| ServiceError::Internal(format!("link {id} stores amount {francs}: {e}")))?,
+            (LinkAmount::Open { .. }, Some(amount)) if link.amount.accepts(amount.francs()) => amount,
+            (LinkAmount::Open { min, max }, _) => {
+                return Err(ServiceError::Invalid(format!("amount: between {min} and {max} francs")).into())
+            }
+        };
+        let request = PaymentRequest {
+            kind: Kind::Collection,
+            transaction_id: payment_id(),
+            operator: payment.operator,
+            operator_alias: None,
+            phone: payment.phone.clone(),
+            phone_as_sent: payment.phone_as_sent,
+            amount,
+            party: Party {
+                // A payer on a link's page gives a number, not a name: the customer is known by it.
+                first_name: payment.phone.as_str().to_owned(),
+                last_name: String::new(),
+                email: None,
+                phone: payment.phone,
+                address: Address::parse("CI", None, None).map_err(|e| ServiceError::Internal(e.to_string()))?,
+            },
+            otp_code: payment.otp_code,
+            success_url: link.success_url.clone(),
+            error_url: link.error_url.clone(),
+            refund_of: None,
+            link: Some(link.id.clone()),
+        };
+        self.0.payments.create_payment(&link.tenant, request, now).await
+    }
+}
+
+/// A link payment's transaction id: `lnk-` and 16 random characters (20 in all, the longest
+/// id v2 takes), so it never meets one of the merchant's own.
+fn payment_id() -> TransactionId {
+    let mut rng = rand::thread_rng();
+    let random: String = (0..PAYMENT_ID_RANDOM)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect();
+    TransactionId::from_text(format!("lnk-{random}"))
+}
