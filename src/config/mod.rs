@@ -83,6 +83,10 @@ pub struct Config {
     pub auth_rate_limit_per_min: u32,
     /// Wrong secrets per API key and client address before sign-in from there is slowed.
     pub sign_in_failures: u32,
+    /// Payments a payment link may start per minute, whoever pays (0: no limit).
+    pub link_payments_per_min: u32,
+    /// Payments one client address may start per minute through payment links (0: no limit).
+    pub link_payments_per_address_per_min: u32,
     pub log_format: LogFormat,
     /// Spell an immediate v2 collection success `SUCCESSFULL`, as the live service does.
     pub v2_successfull_spelling: bool,
@@ -118,6 +122,8 @@ impl fmt::Debug for Config {
             rate_limit_per_s,
             auth_rate_limit_per_min,
             sign_in_failures,
+            link_payments_per_min,
+            link_payments_per_address_per_min,
             log_format,
             v2_successfull_spelling,
             disabled_operators,
@@ -145,6 +151,8 @@ impl fmt::Debug for Config {
             .field("rate_limit_per_s", rate_limit_per_s)
             .field("auth_rate_limit_per_min", auth_rate_limit_per_min)
             .field("sign_in_failures", sign_in_failures)
+            .field("link_payments_per_min", link_payments_per_min)
+            .field("link_payments_per_address_per_min", link_payments_per_address_per_min)
             .field("log_format", log_format)
             .field("v2_successfull_spelling", v2_successfull_spelling)
             .field("disabled_operators", disabled_operators)
@@ -296,6 +304,8 @@ impl Config {
             rate_limit_per_s: 0,
             auth_rate_limit_per_min: 0,
             sign_in_failures: 10,
+            link_payments_per_min: 0,
+            link_payments_per_address_per_min: 0,
             log_format: LogFormat::default(),
             v2_successfull_spelling: false,
             disabled_operators: Vec::new(),

@@ -7,15 +7,19 @@
 
 use std::sync::Arc;
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use hmac::{Hmac, Mac};
 use rand::Rng;
+use sha2::Sha256;
 
 use super::payments::{Party, PaymentError, PaymentRequest, Payments};
 use super::ServiceError;
 use crate::domain::{
-    Address, Amount, Kind, LinkAmount, LinkId, Msisdn, OperatorCode, PageRequest, PaymentLink, Tenant, TextId,
-    Timestamp, TransactionId, TransactionRecord,
+    Address, Amount, Kind, LinkAmount, LinkId, Msisdn, OperatorCode, PageRequest, PaymentLink, Reference, Tenant,
+    TextId, Timestamp, TransactionId, TransactionRecord,
 };
-use crate::store::LinkStore;
+use crate::store::{LinkStore, MerchantStore};
 
 /// What a merchant asks for in a new link (its fields checked by [`PaymentLink::new`]).
 #[derive(Debug, Clone)]
@@ -46,9 +50,19 @@ pub struct LinkPayment {
 #[derive(Clone)]
 pub struct Links(Arc<LinksParts>);
 
+/// A link as its payer's page shows it: the link and who it pays.
+#[derive(Debug, Clone)]
+pub struct PublicLink {
+    pub link: PaymentLink,
+    pub merchant_name: String,
+}
+
 struct LinksParts {
     store: Arc<dyn LinkStore>,
+    merchants: Arc<dyn MerchantStore>,
     payments: Payments,
+    /// The key of the payers' status pages' tokens.
+    status_key: Vec<u8>,
     /// Where the gateway is reached from outside: a link's URL starts with it.
     public_url: String,
 }
@@ -58,10 +72,18 @@ const PAYMENT_ID_RANDOM: usize = 16;
 const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 impl Links {
-    pub(super) fn new(store: Arc<dyn LinkStore>, payments: Payments, public_url: String) -> Links {
+    pub(super) fn new(
+        store: Arc<dyn LinkStore>,
+        merchants: Arc<dyn MerchantStore>,
+        payments: Payments,
+        status_key: Vec<u8>,
+        public_url: String,
+    ) -> Links {
         Links(Arc::new(LinksParts {
             store,
+            merchants,
             payments,
+            status_key,
             public_url: public_url.trim_end_matches('/').to_owned(),
         }))
     }
@@ -70,7 +92,9 @@ impl Links {
     pub(super) fn with_payments(&self, payments: Payments) -> Links {
         Links(Arc::new(LinksParts {
             store: self.0.store.clone(),
+            merchants: self.0.merchants.clone(),
             payments,
+            status_key: self.0.status_key.clone(),
             public_url: self.0.public_url.clone(),
         }))
     }
@@ -126,8 +150,52 @@ impl Links {
     }
 
     /// A link as its public page shows it, whoever asks.
-    pub async fn public_link(&self, id: &LinkId) -> Result<Option<PaymentLink>, ServiceError> {
-        Ok(self.0.store.link_by_id(id).await?)
+    pub async fn public_link(&self, id: &LinkId) -> Result<Option<PublicLink>, ServiceError> {
+        let Some(link) = self.0.store.link_by_id(id).await? else {
+            return Ok(None);
+        };
+        let merchant_name = self
+            .0
+            .merchants
+            .merchant_name(&link.tenant.merchant_id)
+            .await?
+            .ok_or_else(|| ServiceError::Internal(format!("link {id} of a missing merchant")))?;
+        Ok(Some(PublicLink { link, merchant_name }))
+    }
+
+    /// The token of the page where a payer follows payment `reference` of link `id`: only the
+    /// payer it was given to can open that page, so it never shows another payer's payment.
+    pub fn status_token(&self, id: &LinkId, reference: &Reference) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0.status_key).expect("HMAC takes keys of any length");
+        mac.update(b"payment-link-status\0");
+        mac.update(id.as_str().as_bytes());
+        mac.update(b"\0");
+        mac.update(reference.as_str().as_bytes());
+        URL_SAFE_NO_PAD.encode(&mac.finalize().into_bytes()[..18])
+    }
+
+    /// Payment `reference` of link `id`, when `token` is its status page's.
+    pub async fn payment(
+        &self,
+        id: &LinkId,
+        reference: &Reference,
+        token: &str,
+    ) -> Result<Option<TransactionRecord>, ServiceError> {
+        if !crate::operator::same_secret(&self.status_token(id, reference), token) {
+            return Ok(None);
+        }
+        let record = match self.0.payments.transaction_by_ref(reference).await {
+            Ok(record) => record,
+            Err(ServiceError::NotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok(Some(record).filter(|r| r.transaction.link_id.as_ref() == Some(id)))
+    }
+
+    /// Where the payer approves `record` on a page of ours (a Sandbox BETA collection served by
+    /// the simulator), or on the operator's (a Wave checkout), if anywhere.
+    pub fn payer_page(&self, record: &TransactionRecord) -> Option<String> {
+        self.0.payments.launch_url(record)
     }
 
     /// Pays link `id`: the collection as created, carrying the link's id. Refused before

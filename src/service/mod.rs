@@ -32,7 +32,7 @@ pub use customers::Customers;
 pub use dashboard::{Dashboard, SignedIn};
 pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
-pub use links::{LinkPayment, Links, NewLink};
+pub use links::{LinkPayment, Links, NewLink, PublicLink};
 pub use merchants::Merchants;
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
 pub use payments::callbacks::{CallbackError, CallbackReceipt};
@@ -102,7 +102,13 @@ impl Gateway {
             metrics.clone(),
             active_credentials,
         );
-        let links = Links::new(store.clone(), payments.clone(), config.public_url.clone());
+        let links = Links::new(
+            store.clone(),
+            store.clone(),
+            payments.clone(),
+            keys.pepper.clone(),
+            config.public_url.clone(),
+        );
         Ok(Gateway(Arc::new(Parts {
             payments,
             links,
@@ -121,11 +127,7 @@ impl Gateway {
             idempotency: Idempotency::new(store.clone(), config.clone()),
             store,
             metrics,
-            limits: Arc::new(RateLimits::new(
-                config.rate_limit_per_s,
-                config.auth_rate_limit_per_min,
-                config.sign_in_failures,
-            )),
+            limits: Arc::new(RateLimits::new(&config)),
             figures: Arc::default(),
             config,
         })))

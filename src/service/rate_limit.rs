@@ -161,13 +161,20 @@ impl SignInLimits {
 pub struct RateLimits {
     pub api: Option<TokenBuckets>,
     pub sign_in: Option<SignInLimits>,
+    /// Payments started through each payment link.
+    pub link_payments: Option<TokenBuckets>,
+    /// Payments started through payment links from each client address.
+    pub link_payers: Option<TokenBuckets>,
 }
 
 impl RateLimits {
-    pub fn new(api_per_s: u32, auth_per_min: u32, sign_in_failures: u32) -> RateLimits {
+    pub fn new(config: &crate::config::Config) -> RateLimits {
+        let per_minute = |n: u32| TokenBuckets::new(f64::from(n) / 60.0, f64::from(n));
         RateLimits {
-            api: TokenBuckets::new(api_per_s as f64, 2.0 * api_per_s as f64),
-            sign_in: SignInLimits::new(auth_per_min, sign_in_failures),
+            api: TokenBuckets::new(config.rate_limit_per_s as f64, 2.0 * config.rate_limit_per_s as f64),
+            sign_in: SignInLimits::new(config.auth_rate_limit_per_min, config.sign_in_failures),
+            link_payments: per_minute(config.link_payments_per_min),
+            link_payers: per_minute(config.link_payments_per_address_per_min),
         }
     }
 }

@@ -243,16 +243,7 @@ pub fn kind_name(t: &Text, kind: Kind) -> &'static str {
 
 /// `12 500 F CFA`: francs grouped by thousands.
 pub fn money(amount: i64) -> String {
-    let digits = amount.unsigned_abs().to_string();
-    let mut grouped = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            grouped.push('\u{202f}');
-        }
-        grouped.push(c);
-    }
-    let sign = if amount < 0 { "-" } else { "" };
-    format!("{sign}{grouped} F CFA")
+    format!("{} F CFA", crate::web::grouped(amount))
 }
 
 /// `2026-11-24 07:01:00 UTC`.

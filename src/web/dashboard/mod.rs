@@ -10,7 +10,7 @@ mod layout;
 mod login;
 mod overview;
 mod refund;
-mod session;
+pub mod session;
 mod transaction;
 mod transactions;
 mod webhooks;
