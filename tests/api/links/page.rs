@@ -14,6 +14,7 @@ both_backends!(
     TestApp::spawn =>
     a_payer_pays_a_link_from_its_page_and_follows_the_payment,
     every_refusal_is_a_page_and_creates_nothing,
+    twenty_phones_paying_a_single_payment_link_at_once_pay_it_once,
 );
 
 both_backends!(
@@ -305,4 +306,50 @@ async fn an_address_starts_only_so_many_payments_a_minute(app: TestApp) {
     assert_eq!(third.status(), StatusCode::TOO_MANY_REQUESTS);
     assert!(third.headers().contains_key("retry-after"));
     assert_eq!(transactions(&app).await.len(), 2);
+}
+
+async fn twenty_phones_paying_a_single_payment_link_at_once_pay_it_once(app: TestApp) {
+    let id = make(&app, json!({"amount": "3000", "description": "Billet"})).await;
+    let (_, cookie, _) = open(&app, &format!("/pay/{id}")).await;
+    let csrf = csrf_of(&cookie).to_owned();
+    let phones: Vec<String> = (10..30).map(|n| format!("07010203{n}")).collect();
+    let sent = phones.iter().map(|phone| {
+        let (url, cookie, csrf, phone) = (
+            app.url(&format!("/pay/{id}")),
+            cookie.clone(),
+            csrf.clone(),
+            phone.clone(),
+        );
+        tokio::spawn(async move {
+            let form = [
+                ("csrf_token", csrf.as_str()),
+                ("operator", "GAMMA"),
+                ("phone", phone.as_str()),
+            ];
+            browser()
+                .post(url)
+                .header(COOKIE, cookie)
+                .form(&form)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    });
+    let mut statuses = Vec::new();
+    for s in sent {
+        statuses.push(s.await.unwrap());
+    }
+    let started = statuses.iter().filter(|s| **s == StatusCode::SEE_OTHER).count();
+    assert_eq!(started, 1, "one payment started: {statuses:?}");
+    assert!(
+        statuses
+            .iter()
+            .all(|s| *s == StatusCode::SEE_OTHER || *s == StatusCode::GONE),
+        "{statuses:?}"
+    );
+    let made = transactions(&app).await;
+    // Numbers ending 10 to 29 are approved after the Sandbox delay: the one payment is pending.
+    assert_eq!((made.len(), &made[0]["status"]), (1, &json!("PENDING")));
+    app.assert_ledger().await;
 }
