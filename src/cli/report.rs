@@ -176,6 +176,7 @@ mod tests {
                 kind: Kind::Transfer,
                 operator: OperatorCode::Beta,
                 status: Status::Pending,
+                link_id: None,
             }),
         };
         Done::Statement(vec![
@@ -220,9 +221,9 @@ mod tests {
     fn a_statement_prints_as_csv_with_a_header_and_defused_merchant_text() {
         assert_eq!(
             printed(&statement(), ReportFormat::Csv),
-            "createdAt,id,entryId,account,movement,amount,balanceAvailable,balanceReserved,ref,transactionId,typeTransaction,operator,status\n\
-             2026-11-20T10:15:30.123Z,p1,e1,available,credit,10000,10000,0,,,,,\n\
-             2026-11-20T10:15:31.000Z,p2,e2,available,transfer_reservation,-1015,8985,0,AB12CD34EF,\"'=cmd,\"\"x\"\"\",transfer,BETA_MONEY_CI,PENDING\n"
+            "createdAt,id,entryId,account,movement,amount,balanceAvailable,balanceReserved,ref,transactionId,typeTransaction,operator,status,linkPaymentId\n\
+             2026-11-20T10:15:30.123Z,p1,e1,available,credit,10000,10000,0,,,,,,\n\
+             2026-11-20T10:15:31.000Z,p2,e2,available,transfer_reservation,-1015,8985,0,AB12CD34EF,\"'=cmd,\"\"x\"\"\",transfer,BETA_MONEY_CI,PENDING,\n"
         );
     }
 

@@ -32,6 +32,8 @@ pub struct PostingSource {
     pub operator: OperatorCode,
     /// Its status now (not when the posting was made).
     pub status: Status,
+    /// The payment link a collection was paid through.
+    pub link_id: Option<String>,
 }
 
 /// One posting on one of the merchant's accounts.
@@ -236,6 +238,7 @@ mod tests {
                 kind,
                 operator: OperatorCode::Alpha,
                 status,
+                link_id: None,
             }),
         }
     }

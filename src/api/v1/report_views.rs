@@ -29,6 +29,9 @@ pub struct StatementLineOut<'a> {
     pub type_transaction: Option<KindV1>,
     pub operator: Option<&'static str>,
     pub status: Option<StatusV1>,
+    /// The payment link a collection was paid through; left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_payment_id: Option<&'a str>,
 }
 
 impl<'a> From<&'a StatementLine> for StatementLineOut<'a> {
@@ -49,11 +52,12 @@ impl<'a> From<&'a StatementLine> for StatementLineOut<'a> {
             type_transaction: source.map(|s| s.kind.into()),
             operator: source.map(|s| s.operator.v1_code()),
             status: source.map(|s| s.status.into()),
+            link_payment_id: source.and_then(|s| s.link_id.as_deref()),
         }
     }
 }
 
-pub const STATEMENT_COLUMNS: [&str; 13] = [
+pub const STATEMENT_COLUMNS: [&str; 14] = [
     "createdAt",
     "id",
     "entryId",
@@ -67,6 +71,7 @@ pub const STATEMENT_COLUMNS: [&str; 13] = [
     "typeTransaction",
     "operator",
     "status",
+    "linkPaymentId",
 ];
 
 /// A statement line as a CSV record, in [`STATEMENT_COLUMNS`] order.
@@ -89,6 +94,10 @@ pub fn statement_record(line: &StatementLine) -> String {
         or_empty(source.map(|s| s.kind.as_str())),
         or_empty(source.map(|s| s.operator.v1_code())),
         or_empty(source.map(|s| s.status.as_str())),
+        source
+            .and_then(|s| s.link_id.as_deref())
+            .map(Cell::Plain)
+            .unwrap_or(Cell::Empty),
     ])
 }
 

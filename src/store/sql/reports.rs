@@ -49,7 +49,7 @@ const STATEMENT: &str = concat!(
     ", q.id) < (f.created_at, f.stage, f.id) ",
     "WHERE q.merchant_id = $1 AND q.environment = $2 AND q.account IN ('available', 'reserved')) ",
     "SELECT page.id, page.entry_id, page.created_at, page.account, page.amount, ",
-    "t.ref, t.transaction_id AS merchant_transaction_id, t.kind, t.operator, t.status, ",
+    "t.ref, t.transaction_id AS merchant_transaction_id, t.kind, t.operator, t.status, t.link_id, ",
     "opening.available AS opening_available, opening.reserved AS opening_reserved ",
     "FROM page CROSS JOIN opening LEFT JOIN transactions t ON t.id = page.transaction_id ",
     "ORDER BY page.created_at, page.stage, page.id"
@@ -189,6 +189,7 @@ fn posting<DB: SqlDb>(row: &DB::Row) -> Result<LedgerPosting, StoreError> {
                 operator: OperatorCode::from_name(&operator)
                     .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
                 status: names::parse_status(&row.col::<String>("status")?)?,
+                link_id: row.col("link_id")?,
             })
         }
     };

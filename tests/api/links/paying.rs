@@ -84,6 +84,19 @@ async fn a_payment_through_a_link_carries_its_id_and_counts_on_it(app: TestApp) 
         "{}",
         v1.body
     );
+    let statement = answer(app.get("/v1/ledger/entries?limit=1000").bearer_auth(&token)).await;
+    let line = statement.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["ref"] == t.reference.as_str())
+        .expect("the payment's statement line")
+        .clone();
+    assert_eq!(
+        line["linkPaymentId"],
+        id.as_str(),
+        "the statement names the link: {line}"
+    );
     let shown = link(&app, &token, &id).await;
     assert_eq!(
         (&shown["payments"], &shown["collected"], &shown["active"]),

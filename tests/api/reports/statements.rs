@@ -209,7 +209,7 @@ async fn the_statement_and_the_settlement_report_agree_with_the_balance_after_a_
     let columns = records[0].clone();
     assert_eq!(
         columns.join(","),
-        "createdAt,id,entryId,account,movement,amount,balanceAvailable,balanceReserved,ref,transactionId,typeTransaction,operator,status"
+        "createdAt,id,entryId,account,movement,amount,balanceAvailable,balanceReserved,ref,transactionId,typeTransaction,operator,status,linkPaymentId"
     );
     let as_csv: Vec<Vec<String>> = lines
         .iter()
