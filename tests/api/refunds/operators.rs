@@ -29,6 +29,7 @@ both_backends!(
     a_refund_that_never_arrived_is_sent_again_once,
     a_momo_refund_lost_twice_fails_not_sent,
     a_momo_refund_settles_once_whatever_its_callbacks_and_lookups_say,
+    twenty_refunds_at_once_give_back_no_more_than_was_taken,
 );
 
 /// The emulator's endpoint that receives a refund of a collection taken on `route`.
@@ -290,4 +291,58 @@ async fn a_momo_refund_settles_once_whatever_its_callbacks_and_lookups_say(f: Fa
     f.drain().await;
     assert_eq!(f.snapshot("cb-dup").await, settled, "nothing changes once final");
     f.assert_invariants("MoMo refund callbacks and lookups").await;
+}
+
+async fn twenty_refunds_at_once_give_back_no_more_than_was_taken(f: Faulted) {
+    // MoMo: twenty refunds of 100 francs of a 1,500-franc collection: fifteen fit.
+    paid(&f, MomoCollection, "many-m").await;
+    let refunds = (0..20).map(|i| {
+        let (client, url, token) = (f.app.client.clone(), f.app.url("/v1/refunds"), f.token.clone());
+        tokio::spawn(async move {
+            let body = json!({"transactionId": format!("many-m-{i}"), "collection": "many-m", "amount": "100"});
+            client
+                .post(url)
+                .bearer_auth(&token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    });
+    let mut recorded = 0;
+    for r in refunds {
+        match r.await.unwrap() {
+            s if s.is_success() => recorded += 1,
+            StatusCode::CONFLICT => {}
+            other => panic!("a refund got {other}"),
+        }
+    }
+    assert_eq!(recorded, 15, "only those that fit");
+    f.drain().await;
+    assert_eq!(refunded(&f, "many-m").await, 1_500);
+    // Wave: a session is given back once, in full: one of twenty.
+    paid(&f, WaveCollection, "many-w").await;
+    let refunds = (0..20).map(|i| {
+        let (client, url, token) = (f.app.client.clone(), f.app.url("/v1/refunds"), f.token.clone());
+        tokio::spawn(async move {
+            let body = json!({"transactionId": format!("many-w-{i}"), "collection": "many-w"});
+            client
+                .post(url)
+                .bearer_auth(&token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    });
+    let mut recorded = 0;
+    for r in refunds {
+        if r.await.unwrap().is_success() {
+            recorded += 1;
+        }
+    }
+    assert_eq!(recorded, 1, "one whole refund");
+    f.assert_invariants("twenty refunds at once").await;
 }
