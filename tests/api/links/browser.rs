@@ -98,6 +98,11 @@ async fn a_payer_pays_a_fixed_and_an_open_link_from_a_phone(app: TestApp) {
     browser.goto(&app.url(&format!("/pay/{open}?lang=en"))).await;
     assert_eq!(browser.attr("html", "lang").await.as_deref(), Some("en"));
     browser.type_into("#amount", "2500").await;
+    // From the keyboard, in reading order: the amount, the operators, the number, the code.
+    assert_eq!(browser.tab().await, "operator");
+    assert_eq!(browser.tab().await, "phone");
+    assert_eq!(browser.tab().await, "otp_code", "the link takes ALPHA: its code");
+    assert_eq!(browser.tab().await, "pay-submit");
     choose(&browser, "BETA").await;
     browser.type_into("#phone", "0701020301").await;
     browser.click("#pay-submit").await;
