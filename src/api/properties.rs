@@ -57,7 +57,7 @@ fn object(fields: &[(String, String)]) -> String {
 const NUMBER: &str = "-?(0|[1-9][0-9]{0,24})(\\.[0-9]{1,24})?([eE][-+]?[0-9]{1,3})?";
 
 /// The keys of the lists' query strings, and one no list knows.
-const QUERY_KEYS: &str = "limit|cursor|status|type|operator|phone|from|to|transactionId|[a-z]{1,8}";
+const QUERY_KEYS: &str = "limit|cursor|status|type|operator|phone|from|to|transactionId|linkPaymentId|[a-z]{1,8}";
 
 /// The text of any JSON value.
 fn json_text() -> impl Strategy<Value = String> {
@@ -316,7 +316,7 @@ proptest! {
     fn list_parameters_are_a_page_and_filter_or_a_4xx(
         limit in proptest::option::of("[0-9]{0,6}|\\PC{0,8}"),
         cursor in proptest::option::of("[A-Za-z0-9_-]{0,40}|\\PC{0,20}"),
-        filters in proptest::collection::vec(proptest::option::of("[A-Z_]{0,16}|[0-9 +]{0,14}|[-0-9T:.Z+]{0,30}|\\PC{0,12}"), 7),
+        filters in proptest::collection::vec(proptest::option::of("[A-Z_]{0,16}|[0-9 +]{0,14}|[-0-9T:.Z+]{0,30}|\\PC{0,12}"), 8),
     ) {
         let page = PageParams { limit, cursor };
         match page.page_request() {
@@ -332,6 +332,7 @@ proptest! {
             from: filters[4].clone(),
             to: filters[5].clone(),
             refund_of: filters[6].clone(),
+            link_payment_id: filters[7].clone(),
         };
         value_or_4xx(params.filter(&OperatorAliases::default()))?;
     }

@@ -3,6 +3,7 @@
 
 use super::customer::Customer;
 use super::ids::Reference;
+use super::link::LinkId;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
 use super::time::Timestamp;
@@ -28,4 +29,6 @@ pub struct TransactionFilter {
     pub to: Option<Timestamp>,
     /// Only the refunds of the collection with this reference.
     pub refund_of: Option<Reference>,
+    /// Only the payments made through this payment link.
+    pub link: Option<LinkId>,
 }

@@ -15,7 +15,7 @@ use crate::api::extract::QueryParams;
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
 use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
-use crate::domain::{Cursor, Kind, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
+use crate::domain::{Cursor, Kind, LinkId, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
 use crate::domain::{Reference, TextId, TransactionFilter, TransactionRecord};
 use crate::service::Payments;
 
@@ -102,6 +102,9 @@ pub struct ListParams {
     /// Only the refunds of the collection with this `ref`.
     #[serde(rename = "refundOf")]
     pub refund_of: Option<String>,
+    /// Only the payments made through the payment link with this id.
+    #[serde(rename = "linkPaymentId")]
+    pub link_payment_id: Option<String>,
 }
 
 impl ListParams {
@@ -150,6 +153,16 @@ impl ListParams {
                     is_reference.then(|| Reference::from_text(r.clone())).ok_or_else(|| {
                         bad(format!(
                             "refundOf must be a collection's ref (10 characters A-Z, 0-9), got {r:?}"
+                        ))
+                    })
+                })
+                .transpose()?,
+            link: nonempty(&self.link_payment_id)
+                .map(|l| {
+                    LinkId::parse(&l).ok_or_else(|| {
+                        bad(format!(
+                            "linkPaymentId must be a payment link's id (lnk_ and 22 letters or digits), got {:?}",
+                            l.chars().take(40).collect::<String>()
                         ))
                     })
                 })

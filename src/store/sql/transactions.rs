@@ -83,6 +83,14 @@ pub(in crate::store) fn list_conditions(filter: &TransactionFilter, page: &PageR
             &mut binds,
         );
     }
+    if let Some(link) = &filter.link {
+        // Served by `transactions_by_link (link_id, created_at) WHERE link_id IS NOT NULL`.
+        add(
+            " AND t.link_id = ?1",
+            vec![Bind::Text(link.as_str().to_owned())],
+            &mut binds,
+        );
+    }
     if let Some(from) = filter.from {
         add(" AND t.created_at >= ?1", vec![Bind::Int(from.millis())], &mut binds);
     }

@@ -7,6 +7,7 @@ mod api_keys;
 mod customers;
 mod i18n;
 mod layout;
+mod links;
 mod login;
 mod overview;
 mod refund;
@@ -36,6 +37,10 @@ pub fn routes() -> Router<Gateway> {
         .route("/dashboard/transactions/{id}/refund", post(refund::submit))
         .route("/dashboard/customers", get(customers::list))
         .route("/dashboard/customers/{id}", get(customers::show))
+        .route("/dashboard/links", get(links::list::list).post(links::form::create))
+        .route("/dashboard/links/new", get(links::form::new))
+        .route("/dashboard/links/{id}", get(links::page::show))
+        .route("/dashboard/links/{id}/deactivate", post(links::page::deactivate))
         .route("/dashboard/webhooks", get(webhooks::show))
         .route("/dashboard/webhooks/url", post(webhooks::set_url))
         .route("/dashboard/webhooks/test", post(webhooks::send_test))

@@ -86,6 +86,10 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
             dt { (t.amount_total) } dd #amount-total { (money(tx.amounts.amount_total)) }
             dt { (t.created_at) } dd { (when(tx.created_at)) }
             (refund::facts(t, timeline))
+            @if let Some(link) = &tx.link_id {
+                dt { (t.payment_link) }
+                dd #payment-link { a href={ "/dashboard/links/" (link) } { (link) } }
+            }
             @if let Some(reason) = &tx.failure_reason {
                 dt { (t.failure) } dd #failure-reason { (reason) }
             }

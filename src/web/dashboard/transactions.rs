@@ -87,6 +87,7 @@ impl Query<'_> {
             from: self.time("from", false)?,
             to: self.time("to", true)?,
             refund_of: None,
+            link: None,
         })
     }
 }

@@ -85,6 +85,14 @@ async fn every_page_labels_its_controls_and_passes_wcag_aa_contrast(app: TestApp
             "{focused} has no visible focus"
         );
     }
+    let link = post(
+        &app,
+        &token,
+        "/v1/payment-links",
+        &json!({"amount": "5000", "description": "Robe"}),
+    )
+    .await;
+    let link_page = format!("/dashboard/links/{}", link.body["data"]["id"].as_str().expect("a link"));
     sign_in(&browser, &app, &app.merchant.sandbox.clone()).await;
     let customer_page = format!("/dashboard/customers/{customer}");
     let pages = [
@@ -93,6 +101,9 @@ async fn every_page_labels_its_controls_and_passes_wcag_aa_contrast(app: TestApp
         "/dashboard/transactions/a11y-ok",
         "/dashboard/customers",
         &customer_page,
+        "/dashboard/links",
+        "/dashboard/links/new",
+        &link_page,
         "/dashboard/webhooks",
         "/dashboard/api-keys",
         "/dashboard/no-such-page",

@@ -2,10 +2,12 @@
 
 pub mod actions;
 pub mod browser_access;
+pub mod browser_links;
 pub mod browser_payer;
 pub mod browser_refund;
 pub mod browser_refusals;
 pub mod browser_walkthrough;
+pub mod links;
 pub mod pages;
 pub mod refunds;
 pub mod sessions;

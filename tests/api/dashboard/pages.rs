@@ -93,6 +93,9 @@ async fn without_a_session_every_page_sends_the_browser_to_sign_in(app: TestApp)
         "/dashboard/transactions.csv",
         "/dashboard/transactions/anything",
         "/dashboard/customers",
+        "/dashboard/links",
+        "/dashboard/links/new",
+        "/dashboard/links/anything",
         "/dashboard/webhooks",
         "/dashboard/api-keys",
     ] {

@@ -119,6 +119,26 @@ async fn a_payment_through_a_link_carries_its_id_and_counts_on_it(app: TestApp) 
     .await;
     assert!(plain.status.is_success(), "{}", plain.body);
     assert_eq!(plain.body["data"]["linkpayment_id"], Value::Null);
+    // The link's payments, failed ones included, and no other; a malformed id is refused.
+    let through = answer(
+        app.get(&format!("/v1/transactions?linkPaymentId={id}"))
+            .bearer_auth(&token),
+    )
+    .await;
+    let statuses: Vec<&str> = through.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["PENDING", "SUCCESSFUL", "FAILED"], "{}", through.body);
+    let bad = app
+        .get("/v1/transactions?linkPaymentId=lnk_short")
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
     app.assert_ledger().await;
 }
 

@@ -1,0 +1,204 @@
+//! `GET /dashboard/links/{id}`: one payment link with its fields and counts, its public
+//! address in a read-only field to select and copy (no script needed), its QR code as inline
+//! SVG, the "Deactivate" form while it is not deactivated, and its payments (the transactions
+//! carrying its id, newest first, with the transactions list's paging). `POST
+//! …/{id}/deactivate` stops it taking payments through `Links::deactivate`, once confirmed.
+//! Another merchant's or environment's link, or anything that is no link id, is the 404 page.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use maud::{html, Markup, PreEscaped};
+use qrcode::render::svg;
+use qrcode::QrCode;
+
+use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::super::session::{fields, Ctx, FormFields};
+use super::super::transactions;
+use crate::domain::page::split_page;
+use crate::domain::{Cursor, LinkId, PageRequest, PaymentLink, Timestamp, TransactionFilter, TransactionRecord};
+use crate::service::{Links, Payments};
+
+/// Payments per page, as the transactions list.
+const PAGE_SIZE: u32 = 50;
+
+pub async fn show(
+    State(links): State<Links>,
+    State(payments): State<Payments>,
+    ctx: Ctx,
+    Path(id): Path<String>,
+) -> Response {
+    let flash = match ctx.visitor.query.get("created") {
+        Some(_) => Flash::Done(ctx.t().link_created.to_owned()),
+        None => Flash::None,
+    };
+    render(&links, &payments, &ctx, &id, StatusCode::OK, flash).await
+}
+
+pub async fn deactivate(
+    State(links): State<Links>,
+    State(payments): State<Payments>,
+    ctx: Ctx,
+    Path(id): Path<String>,
+    form: FormFields,
+) -> Response {
+    let form = fields(form);
+    if !ctx.csrf_ok(&form) {
+        return layout::forbidden(ctx.lang());
+    }
+    let t = ctx.t();
+    let Some(link_id) = LinkId::parse(&id) else {
+        return layout::not_found(ctx.lang());
+    };
+    if form.get("confirm").map(|v| v.trim()) != Some("yes") {
+        let flash = Flash::Failed(t.deactivate_confirm_missing.to_owned());
+        return render(&links, &payments, &ctx, &id, StatusCode::BAD_REQUEST, flash).await;
+    }
+    if let Err(e) = links.deactivate(&ctx.session.tenant, &link_id, Timestamp::now()).await {
+        return layout::service_error(ctx.lang(), e);
+    }
+    let flash = Flash::Done(t.link_deactivated_done.to_owned());
+    render(&links, &payments, &ctx, &id, StatusCode::OK, flash).await
+}
+
+/// The page of link `id` answered with `status`, `flash` at its top.
+async fn render(links: &Links, payments: &Payments, ctx: &Ctx, id: &str, status: StatusCode, flash: Flash) -> Response {
+    let Some(id) = LinkId::parse(id) else {
+        return layout::not_found(ctx.lang());
+    };
+    let tenant = &ctx.session.tenant;
+    let link = match links.link(tenant, &id).await {
+        Ok(link) => link,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let filter = TransactionFilter {
+        link: Some(id),
+        ..TransactionFilter::default()
+    };
+    let page = PageRequest {
+        limit: PAGE_SIZE + 1,
+        after: ctx
+            .visitor
+            .query
+            .get("cursor")
+            .and_then(|raw| Cursor::decode(raw.trim())),
+    };
+    let records = match payments.transactions(tenant, &filter, &page).await {
+        Ok(records) => records,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let (records, next) = split_page(records, &page, |r: &TransactionRecord| Cursor {
+        created_at: r.transaction.created_at,
+        id: r.transaction.id.to_string(),
+    });
+    let path = super::path(&link);
+    let spec = Spec {
+        title: &link.description,
+        main_id: "page-link",
+        path: &path,
+    };
+    let url = links.url(&link.id);
+    let body = html! {
+        (facts(ctx, &link))
+        (share(ctx, &url))
+        @if link.deactivated_at.is_none() { (deactivate_form(ctx, &path)) }
+        h2 #link-payments-heading { (ctx.t().link_payments) }
+        (transactions::table(ctx.t(), &records))
+        @if let Some(next) = next {
+            p { a #next-page href={ (path) "?cursor=" (segment(&next.encode())) } { (ctx.t().next_page) " →" } }
+        }
+    };
+    let page = layout::page(ctx, spec, flash, body);
+    ctx.remember(html_response(status, page))
+}
+
+fn facts(ctx: &Ctx, link: &PaymentLink) -> Markup {
+    let t = ctx.t();
+    let (state, said) = super::state(t, link, Timestamp::now());
+    let operators: Vec<&str> = link.operators.iter().map(|o| o.v1_code()).collect();
+    html! {
+        dl.facts {
+            dt { (t.link_state) } dd #link-state data-state=(state) { (said) }
+            @if let Some(at) = link.deactivated_at {
+                dt { (t.deactivated_on) } dd #link-deactivated-at { (when(at)) }
+            }
+            dt { (t.transaction_id) } dd #link-id { (link.id) }
+            dt { (t.description) } dd #link-description { (link.description) }
+            dt { (t.amount) } dd #link-amount { (super::amount(link)) }
+            dt { (t.link_usage) }
+            dd #link-usage {
+                @match link.max_payments {
+                    Some(1) => (t.link_once),
+                    Some(n) => { (t.link_reusable) " · " (t.link_max_payments) (t.colon) " " (n) },
+                    None => (t.link_reusable),
+                }
+            }
+            dt { (t.link_expires) }
+            dd #link-expires { @if let Some(at) = link.expires_at { (when(at)) } @else { (t.link_never) } }
+            dt { (t.link_operators) } dd #link-operators { (operators.join(", ")) }
+            @if let Some(url) = &link.success_url { dt { (t.link_success_url) } dd #link-success-url { (url) } }
+            @if let Some(url) = &link.error_url { dt { (t.link_error_url) } dd #link-error-url { (url) } }
+            dt { (t.payments_successful) } dd #link-paid { (link.paid) }
+            dt { (t.payments_pending) } dd #link-pending { (link.pending()) }
+            dt { (t.collected) } dd #link-collected { (money(link.collected)) }
+            dt { (t.link_created_at) } dd { (when(link.created_at)) }
+        }
+    }
+}
+
+/// The address to copy, and its QR code.
+fn share(ctx: &Ctx, url: &str) -> Markup {
+    let t = ctx.t();
+    html! {
+        section #link-share {
+            div.field {
+                label for="link-url" { (t.link_url) }
+                input #link-url type="text" value=(url) readonly spellcheck="false" autocomplete="off"
+                    aria-describedby="link-url-hint";
+                p.hint #link-url-hint { (t.link_url_hint) }
+            }
+            p { a #link-open href=(url) { (t.link_open) } }
+            h2 #qr-heading { (t.qr_code) }
+            @if let Some(svg) = qr_svg(url) { div.qr { (svg) } }
+            p.hint { (t.qr_hint) }
+        }
+    }
+}
+
+/// `url`'s QR code as inline SVG named by the heading above it (`None` only for an address
+/// too long for a QR code, which a link's never is).
+fn qr_svg(url: &str) -> Option<Markup> {
+    let code = QrCode::new(url.as_bytes()).ok()?;
+    let image = code
+        .render::<svg::Color>()
+        .module_dimensions(6, 6)
+        .dark_color(svg::Color("#000"))
+        .light_color(svg::Color("#fff"))
+        .quiet_zone(true)
+        .build();
+    // The crate writes a whole document: keep the `<svg>` element, and name it.
+    let element = &image[image.find("<svg ")? + "<svg ".len()..];
+    Some(PreEscaped(format!(
+        "<svg id=\"link-qr\" role=\"img\" aria-labelledby=\"qr-heading\" {element}"
+    )))
+}
+
+/// "Deactivate": a confirmation, then the button.
+fn deactivate_form(ctx: &Ctx, path: &str) -> Markup {
+    let t = ctx.t();
+    html! {
+        section #deactivate-section aria-labelledby="deactivate-heading" {
+            h2 #deactivate-heading { (t.deactivate_heading) }
+            p.hint #deactivate-hint { (t.deactivate_hint) }
+            form #deactivate method="post" action={ (path) "/deactivate" } {
+                input type="hidden" name="csrf_token" value=(ctx.csrf);
+                div.field.check {
+                    input #deactivate-confirm type="checkbox" name="confirm" value="yes" required
+                        aria-describedby="deactivate-hint";
+                    label for="deactivate-confirm" { (t.deactivate_confirm) }
+                }
+                button #deactivate-submit type="submit" { (t.deactivate_submit) }
+            }
+        }
+    }
+}
