@@ -1,10 +1,13 @@
 //! Address ranges (`10.0.0.0/8`, `2001:db8::/32`, or one address): the IANA special-purpose
 //! tables of the webhook guard and the trusted proxies of the HTTP layer are written with them.
-//! And URLs as logs and stored records may show them (`redact.rs`).
+//! And URLs as logs and stored records may show them (`redact.rs`), and the rule of a merchant's
+//! return URL (`return_url.rs`).
 
 mod redact;
+mod return_url;
 
 pub use redact::{redact_error, redact_url};
+pub use return_url::{return_url, ReturnUrlProblem, MAX_RETURN_URL_CHARS};
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

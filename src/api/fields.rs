@@ -10,8 +10,6 @@ use crate::domain::amount::AmountProblem;
 use crate::domain::text::checked_text;
 use crate::domain::{Amount, Msisdn, NamedOperator, OperatorAliases, PersonName, RefundReason, TextId, TransactionId};
 
-const MAX_URL_CHARS: usize = 2048;
-
 /// An amount exactly as the body spelled it: the raw JSON text of the value. A `Value` would
 /// hold a non-integer number as an `f64`, which rounds `99.99999999999999999` to 100 and
 /// `1000000.0000000001` to 1000000; the text keeps every digit (and any exponent) to judge.
@@ -120,29 +118,9 @@ fn whole_number(value: f64) -> Option<u64> {
     (value.fract() == 0.0 && (0.0..9_007_199_254_740_992.0).contains(&value)).then_some(value as u64)
 }
 
-/// An optional return URL: `http` or `https`, free of control characters. `Url::parse` would
-/// drop a tab or line feed and accept the rest, but the text is stored and sent on as given: a
-/// NUL is refused by PostgreSQL, and a line feed cannot be a `Location` header.
+/// An optional return URL (`net::return_url`): `http` or `https`, free of control characters.
 pub fn return_url(raw: Option<&str>, field: &str) -> Result<Option<String>, ApiError> {
-    let Some(raw) = raw.filter(|r| !r.is_empty()) else {
-        return Ok(None);
-    };
-    if raw.chars().any(char::is_control) {
-        return Err(ApiError::bad_request(format!(
-            "{field} must not contain control characters"
-        )));
-    }
-    let ok = raw.chars().count() <= MAX_URL_CHARS
-        && reqwest::Url::parse(raw)
-            .map(|u| matches!(u.scheme(), "http" | "https"))
-            .unwrap_or(false);
-    if ok {
-        Ok(Some(raw.to_owned()))
-    } else {
-        Err(ApiError::bad_request(format!(
-            "{field} must be an http:// or https:// URL"
-        )))
-    }
+    crate::net::return_url(raw.unwrap_or("")).map_err(|e| ApiError::bad_request(format!("{field} {e}")))
 }
 
 /// ALPHA's one-time code: a few printable characters.

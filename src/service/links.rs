@@ -110,6 +110,9 @@ impl Links {
         } else {
             new.operators
         };
+        for url in [&new.success_url, &new.error_url].into_iter().flatten() {
+            crate::net::return_url(url).map_err(|e| ServiceError::Invalid(format!("a return URL {e}")))?;
+        }
         let link = PaymentLink::new(
             tenant.clone(),
             new.amount,

@@ -21,9 +21,6 @@ use crate::domain::text::checked_text;
 use crate::domain::{Amount, LinkAmount, LinkProblem, OperatorCode, Timestamp};
 use crate::service::{Links, NewLink, ServiceError};
 
-/// The longest return URL, as the API takes them.
-const MAX_URL_CHARS: usize = 2048;
-
 /// A refusal, in the page's language.
 type Problem = fn(&Text) -> &'static str;
 
@@ -131,20 +128,9 @@ fn expiry(raw: &str) -> Option<Timestamp> {
         .or_else(|| Timestamp::parse_iso8601(raw))
 }
 
-/// An optional return URL, as the API takes them: `http` or `https`, free of control
-/// characters, at most 2,048 characters.
+/// An optional return URL, by the rule the API keeps (`net::return_url`).
 fn return_url(raw: &str) -> Result<Option<String>, Problem> {
-    if raw.is_empty() {
-        return Ok(None);
-    }
-    let ok = raw.chars().count() <= MAX_URL_CHARS
-        && !raw.chars().any(char::is_control)
-        && reqwest::Url::parse(raw).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
-    if ok {
-        Ok(Some(raw.to_owned()))
-    } else {
-        Err(|t| t.link_url_invalid)
-    }
+    crate::net::return_url(raw).map_err(|_| -> Problem { |t| t.link_url_invalid })
 }
 
 /// The form's page: fresh (every operator ticked, paid once), or as sent.
