@@ -9,6 +9,7 @@
 //! | 04 | FAILED `PAYER_NOT_FOUND` at once | FAILED `PAYEE_NOT_FOUND` at once | payment fails at once | refused: 422 `recipient-account-blocked` |
 //! | 05 | SUCCESSFUL after the delay, no callback | same | complete after the delay, no webhook | as 02 |
 //! | 06 | PENDING forever | same | open until it expires | `processing` forever |
+//! | 09 | no account (`momo/holder.rs`): FAILED at once, as 04 | same | as 04 | as 04 |
 //! | other | SUCCESSFUL after the delay | SUCCESSFUL at once | complete after the delay | `succeeded` in the answer |
 //!
 //! A checkout without `restrict_payer_mobile` has no number: it waits for the payer on the
@@ -41,6 +42,8 @@ pub fn row(phone: &str) -> Row {
         "04" => Row::FailAtOnce,
         "05" => Row::SucceedSilently,
         "06" => Row::NeverResolve,
+        // No account at this number (`momo/holder.rs`): payments to or from it fail at once.
+        "09" => Row::FailAtOnce,
         _ => Row::Other,
     }
 }

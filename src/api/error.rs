@@ -60,6 +60,11 @@ pub enum ErrorKind {
     /// A refund its collection cannot give: not a `SUCCESSFUL` collection, or less of it
     /// remains. A conflict with the collection's state, as a reused id is one with another's.
     NotRefundable,
+    /// A transfer to a number that holds no active account with its operator.
+    RecipientInactive,
+    /// A payment link the body describes well but that cannot be (bounds the wrong way round,
+    /// an expiry already past).
+    LinkInvalid,
     /// A payment link that takes no payment now (deactivated, expired, paid), or a payment it
     /// does not take (an amount out of its bounds, an operator it does not accept).
     LinkClosed,
@@ -87,7 +92,9 @@ impl ErrorKind {
             | ErrorKind::IdempotencyKeyInUse
             | ErrorKind::NotRefundable
             | ErrorKind::LinkClosed => StatusCode::CONFLICT,
-            ErrorKind::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorKind::IdempotencyKeyReused | ErrorKind::RecipientInactive | ErrorKind::LinkInvalid => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ErrorKind::InsufficientBalance => StatusCode::PRECONDITION_FAILED,
             ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -47,6 +47,8 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
             | ErrorKind::NotOffered
             | ErrorKind::NotRefundable
             | ErrorKind::LinkClosed
+            | ErrorKind::RecipientInactive
+            | ErrorKind::LinkInvalid
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType
             | ErrorKind::TooManyRequests

@@ -148,6 +148,8 @@ fn kept(response: &Response) -> bool {
             | ErrorKind::NotOffered
             | ErrorKind::NotRefundable
             | ErrorKind::LinkClosed
+            | ErrorKind::RecipientInactive
+            | ErrorKind::LinkInvalid
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType => false,
             // Nothing said about the request: a retry runs it.

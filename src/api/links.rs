@@ -2,9 +2,9 @@
 //! dialect names them its own way, and says so in its errors), and a link's figures as both
 //! show them.
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorKind};
 use super::fields::{self, RawAmount};
-use crate::domain::{LinkAmount, LinkId, OperatorAliases, OperatorCode, PaymentLink, Timestamp};
+use crate::domain::{LinkAmount, LinkId, LinkProblem, OperatorAliases, OperatorCode, PaymentLink, Timestamp};
 use crate::service::{NewLink, ServiceError};
 
 /// A new link's fields as a dialect's body holds them, with the names it gives them.
@@ -30,7 +30,11 @@ impl LinkFields<'_> {
             fields::optional_amount(self.min_amount.0, self.min_amount.1)?,
             fields::optional_amount(self.max_amount.0, self.max_amount.1)?,
         )
-        .map_err(|e| ApiError::bad_request(format!("{}: {e}", self.amount.1)))?;
+        .map_err(|e| match e {
+            // Well formed, but no payment could ever fit.
+            LinkProblem::BoundsReversed => ApiError::new(ErrorKind::LinkInvalid, format!("{}: {e}", self.min_amount.1)),
+            e => ApiError::bad_request(format!("{}: {e}", self.amount.1)),
+        })?;
         let description = self
             .description
             .0
@@ -60,6 +64,12 @@ impl LinkFields<'_> {
                 ))
             })?),
         };
+        if expires_at.is_some_and(|at| at <= Timestamp::now()) {
+            return Err(ApiError::new(
+                ErrorKind::LinkInvalid,
+                format!("{}: the expiry is in the past", self.expires_at.1),
+            ));
+        }
         let operators = self
             .operators
             .0

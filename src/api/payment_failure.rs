@@ -44,6 +44,8 @@ pub fn describe(
         ),
         PaymentError::NotRefundable(why) => (ApiError::new(ErrorKind::NotRefundable, why), None),
         e @ PaymentError::LinkClosed(_) => (ApiError::new(ErrorKind::LinkClosed, e.to_string()), None),
+        e @ PaymentError::RecipientInactive(_) => (ApiError::new(ErrorKind::RecipientInactive, e.to_string()), None),
+        e @ PaymentError::RecipientUnchecked(_) => (ApiError::new(ErrorKind::OperatorUnavailable, e.to_string()), None),
         e @ PaymentError::Unrouted(..) => (ApiError::new(ErrorKind::OperatorUnavailable, e.to_string()), None),
         PaymentError::OperatorDisabled(op) => (
             ApiError::new(

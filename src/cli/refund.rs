@@ -83,8 +83,11 @@ fn refusal(e: &PaymentError, collection: &str, target: &Target) -> String {
             target.env.as_str()
         ),
         PaymentError::NotRefundable(why) => format!("{why}; nothing was recorded"),
-        // A refund is never paid through a link; said all the same.
-        PaymentError::LinkClosed(why) => format!("{why}; nothing was recorded"),
+        // A refund is never paid through a link nor checked as a transfer; said all the same.
+        e
+        @ (PaymentError::LinkClosed(_) | PaymentError::RecipientInactive(_) | PaymentError::RecipientUnchecked(_)) => {
+            format!("{e}; nothing was recorded")
+        }
         PaymentError::InsufficientFunds => {
             "the available balance does not cover the refund and its fee; nothing was recorded".to_owned()
         }

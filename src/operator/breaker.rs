@@ -11,9 +11,11 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 
-use super::{CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use super::{
+    AccountHolder, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest,
+};
 pub use crate::config::BreakerSettings;
-use crate::domain::{OperatorCode, Timestamp, Transaction};
+use crate::domain::{Msisdn, OperatorCode, Timestamp, Transaction};
 use crate::telemetry::metrics::{BreakerState, Metrics};
 
 /// One operator's breaker: pure state, with time as a parameter.
@@ -89,14 +91,9 @@ impl Guarded {
     }
 
     /// Runs `call` unless the breaker of `operator` is open, and records what came back.
-    async fn guard<F>(
-        &self,
-        operator: OperatorCode,
-        call: &'static str,
-        run: F,
-    ) -> Result<OperatorAnswer, OperatorError>
+    async fn guard<T, F>(&self, operator: OperatorCode, call: &'static str, run: F) -> Result<T, OperatorError>
     where
-        F: std::future::Future<Output = Result<OperatorAnswer, OperatorError>>,
+        F: std::future::Future<Output = Result<T, OperatorError>>,
     {
         if !self.with_state(operator, |s| s.admit(Instant::now())) {
             self.metrics
@@ -136,15 +133,17 @@ impl Operator for Guarded {
     }
 
     async fn cancel(&self, transaction: &Transaction) -> Result<(), OperatorError> {
-        self.guard(transaction.operator, "cancel", async {
-            self.inner.cancel(transaction).await.map(|()| OperatorAnswer::Pending)
-        })
-        .await
-        .map(|_| ())
+        self.guard(transaction.operator, "cancel", self.inner.cancel(transaction))
+            .await
     }
 
     async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
         self.guard(transaction.operator, "status", self.inner.status(transaction, now))
+            .await
+    }
+
+    async fn account_holder(&self, operator: OperatorCode, phone: &Msisdn) -> Result<AccountHolder, OperatorError> {
+        self.guard(operator, "account_holder", self.inner.account_holder(operator, phone))
             .await
     }
 

@@ -70,6 +70,17 @@ pub enum OperatorAnswer {
     NotReceived,
 }
 
+/// What an operator says of a mobile-money number before money is sent to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccountHolder {
+    /// An active account; its holder's name where the operator gives one.
+    Active { name: Option<String> },
+    /// No active account at this number: money sent there would not arrive, or reach a stranger.
+    Inactive,
+    /// The operator does not say (its protocol has no such lookup).
+    Unknown,
+}
+
 /// Why an operator call did not produce an answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OperatorError {
@@ -179,6 +190,12 @@ pub trait Operator: Send + Sync + 'static {
 
     /// Asks where a payment we started stands.
     async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError>;
+
+    /// Whether `phone` holds an active account with the operator, and whose. Asked before money
+    /// is sent to a number; nothing is sent by asking. The default: the protocol cannot tell.
+    async fn account_holder(&self, _operator: OperatorCode, _phone: &Msisdn) -> Result<AccountHolder, OperatorError> {
+        Ok(AccountHolder::Unknown)
+    }
 
     /// Whether the operator gives part of a payment back. Where it refunds only in full, the
     /// gateway refuses a partial refund before anything is reserved.

@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
-use crate::domain::{FailureCode, Kind, OperatorCode, Timestamp, Transaction};
+use super::{AccountHolder, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use crate::domain::{FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transaction};
 
 /// The simulator, with the delay after which pending payments resolve.
 #[derive(Debug, Clone)]
@@ -47,9 +47,28 @@ fn script(last_two: &str) -> Script {
         "04" => Script::FailAtOnce,
         "05" => Script::SucceedWhenAsked,
         "06" => Script::NeverResolve,
+        // No account at this number: payments fail at once, the recipient check says so.
+        NO_ACCOUNT => Script::FailAtOnce,
         _ => Script::Default,
     }
 }
+
+/// The ending of a number that holds no mobile-money account.
+const NO_ACCOUNT: &str = "09";
+
+/// The Sandbox's account holders, one per last digit, so a number always has the same name.
+const HOLDERS: [&str; 10] = [
+    "Awa Koné",
+    "Koffi Yao",
+    "Aya Traoré",
+    "Moussa Diarra",
+    "Adjoua Kouassi",
+    "Ibrahim Ouattara",
+    "Fatou Bamba",
+    "Serge N'Guessan",
+    "Mariam Coulibaly",
+    "Jean-Marc Kouadio",
+];
 
 fn refused(kind: Kind) -> OperatorAnswer {
     match kind {
@@ -112,6 +131,20 @@ impl Operator for Simulator {
 
     fn hosts_payer_page(&self) -> bool {
         true
+    }
+
+    async fn account_holder(&self, _operator: OperatorCode, phone: &Msisdn) -> Result<AccountHolder, OperatorError> {
+        let last_two = phone.last_two_digits();
+        if last_two == NO_ACCOUNT {
+            return Ok(AccountHolder::Inactive);
+        }
+        let digit = last_two
+            .bytes()
+            .last()
+            .map_or(0, |b| usize::from(b.saturating_sub(b'0')) % 10);
+        Ok(AccountHolder::Active {
+            name: Some(HOLDERS[digit].to_owned()),
+        })
     }
 
     async fn status(&self, t: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError> {

@@ -251,6 +251,7 @@ impl Links {
             error_url: link.error_url.clone(),
             refund_of: None,
             link: Some(link.id.clone()),
+            check_recipient: false,
         };
         self.0.payments.create_payment(&link.tenant, request, now).await
     }

@@ -10,6 +10,7 @@ mod links;
 mod model;
 mod operators;
 mod payments;
+mod payouts;
 mod refunds;
 mod reports;
 mod running;

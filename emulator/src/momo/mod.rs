@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod callback;
 mod handlers;
+mod holder;
 mod refund;
 pub mod wire;
 
@@ -42,6 +43,18 @@ pub fn routes() -> Router<Ctx> {
         .route("/disbursement/v1_0/refund", post(refund::refund))
         .route("/disbursement/v2_0/refund", post(refund::refund))
         .route("/disbursement/v1_0/refund/{reference}", get(refund::refund_status))
+        .route(
+            "/collection/v1_0/accountholder/msisdn/{msisdn}/active",
+            get(holder::collection_active),
+        )
+        .route(
+            "/disbursement/v1_0/accountholder/msisdn/{msisdn}/active",
+            get(holder::disbursement_active),
+        )
+        .route(
+            "/collection/v1_0/accountholder/msisdn/{msisdn}/basicuserinfo",
+            get(holder::basic_user_info),
+        )
 }
 
 /// An API error with MoMo's `ErrorReason` body.

@@ -80,6 +80,9 @@ pub struct TransferV1 {
     #[serde(default)]
     pub amount: RawAmount,
     pub operator: String,
+    /// Ask the operator first whether `recipient` holds an active account (docs/payouts.md).
+    #[serde(default)]
+    pub check_recipient: Option<bool>,
 }
 
 /// The fields both v1 bodies share, checked in the order a merchant fixes them.
@@ -119,6 +122,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         error_url: None,
         refund_of: None,
         link: None,
+        check_recipient: false,
     })
 }
 
@@ -159,6 +163,10 @@ impl TransferV1 {
                 aliases,
             },
         )
+        .map(|request| PaymentRequest {
+            check_recipient: self.check_recipient.unwrap_or(false),
+            ..request
+        })
     }
 }
 

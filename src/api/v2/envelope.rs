@@ -34,6 +34,8 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
         ErrorKind::Duplicate => "TRANSACTION_DUPLICATED",
         ErrorKind::NotRefundable => "REFUND_NOT_POSSIBLE",
         ErrorKind::LinkClosed => "PAYMENT_LINK_CLOSED",
+        ErrorKind::RecipientInactive => "RECIPIENT_ACCOUNT_INACTIVE",
+        ErrorKind::LinkInvalid => "INVALID_PAYMENT_LINK",
         ErrorKind::IdempotencyKeyInUse => "IDEMPOTENCY_KEY_IN_USE",
         ErrorKind::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
         ErrorKind::InsufficientBalance => "AMOUNT_INSUFFISANT",

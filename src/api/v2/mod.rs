@@ -3,6 +3,7 @@
 pub mod envelope;
 pub mod links;
 pub mod payments;
+pub mod recipients;
 pub mod refunds;
 pub mod transactions;
 pub mod wire;
@@ -20,6 +21,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v2/collecte/mobile-money", post(payments::collect))
         .route("/v2/transfers/mobile-money", post(payments::transfer))
         .route("/v2/refunds", post(refunds::create))
+        .route("/v2/account-holders/{operator}/{phone}", get(recipients::show))
         .route("/v2/payment-links", post(links::create).get(links::list))
         .route("/v2/payment-links/{id}", get(links::fetch))
         .route("/v2/payment-links/{id}/deactivate", post(links::deactivate))

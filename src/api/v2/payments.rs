@@ -84,6 +84,9 @@ pub struct TransferV2 {
     pub operator: String,
     pub transaction_id: String,
     pub email: Option<String>,
+    /// Ask the operator first whether `customer_id` holds an active account (docs/payouts.md).
+    #[serde(default)]
+    pub check_recipient: Option<bool>,
 }
 
 /// What every v2 body carries, with each field's name as that body spells it.
@@ -137,6 +140,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         error_url: None,
         refund_of: None,
         link: None,
+        check_recipient: false,
     })
 }
 
@@ -214,6 +218,10 @@ impl TransferV2 {
                 aliases,
             },
         )
+        .map(|request| PaymentRequest {
+            check_recipient: self.check_recipient.unwrap_or(false),
+            ..request
+        })
     }
 }
 

@@ -18,6 +18,7 @@
 pub mod callback;
 pub mod wire;
 
+mod holder;
 mod status;
 mod token;
 
@@ -30,8 +31,9 @@ pub use self::status::{answer_of, failure_code};
 use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, Refund, RequestToPay, TokenAnswer, Transfer};
 use super::answer;
-use super::{BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
-use crate::domain::{FailureCode, Kind, Timestamp, Transaction};
+use super::OperatorRequest;
+use super::{AccountHolder, BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError};
+use crate::domain::{FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transaction};
 
 /// The credentials of one product (collection or disbursement): MTN provisions an API user
 /// and key per subscription key. `Debug` hides the secrets.
@@ -337,6 +339,10 @@ impl Operator for MomoConnector {
             }
             status => Err(OperatorError::Ambiguous(format!("status lookup answered {status}"))),
         }
+    }
+
+    async fn account_holder(&self, _operator: OperatorCode, phone: &Msisdn) -> Result<AccountHolder, OperatorError> {
+        self.holder(phone).await
     }
 
     fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {

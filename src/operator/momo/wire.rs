@@ -107,6 +107,45 @@ fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Strin
     }
 }
 
+/// `GET /{product}/v1_0/accountholder/msisdn/{msisdn}/active`.
+#[derive(Debug, Deserialize)]
+pub struct ActiveAnswer {
+    pub result: bool,
+}
+
+/// `GET /collection/v1_0/accountholder/msisdn/{msisdn}/basicuserinfo`: the holder's names
+/// (the platform sends more, none of which the gateway keeps).
+#[derive(Debug, Default, Deserialize)]
+pub struct BasicUserInfo {
+    #[serde(default)]
+    pub given_name: Option<String>,
+    #[serde(default)]
+    pub family_name: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+impl BasicUserInfo {
+    /// The holder's name as one line, if the platform gave any.
+    pub fn full_name(&self) -> Option<String> {
+        let parts: Vec<&str> = [&self.given_name, &self.family_name]
+            .into_iter()
+            .flatten()
+            .map(|p| p.trim())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if parts.is_empty() {
+            self.name
+                .as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+        } else {
+            Some(parts.join(" "))
+        }
+    }
+}
+
 /// An error answer: `{"code": "...", "message": "..."}`.
 #[derive(Debug, Deserialize)]
 pub struct ErrorAnswer {

@@ -104,6 +104,9 @@ impl Payments {
         if !self.operators.is_routed(request.operator, tenant.environment) {
             return Err(PaymentError::Unrouted(request.operator, tenant.environment));
         }
+        if request.check_recipient {
+            self.check_recipient(tenant, &request).await?;
+        }
         let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
         let payer = Customer {
             id: CustomerId::from_text(crate::domain::ids::new_record_id().to_string()),

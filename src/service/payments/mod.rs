@@ -9,6 +9,7 @@ pub mod checking;
 pub mod checkout;
 pub mod create;
 pub mod pending;
+pub mod recipients;
 pub mod refunds;
 
 use std::sync::Arc;
@@ -119,6 +120,8 @@ pub struct PaymentRequest {
     pub refund_of: Option<Refunded>,
     /// The payment link a collection is paid through (`service::links`); `None` otherwise.
     pub link: Option<LinkId>,
+    /// Ask the operator first whether the number holds an active account (`recipients.rs`).
+    pub check_recipient: bool,
 }
 
 /// The collection a refund gives back and why, and the collection's key at the operator,
@@ -146,6 +149,12 @@ pub enum PaymentError {
     /// The payment link takes no payment now. Nothing was written.
     #[error("{0}")]
     LinkClosed(LinkClosed),
+    /// The recipient's number holds no active account with its operator. Nothing was written.
+    #[error("{0} holds no active account with this operator: nothing was sent")]
+    RecipientInactive(Msisdn),
+    /// The recipient could not be checked (the operator did not answer). Nothing was written.
+    #[error("the recipient could not be checked with its operator, and nothing was sent: {0}")]
+    RecipientUnchecked(String),
     /// The operator is disabled by configuration, for this direction.
     #[error("{0} does not accept this kind of payment here")]
     OperatorDisabled(OperatorCode),

@@ -129,6 +129,7 @@ impl Payments {
             success_url: None,
             error_url: None,
             link: None,
+            check_recipient: false,
             refund_of: Some(Refunded {
                 link: RefundLink {
                     collection: c.reference.clone(),

@@ -109,10 +109,11 @@ fn parse(form: &HashMap<String, String>, collection: &TransactionRef) -> Result<
 /// itself is for the error page.
 fn refusal(t: &Text, e: PaymentError) -> Result<(StatusCode, Flash), ServiceError> {
     let (status, said) = match e {
-        // A refund is never paid through a link: LinkClosed does not happen here.
-        PaymentError::NotRefundable(_) | PaymentError::LinkClosed(_) => {
-            (StatusCode::CONFLICT, t.refund_not_possible.to_owned())
-        }
+        // A refund is never paid through a link nor checked as a transfer: these do not happen.
+        PaymentError::NotRefundable(_)
+        | PaymentError::LinkClosed(_)
+        | PaymentError::RecipientInactive(_)
+        | PaymentError::RecipientUnchecked(_) => (StatusCode::CONFLICT, t.refund_not_possible.to_owned()),
         PaymentError::InsufficientFunds => (StatusCode::PRECONDITION_FAILED, t.refund_balance_short.to_owned()),
         PaymentError::Duplicate(existing) => (
             StatusCode::CONFLICT,

@@ -102,6 +102,7 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
         error_url: None,
         refund_of: None,
         link: None,
+        check_recipient: false,
     }
 }
 

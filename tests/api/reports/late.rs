@@ -101,6 +101,7 @@ fn collection(transaction_id: &str, francs: i64) -> PaymentRequest {
         error_url: None,
         refund_of: None,
         link: None,
+        check_recipient: false,
     }
 }
 

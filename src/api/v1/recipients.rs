@@ -1,0 +1,53 @@
+//! `GET /v1/account-holders/{operator}/{phone}`: whether a number holds an active account with
+//! an operator, and its holder's name where the operator gives one (docs/payouts.md). Nothing is
+//! sent by asking.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Serialize;
+
+use super::{envelope, Error};
+use crate::api::auth::Authenticated;
+use crate::api::fields;
+use crate::api::payment_failure;
+use crate::domain::OperatorCode;
+use crate::operator::AccountHolder;
+use crate::service::Payments;
+
+/// What v1 says of an account holder.
+#[derive(Debug, Serialize)]
+pub struct HolderV1<'a> {
+    pub operator: &'static str,
+    pub phone: &'a str,
+    /// `active`, `inactive`, or `unknown` when the operator's protocol cannot tell.
+    pub status: &'static str,
+    pub name: Option<String>,
+}
+
+pub async fn show(
+    State(payments): State<Payments>,
+    Authenticated(caller): Authenticated,
+    Path((operator, phone)): Path<(String, String)>,
+) -> Result<Response, Error> {
+    let operator = fields::operator(&operator, "operator", &payments.config().operator_aliases)?.operator;
+    let phone = fields::phone(&phone, "phone")?;
+    let holder = payments
+        .account_holder(&caller.tenant, operator, &phone)
+        .await
+        .map_err(|e| payment_failure::describe(e, OperatorCode::v1_code).0)?;
+    let (status, name) = match holder {
+        AccountHolder::Active { name } => ("active", name),
+        AccountHolder::Inactive => ("inactive", None),
+        AccountHolder::Unknown => ("unknown", None),
+    };
+    Ok(envelope::success(
+        StatusCode::OK,
+        HolderV1 {
+            operator: operator.v1_code(),
+            phone: phone.as_str(),
+            status,
+            name,
+        },
+    ))
+}

@@ -1,0 +1,4 @@
+//! Payouts: the recipient checked before the money leaves.
+
+pub mod recipients;
+pub mod recipients_at_operators;

@@ -1,0 +1,96 @@
+//! The recipient check through the operators' protocols, at the emulator over HTTP: the MoMo
+//! Open API says whether a number is active and whose it is; Wave cannot tell ("unknown", and a
+//! checked transfer goes on); an operator that does not answer the check refuses the checked
+//! transfer with 503 before anything is recorded or sent.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::support::helpers::answer;
+use crate::support::operator_faults::{Faulted, MomoTransfer, WaveTransfer};
+use crate::support::requests::{post, transfer_v1};
+use momo_test_support::both_backends;
+
+both_backends!(
+    Faulted::spawn =>
+    momo_says_whether_a_number_is_active_and_whose_it_is,
+    a_check_the_operator_cannot_answer_refuses_the_checked_transfer,
+);
+
+async fn momo_says_whether_a_number_is_active_and_whose_it_is(f: Faulted) {
+    let gamma = MomoTransfer.operator().name();
+    let active = answer(
+        f.app
+            .get(&format!("/v1/account-holders/{gamma}_MONEY_CI/0701020302"))
+            .bearer_auth(&f.token),
+    )
+    .await;
+    assert_eq!(
+        (
+            active.status,
+            &active.body["data"]["status"],
+            &active.body["data"]["name"]
+        ),
+        (StatusCode::OK, &json!("active"), &json!("Aya Traoré")),
+        "{}",
+        active.body
+    );
+    let none = answer(
+        f.app
+            .get(&format!("/v2/account-holders/{gamma}_MONEY_CI/0701020309"))
+            .bearer_auth(&f.token),
+    )
+    .await;
+    assert_eq!(none.body["data"]["status"], "inactive", "{}", none.body);
+    let mut checked = transfer_v1("mt-checked", "0701020309", &format!("{gamma}_MONEY_CI"), "1000");
+    checked["checkRecipient"] = json!(true);
+    let refused = post(&f.app, &f.token, "/v1/transfer/mobile-money", &checked).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
+    let made = f.emulator_get("payments").await;
+    assert_eq!(made, json!([]), "nothing sent to the operator");
+
+    let delta = WaveTransfer.operator().name();
+    let wave = answer(
+        f.app
+            .get(&format!("/v1/account-holders/{delta}_MONEY_CI/0701020301"))
+            .bearer_auth(&f.token),
+    )
+    .await;
+    assert_eq!(
+        (&wave.body["data"]["status"], &wave.body["data"]["name"]),
+        (&json!("unknown"), &json!(null))
+    );
+    let mut checked = transfer_v1("wt-checked", "0701020301", &format!("{delta}_MONEY_CI"), "1000");
+    checked["checkRecipient"] = json!(true);
+    let paid = post(&f.app, &f.token, "/v1/transfer/mobile-money", &checked).await;
+    assert!(
+        paid.status.is_success(),
+        "Wave cannot tell: the transfer goes on: {}",
+        paid.body
+    );
+    f.drain().await;
+    f.assert_invariants("recipient checks").await;
+}
+
+async fn a_check_the_operator_cannot_answer_refuses_the_checked_transfer(f: Faulted) {
+    let gamma = MomoTransfer.operator().name();
+    f.fault("momo.accountholder.active", "status=503", 2).await;
+    let down = answer(
+        f.app
+            .get(&format!("/v1/account-holders/{gamma}_MONEY_CI/0701020301"))
+            .bearer_auth(&f.token),
+    )
+    .await;
+    assert_eq!(down.status, StatusCode::SERVICE_UNAVAILABLE, "{}", down.body);
+    let mut checked = transfer_v1("mt-down", "0701020301", &format!("{gamma}_MONEY_CI"), "1000");
+    checked["checkRecipient"] = json!(true);
+    let refused = post(&f.app, &f.token, "/v1/transfer/mobile-money", &checked).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{}", refused.body);
+    assert_eq!(f.emulator_get("payments").await, json!([]), "nothing sent");
+    assert_eq!(f.reserved().await, "0", "nothing reserved");
+    // Answering again: the check passes and the transfer is made.
+    let paid = post(&f.app, &f.token, "/v1/transfer/mobile-money", &checked).await;
+    assert!(paid.status.is_success(), "{}", paid.body);
+    f.drain().await;
+    f.assert_invariants("a check the operator could not answer").await;
+}
