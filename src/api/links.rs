@@ -14,7 +14,7 @@ pub struct LinkFields<'a> {
     pub max_amount: (&'a RawAmount, &'static str),
     pub description: (Option<&'a str>, &'static str),
     pub reusable: (Option<bool>, &'static str),
-    pub max_payments: (Option<i64>, &'static str),
+    pub max_payments: (Option<&'a serde_json::Number>, &'static str),
     pub expires_at: (Option<&'a str>, &'static str),
     pub operators: (Option<&'a [String]>, &'static str),
     pub success_url: (Option<&'a str>, &'static str),
@@ -39,7 +39,8 @@ impl LinkFields<'_> {
             .description
             .0
             .ok_or_else(|| ApiError::bad_request(format!("{} is required", self.description.1)))?;
-        let max_payments = match (self.reusable.0.unwrap_or(false), self.max_payments.0) {
+        let max_payments = self.max_payments.0.map(|n| whole(n, self.max_payments.1)).transpose()?;
+        let max_payments = match (self.reusable.0.unwrap_or(false), max_payments) {
             (false, None | Some(1)) => Some(1),
             (false, Some(_)) => {
                 return Err(ApiError::bad_request(format!(
@@ -88,6 +89,17 @@ impl LinkFields<'_> {
             error_url: fields::return_url(self.error_url.0, self.error_url.1)?,
         })
     }
+}
+
+/// A whole number as JSON may spell it (`3`, `3.0`); anything else is 400 naming `field`.
+fn whole(n: &serde_json::Number, field: &str) -> Result<i64, ApiError> {
+    n.as_i64()
+        .or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        })
+        .ok_or_else(|| ApiError::bad_request(format!("{field} must be a whole number")))
 }
 
 /// A link id from the path: anything that cannot be one is not found, unread.
