@@ -7,13 +7,13 @@
 
 use std::time::Duration;
 
-use momo_gateway::config::Config;
-use momo_gateway::domain::{Timestamp, TransactionRef};
+use momo_gateway::domain::TransactionRef;
 use momo_operator_emulator::{Emulator, EmulatorSettings};
 use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::support::helpers::{answer, TEST_JWT_SECRET};
+use crate::support::process_merchant::ProcessMerchant;
 use crate::support::requests::transfer_v1;
 use momo_test_support::process;
 use momo_test_support::TestDatabase;
@@ -65,43 +65,13 @@ pub async fn status(client: &reqwest::Client, base: &str, token: &str, id: &str)
 }
 
 async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: TestDatabase) {
-    // A merchant, made by the gateway itself (which also migrates the database).
-    let admin = momo_gateway::app::open(Config {
-        database_url: db.url.clone(),
-        ..Config::default()
-    })
-    .await
-    .unwrap();
-    let merchant = admin
-        .merchants
-        .create_merchant("Crash", None, Timestamp::now())
-        .await
-        .unwrap();
-    let sandbox = merchant
-        .environments
-        .iter()
-        .find(|e| e.environment == momo_gateway::domain::Environment::Sandbox)
-        .unwrap()
-        .clone();
+    let m = ProcessMerchant::create(&db, "Crash").await;
     let client = reqwest::Client::new();
-    let token_of = |base: String| {
-        let (client, sandbox) = (client.clone(), sandbox.clone());
-        async move {
-            let a = answer(
-                client
-                    .post(format!("{base}/v1/auth"))
-                    .basic_auth(&sandbox.api_key, Some(&sandbox.api_secret))
-                    .header("X-Environment", "Sandbox"),
-            )
-            .await;
-            a.body["data"]["token"].as_str().unwrap().to_owned()
-        }
-    };
 
     // 1. The operator never answers: the transfer is PENDING, the call never sent.
     let (hole, _hole) = black_hole().await;
     let first = process::serve(gateway(&db, &hole));
-    let token = token_of(first.base.clone()).await;
+    let token = m.token(&client, &first.base).await;
     let (sender, base) = (client.clone(), first.base.clone());
     let bearer = token.clone();
     let creation = tokio::spawn(async move {
@@ -123,7 +93,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
     // 2. Restarted against the operator, which never received it.
     let emulator = Emulator::start(EmulatorSettings::default()).await.unwrap();
     let second = process::serve(gateway(&db, &emulator.url));
-    let token = token_of(second.base.clone()).await;
+    let token = m.token(&client, &second.base).await;
     let settled = eventually("the reconciler settling it", Duration::from_secs(30), async || {
         let data = status(&client, &second.base, &token, "crash-1").await.unwrap();
         if data["status"] == "PENDING" {
@@ -134,15 +104,10 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
     })
     .await;
     assert_eq!(settled["status"], "SUCCESSFUL", "{settled}");
-    let record = admin
+    let record = m
+        .admin
         .payments
-        .transaction(
-            &momo_gateway::domain::Tenant {
-                merchant_id: merchant.id.clone(),
-                environment: momo_gateway::domain::Environment::Sandbox,
-            },
-            &TransactionRef::from("crash-1"),
-        )
+        .transaction(&m.sandbox_tenant(), &TransactionRef::from("crash-1"))
         .await
         .unwrap();
     assert_eq!(record.transaction.failure_code, None);
@@ -159,7 +124,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
     assert_eq!(initiations["received"], 1, "the first call never left: {initiations}");
     let balance = answer(client.get(format!("{}/v1/balance", second.base)).bearer_auth(&token)).await;
     assert_eq!(balance.body["data"]["reserved"], "0", "the reservation is settled");
-    let check = admin.payments.check_ledger().await.unwrap();
+    let check = m.admin.payments.check_ledger().await.unwrap();
     assert_eq!((check.postings_sum, check.inconsistent_balances), (0, 0));
     let (exit, _) = second.terminate().await;
     assert!(exit.success());

@@ -7,13 +7,13 @@
 
 use std::time::Duration;
 
-use momo_gateway::config::Config;
-use momo_gateway::domain::{Environment, Tenant, Timestamp, TransactionRef};
+use momo_gateway::domain::TransactionRef;
 use momo_operator_emulator::{Emulator, EmulatorSettings};
 use serde_json::{json, Value};
 
 use crate::operators::crash::{black_hole, gateway, status};
 use crate::support::helpers::answer;
+use crate::support::process_merchant::ProcessMerchant;
 use crate::support::requests::collect_v1;
 use momo_test_support::process;
 use momo_test_support::TestDatabase;
@@ -34,39 +34,13 @@ async fn final_status(client: &reqwest::Client, base: &str, token: &str, id: &st
 }
 
 async fn a_crash_before_a_refund_is_sent_is_recovered_by_sending_it_once(db: TestDatabase) {
-    let admin = momo_gateway::app::open(Config {
-        database_url: db.url.clone(),
-        ..Config::default()
-    })
-    .await
-    .unwrap();
-    let merchant = admin
-        .merchants
-        .create_merchant("Crash refunds", None, Timestamp::now())
-        .await
-        .unwrap();
-    let sandbox = merchant
-        .environments
-        .iter()
-        .find(|e| e.environment == Environment::Sandbox)
-        .unwrap()
-        .clone();
+    let m = ProcessMerchant::create(&db, "Crash refunds").await;
     let client = reqwest::Client::new();
-    let token_of = async |base: &str| {
-        let a = answer(
-            client
-                .post(format!("{base}/v1/auth"))
-                .basic_auth(&sandbox.api_key, Some(&sandbox.api_secret))
-                .header("X-Environment", "Sandbox"),
-        )
-        .await;
-        a.body["data"]["token"].as_str().unwrap().to_owned()
-    };
     let emulator = Emulator::start(EmulatorSettings::default()).await.unwrap();
 
     // 1. A collection paid through the operator.
     let first = process::serve(gateway(&db, &emulator.url));
-    let token = token_of(&first.base).await;
+    let token = m.token(&client, &first.base).await;
     let paid = answer(
         client
             .post(format!("{}/v1/collecte/mobile-money", first.base))
@@ -82,7 +56,7 @@ async fn a_crash_before_a_refund_is_sent_is_recovered_by_sending_it_once(db: Tes
     // 2. The operator never answers: the refund is PENDING, its call never sent.
     let (hole, _hole) = black_hole().await;
     let second = process::serve(gateway(&db, &hole));
-    let token = token_of(&second.base).await;
+    let token = m.token(&client, &second.base).await;
     let (sender, base, bearer) = (client.clone(), second.base.clone(), token.clone());
     let creation = tokio::spawn(async move {
         sender
@@ -104,14 +78,12 @@ async fn a_crash_before_a_refund_is_sent_is_recovered_by_sending_it_once(db: Tes
 
     // 3. Restarted against the operator, which never received it.
     let third = process::serve(gateway(&db, &emulator.url));
-    let token = token_of(&third.base).await;
+    let token = m.token(&client, &third.base).await;
     let refunded = final_status(&client, &third.base, &token, "crash-refund").await;
     assert_eq!(refunded["status"], "SUCCESSFUL", "{refunded}");
-    let tenant = Tenant {
-        merchant_id: merchant.id.clone(),
-        environment: Environment::Sandbox,
-    };
-    let record = admin
+    let tenant = m.sandbox_tenant();
+    let record = m
+        .admin
         .payments
         .transaction(&tenant, &TransactionRef::from("crash-refund"))
         .await
@@ -134,7 +106,7 @@ async fn a_crash_before_a_refund_is_sent_is_recovered_by_sending_it_once(db: Tes
     assert_eq!(collection["amount_refunded"], "1500", "{collection}");
     let balance = answer(client.get(format!("{}/v1/balance", third.base)).bearer_auth(&token)).await;
     assert_eq!(balance.body["data"]["reserved"], "0", "the reservation is settled");
-    let check = admin.payments.check_ledger().await.unwrap();
+    let check = m.admin.payments.check_ledger().await.unwrap();
     assert_eq!((check.postings_sum, check.inconsistent_balances), (0, 0));
     let (exit, _) = third.terminate().await;
     assert!(exit.success());

@@ -7,5 +7,6 @@ pub mod dashboard_client;
 pub mod emulated;
 pub mod helpers;
 pub mod operator_faults;
+pub mod process_merchant;
 pub mod requests;
 pub mod webhooks;

@@ -7,11 +7,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use momo_gateway::config::Config;
-use momo_gateway::domain::{Environment, Tenant, Timestamp, TransactionRef};
+use momo_gateway::domain::TransactionRef;
 use reqwest::StatusCode;
 
-use crate::support::helpers::{answer, TEST_JWT_SECRET};
+use crate::support::helpers::TEST_JWT_SECRET;
+use crate::support::process_merchant::ProcessMerchant;
 use crate::support::requests::{collect_v1, transfer_v1};
 use momo_test_support::both_backends;
 use momo_test_support::process;
@@ -23,35 +23,12 @@ both_backends!(TestDatabase::create => a_kill_during_batches_loses_no_answered_p
 const LOAD_BEFORE_THE_KILL: usize = 200;
 
 async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing(db: TestDatabase) {
-    let admin = momo_gateway::app::open(Config {
-        database_url: db.url.clone(),
-        ..Config::default()
-    })
-    .await
-    .unwrap();
-    let merchant = admin
-        .merchants
-        .create_merchant("Batches", None, Timestamp::now())
-        .await
-        .unwrap();
-    let sandbox = merchant
-        .environments
-        .iter()
-        .find(|e| e.environment == Environment::Sandbox)
-        .unwrap()
-        .clone();
+    let m = ProcessMerchant::create(&db, "Batches").await;
     let mut command = process::command(&db.url);
     command.env("MOMO_JWT_SECRET", TEST_JWT_SECRET);
     let gateway = process::serve(command);
     let client = reqwest::Client::new();
-    let auth = answer(
-        client
-            .post(format!("{}/v1/auth", gateway.base))
-            .basic_auth(&sandbox.api_key, Some(&sandbox.api_secret))
-            .header("X-Environment", "Sandbox"),
-    )
-    .await;
-    let token = auth.body["data"]["token"].as_str().unwrap().to_owned();
+    let token = m.token(&client, &gateway.base).await;
 
     // 16 clients, each creating until the gateway is gone; the ids that got a 2xx are kept.
     let answered = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -97,12 +74,10 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
 
     let answered = answered.lock().unwrap().clone();
     assert!(answered.len() > 50, "the load ran: {} answered", answered.len());
-    let tenant = Tenant {
-        merchant_id: merchant.id.clone(),
-        environment: Environment::Sandbox,
-    };
+    let tenant = m.sandbox_tenant();
     for id in &answered {
-        let record = admin
+        let record = m
+            .admin
             .payments
             .transaction(&tenant, &TransactionRef::from(id.as_str()))
             .await
@@ -113,7 +88,7 @@ async fn a_kill_during_batches_loses_no_answered_payment_and_half_writes_nothing
             record.transaction.status
         );
     }
-    let check = admin.payments.check_ledger().await.unwrap();
+    let check = m.admin.payments.check_ledger().await.unwrap();
     assert_eq!(
         (check.postings_sum, check.inconsistent_balances),
         (0, 0),
