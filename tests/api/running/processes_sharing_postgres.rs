@@ -66,26 +66,32 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
                 let id = format!("mp-{}", n % 800);
                 let ending = ["01", "02", "05"][n % 3];
                 let base = &bases[n % 2];
-                let status = client
+                let answer = client
                     .post(format!("{base}/v1/collecte/mobile-money"))
                     .bearer_auth(&token)
                     .json(&collect_v1(&id, &format!("07010203{ending}"), "GAMMA_MONEY_CI", "1000"))
                     .send()
                     .await
-                    .unwrap()
-                    .status();
-                statuses.push((id, status));
+                    .unwrap();
+                let status = answer.status();
+                // What a refusal said, so that an unexpected one explains itself.
+                let said = if status.is_server_error() {
+                    answer.text().await.unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                statuses.push((id, status, said));
             }
             statuses
         });
     }
     let mut created: HashMap<String, usize> = HashMap::new();
     while let Some(statuses) = creations.join_next().await {
-        for (id, status) in statuses.unwrap() {
+        for (id, status, said) in statuses.unwrap() {
             match status {
                 StatusCode::OK | StatusCode::ACCEPTED => *created.entry(id).or_default() += 1,
                 StatusCode::CONFLICT => {}
-                other => panic!("unexpected {other} for {id}"),
+                other => panic!("unexpected {other} for {id}: {said}"),
             }
         }
     }
