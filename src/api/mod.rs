@@ -22,6 +22,7 @@ pub mod payment_failure;
 pub mod printable;
 #[cfg(test)]
 mod properties;
+pub mod recipients;
 pub mod v1;
 pub mod v2;
 

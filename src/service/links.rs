@@ -216,6 +216,19 @@ impl Links {
             .link_by_id(id)
             .await?
             .ok_or(ServiceError::NotFound("payment link"))?;
+        self.pay_link(&link, payment, now).await
+    }
+
+    /// [`pay`](Self::pay) with the link as the caller read it (the payer's page has it already):
+    /// its limit, expiry and deactivation are decided again by the database as the payment is
+    /// recorded, so a link read a moment ago is as good as one read now.
+    pub async fn pay_link(
+        &self,
+        link: &PaymentLink,
+        payment: LinkPayment,
+        now: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        let id = &link.id;
         link.open_at(now).map_err(PaymentError::LinkClosed)?;
         if !link.accepts_operator(payment.operator) {
             return Err(

@@ -165,12 +165,16 @@ fn accept(ctx: &Ctx, flow: Flow, headers: &HeaderMap, body: &Bytes, guard: &Guar
     Ok(())
 }
 
-async fn initiate(ctx: Ctx, flow: Flow, conn: Connection, headers: HeaderMap, body: Bytes) -> Response {
-    let point = if flow == Flow::Transfer {
-        "momo.transfer"
-    } else {
-        "momo.requesttopay"
-    };
+/// An initiation at fault point `point`: counted as received under its `X-Reference-Id`, then
+/// checked and recorded by `accept`; 202 and an empty body when it is.
+pub(super) async fn initiate(
+    ctx: Ctx,
+    point: &str,
+    conn: Connection,
+    headers: HeaderMap,
+    body: Bytes,
+    accept: impl FnOnce(&Ctx, &HeaderMap, &Bytes, &Guard) -> Result<(), Refusal>,
+) -> Response {
     let guard = match Guard::enter(&ctx, point, &headers, conn, Protocol::Momo).await {
         Ok(guard) => guard,
         Err(refusal) => return refusal,
@@ -181,7 +185,7 @@ async fn initiate(ctx: Ctx, flow: Flow, conn: Connection, headers: HeaderMap, bo
     if let Some(refusal) = guard.refusal() {
         return refusal;
     }
-    let answer = match accept(&ctx, flow, &headers, &body, &guard) {
+    let answer = match accept(&ctx, &headers, &body, &guard) {
         Ok(()) => StatusCode::ACCEPTED.into_response(),
         Err(refusal) => *refusal,
     };
@@ -222,7 +226,10 @@ pub async fn request_to_pay(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    initiate(ctx, Flow::Collection, conn, headers, body).await
+    let accept = |ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard| {
+        accept(ctx, Flow::Collection, headers, body, guard)
+    };
+    initiate(ctx, "momo.requesttopay", conn, headers, body, accept).await
 }
 
 /// `POST /disbursement/v1_0/transfer`.
@@ -232,7 +239,9 @@ pub async fn transfer(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    initiate(ctx, Flow::Transfer, conn, headers, body).await
+    let accept =
+        |ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard| accept(ctx, Flow::Transfer, headers, body, guard);
+    initiate(ctx, "momo.transfer", conn, headers, body, accept).await
 }
 
 /// `GET /collection/v1_0/requesttopay/{referenceId}`.

@@ -13,16 +13,16 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::Value;
 
 use super::auth::{authorize, Product};
-use super::handlers::{bad_request, callback_url, reference_id, status, target_environment};
+use super::handlers::{bad_request, callback_url, initiate, reference_id, status, target_environment};
 use super::wire::Refund;
 use super::{error, not_found};
 use crate::callbacks::{self, Ticket};
-use crate::fields::{fits, header, is_whole_amount};
-use crate::guard::{Guard, Protocol, Refusal};
+use crate::fields::{fits, is_whole_amount};
+use crate::guard::{Guard, Refusal};
 use crate::listener::Connection;
 use crate::scenario::{self, Plan};
 use crate::state::{Flow, Outcome, Payment, Phase, Resolution, State as Memory};
@@ -139,21 +139,7 @@ pub async fn refund(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let guard = match Guard::enter(&ctx, "momo.refund", &headers, conn, Protocol::Momo).await {
-        Ok(guard) => guard,
-        Err(refusal) => return refusal,
-    };
-    if let Some(reference) = header(&headers, "x-reference-id").filter(|r| !r.is_empty()) {
-        ctx.lock().received(reference);
-    }
-    if let Some(refusal) = guard.refusal() {
-        return refusal;
-    }
-    let answer = match accept(&ctx, &headers, &body, &guard) {
-        Ok(()) => StatusCode::ACCEPTED.into_response(),
-        Err(refusal) => *refusal,
-    };
-    guard.leave(answer).await
+    initiate(ctx, "momo.refund", conn, headers, body, accept).await
 }
 
 /// `GET /disbursement/v1_0/refund/{referenceId}`.

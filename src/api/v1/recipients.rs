@@ -9,10 +9,8 @@ use serde::Serialize;
 
 use super::{envelope, Error};
 use crate::api::auth::Authenticated;
-use crate::api::fields;
-use crate::api::payment_failure;
+use crate::api::recipients;
 use crate::domain::OperatorCode;
-use crate::operator::AccountHolder;
 use crate::service::Payments;
 
 /// What v1 says of an account holder.
@@ -30,24 +28,14 @@ pub async fn show(
     Authenticated(caller): Authenticated,
     Path((operator, phone)): Path<(String, String)>,
 ) -> Result<Response, Error> {
-    let operator = fields::operator(&operator, "operator", &payments.config().operator_aliases)?.operator;
-    let phone = fields::phone(&phone, "phone")?;
-    let holder = payments
-        .account_holder(&caller.tenant, operator, &phone)
-        .await
-        .map_err(|e| payment_failure::describe(e, OperatorCode::v1_code).0)?;
-    let (status, name) = match holder {
-        AccountHolder::Active { name } => ("active", name),
-        AccountHolder::Inactive => ("inactive", None),
-        AccountHolder::Unknown => ("unknown", None),
-    };
+    let c = recipients::check(&payments, &caller, (&operator, &phone), "phone", OperatorCode::v1_code).await?;
     Ok(envelope::success(
         StatusCode::OK,
         HolderV1 {
-            operator: operator.v1_code(),
-            phone: phone.as_str(),
-            status,
-            name,
+            operator: c.operator.v1_code(),
+            phone: c.phone.as_str(),
+            status: c.status,
+            name: c.name,
         },
     ))
 }

@@ -7,10 +7,8 @@ use serde::Serialize;
 
 use super::{envelope, Error};
 use crate::api::auth::Authenticated;
-use crate::api::fields;
-use crate::api::payment_failure;
+use crate::api::recipients;
 use crate::domain::OperatorCode;
-use crate::operator::AccountHolder;
 use crate::service::Payments;
 
 /// What v2 says of an account holder.
@@ -28,25 +26,22 @@ pub async fn show(
     Authenticated(caller): Authenticated,
     Path((operator, phone)): Path<(String, String)>,
 ) -> Result<Response, Error> {
-    let operator = fields::operator(&operator, "operator", &payments.config().operator_aliases)?.operator;
-    let phone = fields::phone(&phone, "number_user")?;
-    let holder = payments
-        .account_holder(&caller.tenant, operator, &phone)
-        .await
-        .map_err(|e| payment_failure::describe(e, OperatorCode::v2_code).0)?;
-    let (status, name_user) = match holder {
-        AccountHolder::Active { name } => ("active", name),
-        AccountHolder::Inactive => ("inactive", None),
-        AccountHolder::Unknown => ("unknown", None),
-    };
+    let c = recipients::check(
+        &payments,
+        &caller,
+        (&operator, &phone),
+        "number_user",
+        OperatorCode::v2_code,
+    )
+    .await?;
     Ok(envelope::success(
         StatusCode::OK,
         "ACCOUNT_HOLDER_FOUND",
         HolderV2 {
-            operator: operator.v2_code(),
-            number_user: phone.as_str(),
-            status,
-            name_user,
+            operator: c.operator.v2_code(),
+            number_user: c.phone.as_str(),
+            status: c.status,
+            name_user: c.name,
         },
     ))
 }

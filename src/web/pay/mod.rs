@@ -217,7 +217,7 @@ pub async fn submit(
         amount,
         otp_code,
     };
-    let record = match links.pay(&link.id, payment, Timestamp::now()).await {
+    let record = match links.pay_link(link, payment, Timestamp::now()).await {
         Ok(record) => record,
         Err(PaymentError::Refused(record) | PaymentError::OperatorUnavailable(record)) => *record,
         Err(PaymentError::LinkClosed(closed)) => {
