@@ -68,6 +68,8 @@ pub enum ErrorKind {
     /// A payment link that takes no payment now (deactivated, expired, paid), or a payment it
     /// does not take (an amount out of its bounds, an operator it does not accept).
     LinkClosed,
+    /// An all-or-nothing payout batch with an item that cannot be accepted: nothing recorded.
+    BatchRefused,
     PayloadTooLarge,
     UnsupportedMediaType,
     TooManyRequests,
@@ -92,9 +94,10 @@ impl ErrorKind {
             | ErrorKind::IdempotencyKeyInUse
             | ErrorKind::NotRefundable
             | ErrorKind::LinkClosed => StatusCode::CONFLICT,
-            ErrorKind::IdempotencyKeyReused | ErrorKind::RecipientInactive | ErrorKind::LinkInvalid => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ErrorKind::IdempotencyKeyReused
+            | ErrorKind::RecipientInactive
+            | ErrorKind::LinkInvalid
+            | ErrorKind::BatchRefused => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::InsufficientBalance => StatusCode::PRECONDITION_FAILED,
             ErrorKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

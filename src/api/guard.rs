@@ -49,6 +49,7 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
             | ErrorKind::LinkClosed
             | ErrorKind::RecipientInactive
             | ErrorKind::LinkInvalid
+            | ErrorKind::BatchRefused
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType
             | ErrorKind::TooManyRequests

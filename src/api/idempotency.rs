@@ -150,6 +150,7 @@ fn kept(response: &Response) -> bool {
             | ErrorKind::LinkClosed
             | ErrorKind::RecipientInactive
             | ErrorKind::LinkInvalid
+            | ErrorKind::BatchRefused
             | ErrorKind::PayloadTooLarge
             | ErrorKind::UnsupportedMediaType => false,
             // Nothing said about the request: a retry runs it.

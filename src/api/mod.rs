@@ -19,6 +19,7 @@ pub mod links;
 pub mod operator_callbacks;
 pub mod pagination;
 pub mod payment_failure;
+pub mod payouts;
 pub mod printable;
 #[cfg(test)]
 mod properties;
@@ -41,7 +42,8 @@ use crate::service::Gateway;
 /// request-id and trace layers they share (`http::request_layers`).
 pub fn router(gateway: Gateway) -> Router {
     let max_body = gateway.config().max_body_bytes;
-    Router::new()
+    let batch_max_body = gateway.config().payouts.max_body_bytes.max(max_body);
+    let routes = Router::new()
         .route("/health", get(health::alive))
         .route("/ready", get(health::ready))
         .route("/metrics", get(health::metrics))
@@ -57,22 +59,42 @@ pub fn router(gateway: Gateway) -> Router {
         .route("/v1/get-status-payment/{id}", get(either::status))
         .route("/v1/transaction/{id}", get(either::status))
         .merge(v1::routes())
-        .merge(v2::routes())
-        // Inside the control-character check, so a key is never claimed for a request it refuses.
-        .route_layer(axum::middleware::from_fn_with_state(
-            gateway.clone(),
-            idempotency::layer,
-        ))
-        // Only on matched routes, so routing comes first; before every extractor and handler.
-        .route_layer(axum::middleware::from_fn(printable::refuse_control_characters))
+        .merge(v2::routes());
+    // A batch of thousands of transfers is a larger body than any other request's: its routes
+    // get their own limit, with the same layers.
+    let batches = Router::new()
+        .route(
+            "/v1/payout-batches",
+            axum::routing::post(v1::payouts::create).get(v1::payouts::list),
+        )
+        .route("/v1/payout-batches/{id}", get(v1::payouts::fetch))
+        .route(
+            "/v2/payout-batches",
+            axum::routing::post(v2::payouts::create).get(v2::payouts::list),
+        )
+        .route("/v2/payout-batches/{id}", get(v2::payouts::fetch));
+    with_request_layers(routes, &gateway)
+        .layer(DefaultBodyLimit::max(max_body))
+        .merge(with_request_layers(batches, &gateway).layer(DefaultBodyLimit::max(batch_max_body)))
         .fallback(unknown_route)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(max_body))
         .layer(CatchPanicLayer::custom(crate::http::panic_response))
         // Outermost of the API's own: the request's dialect, its timeout, the envelope of
         // every error answer, the request metrics.
         .layer(axum::middleware::from_fn_with_state(gateway.clone(), guard::middleware))
         .with_state(gateway)
+}
+
+/// The layers of every matched route: `Idempotency-Key`, inside the control-character check
+/// (so a key is never claimed for a request it refuses), which comes after routing and before
+/// every extractor and handler.
+fn with_request_layers(routes: Router<Gateway>, gateway: &Gateway) -> Router<Gateway> {
+    routes
+        .route_layer(axum::middleware::from_fn_with_state(
+            gateway.clone(),
+            idempotency::layer,
+        ))
+        .route_layer(axum::middleware::from_fn(printable::refuse_control_characters))
 }
 
 /// The OpenAPI document, compiled in so it always matches the binary.

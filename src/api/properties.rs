@@ -316,7 +316,7 @@ proptest! {
     fn list_parameters_are_a_page_and_filter_or_a_4xx(
         limit in proptest::option::of("[0-9]{0,6}|\\PC{0,8}"),
         cursor in proptest::option::of("[A-Za-z0-9_-]{0,40}|\\PC{0,20}"),
-        filters in proptest::collection::vec(proptest::option::of("[A-Z_]{0,16}|[0-9 +]{0,14}|[-0-9T:.Z+]{0,30}|\\PC{0,12}"), 8),
+        filters in proptest::collection::vec(proptest::option::of("[A-Z_]{0,16}|[0-9 +]{0,14}|[-0-9T:.Z+]{0,30}|\\PC{0,12}"), 9),
     ) {
         let page = PageParams { limit, cursor };
         match page.page_request() {
@@ -333,6 +333,7 @@ proptest! {
             to: filters[5].clone(),
             refund_of: filters[6].clone(),
             link_payment_id: filters[7].clone(),
+            payout_batch_id: filters[8].clone(),
         };
         value_or_4xx(params.filter(&OperatorAliases::default()))?;
     }

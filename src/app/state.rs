@@ -4,7 +4,7 @@
 
 use axum::extract::FromRef;
 
-use crate::service::{Auth, Customers, Dashboard, Gateway, Links, Merchants, Payments, Reports, Webhooks};
+use crate::service::{Auth, Customers, Dashboard, Gateway, Links, Merchants, Payments, Payouts, Reports, Webhooks};
 
 macro_rules! service_state {
     ($($service:ident: $field:ident),* $(,)?) => {
@@ -22,6 +22,7 @@ service_state!(
     Payments: payments,
     Customers: customers,
     Links: links,
+    Payouts: payouts,
     Webhooks: webhooks,
     Reports: reports,
     Merchants: merchants,

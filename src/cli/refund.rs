@@ -193,6 +193,7 @@ mod tests {
                 }),
                 refunded: 0,
                 link_id: None,
+                batch_id: None,
             },
             customer: Customer {
                 id: "c-1".into(),

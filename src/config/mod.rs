@@ -46,8 +46,8 @@ pub use connectors::{ApiCredentials, ConnectorSettings, Protocol};
 pub use docs::markdown;
 pub use settings::{all as settings, Initial, Setting};
 pub use workers::{
-    BatchSettings, BreakerSettings, DashboardSettings, HttpSettings, MetricsSettings, ReconcileSettings,
-    SimulatorSettings, WebhookSettings,
+    BatchSettings, BreakerSettings, DashboardSettings, HttpSettings, MetricsSettings, PayoutSettings,
+    ReconcileSettings, SimulatorSettings, WebhookSettings,
 };
 
 /// How log lines are written.
@@ -87,6 +87,8 @@ pub struct Config {
     pub link_payments_per_min: u32,
     /// Payments one client address may start per minute through payment links (0: no limit).
     pub link_payments_per_address_per_min: u32,
+    /// How payout batches are taken and sent.
+    pub payouts: PayoutSettings,
     pub log_format: LogFormat,
     /// Spell an immediate v2 collection success `SUCCESSFULL`, as the live service does.
     pub v2_successfull_spelling: bool,
@@ -124,6 +126,7 @@ impl fmt::Debug for Config {
             sign_in_failures,
             link_payments_per_min,
             link_payments_per_address_per_min,
+            payouts,
             log_format,
             v2_successfull_spelling,
             disabled_operators,
@@ -153,6 +156,7 @@ impl fmt::Debug for Config {
             .field("sign_in_failures", sign_in_failures)
             .field("link_payments_per_min", link_payments_per_min)
             .field("link_payments_per_address_per_min", link_payments_per_address_per_min)
+            .field("payouts", payouts)
             .field("log_format", log_format)
             .field("v2_successfull_spelling", v2_successfull_spelling)
             .field("disabled_operators", disabled_operators)
@@ -306,6 +310,7 @@ impl Config {
             sign_in_failures: 10,
             link_payments_per_min: 0,
             link_payments_per_address_per_min: 0,
+            payouts: PayoutSettings::default(),
             log_format: LogFormat::default(),
             v2_successfull_spelling: false,
             disabled_operators: Vec::new(),

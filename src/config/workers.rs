@@ -68,6 +68,15 @@ impl Default for BatchSettings {
     }
 }
 
+/// How payout batches are taken and sent (`service::payouts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PayoutSettings {
+    /// Transfers of batches sent per second to each operator, by each gateway process.
+    pub rate_per_s: u32,
+    /// The largest body of a batch's request (a batch of 5,000 is about a megabyte).
+    pub max_body_bytes: usize,
+}
+
 /// What the reconciler and the expiry and review of pending payments need.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReconcileSettings {

@@ -6,6 +6,7 @@ use super::ids::Reference;
 use super::link::LinkId;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
+use super::payout_batch::BatchId;
 use super::time::Timestamp;
 use super::transaction::{Kind, Status, Transaction};
 
@@ -31,4 +32,6 @@ pub struct TransactionFilter {
     pub refund_of: Option<Reference>,
     /// Only the payments made through this payment link.
     pub link: Option<LinkId>,
+    /// Only the transfers of this payout batch.
+    pub batch: Option<BatchId>,
 }

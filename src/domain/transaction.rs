@@ -9,6 +9,7 @@ use super::ids::{CustomerId, Reference, TransactionId, TransactionKey};
 use super::link::LinkId;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
+use super::payout_batch::BatchId;
 use super::refund::RefundLink;
 use super::time::Timestamp;
 
@@ -232,6 +233,8 @@ pub struct Transaction {
     pub refunded: i64,
     /// The payment link a collection was paid through; `None` for every other payment.
     pub link_id: Option<LinkId>,
+    /// The payout batch a transfer was asked for in; `None` for every other payment.
+    pub batch_id: Option<BatchId>,
 }
 
 impl Transaction {

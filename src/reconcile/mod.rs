@@ -7,6 +7,7 @@
 pub mod callbacks;
 pub mod expiry;
 pub mod idempotency_keys;
+pub mod payout_sender;
 pub mod reconciler;
 pub mod review;
 
@@ -161,6 +162,7 @@ pub fn spawn_loops(gateway: &Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHa
         (gateway.config().simulator.delay / 4).clamp(Duration::from_millis(50), Duration::from_secs(1));
     let watermark = callbacks::Watermark::default();
     let metrics = gateway.metrics_handle();
+    let pace = std::sync::Arc::new(payout_sender::Pace::new(gateway.config().payouts.rate_per_s));
     vec![
         spawn_loop(
             "simulated_operator_callbacks",
@@ -185,6 +187,16 @@ pub fn spawn_loops(gateway: &Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHa
             (gateway.payments.clone(), metrics.clone()),
             stop.clone(),
             |payments, now| async move { expiry::run_once(&payments, now).await },
+        ),
+        spawn_loop(
+            "payout_sender",
+            payout_sender::SEND_EVERY,
+            (gateway.payouts.clone(), metrics.clone()),
+            stop.clone(),
+            move |payouts, now| {
+                let pace = pace.clone();
+                async move { payout_sender::run_once(&payouts, &pace, now).await }
+            },
         ),
         spawn_loop(
             "idempotency_key_purge",

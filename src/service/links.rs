@@ -265,6 +265,7 @@ impl Links {
             refund_of: None,
             link: Some(link.id.clone()),
             check_recipient: false,
+            batch: None,
         };
         self.0.payments.create_payment(&link.tenant, request, now).await
     }

@@ -13,6 +13,7 @@ pub mod idempotency;
 pub mod links;
 pub mod merchants;
 pub mod payments;
+pub mod payouts;
 pub mod rate_limit;
 pub mod reports;
 pub mod webhooks;
@@ -39,6 +40,7 @@ pub use payments::callbacks::{CallbackError, CallbackReceipt};
 pub use payments::checkout::{CheckoutPayment, PayerDecision};
 pub use payments::pending::outcome_of;
 pub use payments::{Party, PaymentError, PaymentRequest, Payments};
+pub use payouts::Payouts;
 pub use reports::Reports;
 pub use webhooks::Webhooks;
 
@@ -62,6 +64,7 @@ pub struct Parts {
     pub payments: Payments,
     pub customers: Customers,
     pub links: Links,
+    pub payouts: Payouts,
     pub webhooks: Webhooks,
     pub reports: Reports,
     pub merchants: Merchants,
@@ -109,9 +112,11 @@ impl Gateway {
             keys.pepper.clone(),
             config.public_url.clone(),
         );
+        let payouts = Payouts::new(store.clone(), payments.clone());
         Ok(Gateway(Arc::new(Parts {
             payments,
             links,
+            payouts,
             dashboard: Dashboard::new(
                 store.clone(),
                 auth.clone(),
@@ -139,6 +144,7 @@ impl Gateway {
         let payments = self.payments.with_operators(operators);
         Gateway(Arc::new(Parts {
             links: self.links.with_payments(payments.clone()),
+            payouts: self.payouts.with_payments(payments.clone()),
             payments,
             ..(*self.0).clone()
         }))

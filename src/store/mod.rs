@@ -13,6 +13,7 @@ mod merchants;
 mod migrations;
 mod names;
 mod payments;
+mod payouts;
 mod postgres;
 mod queued;
 mod reports;
@@ -32,6 +33,7 @@ pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 pub use links::LinkStore;
 pub use merchants::{MerchantStore, NewMerchant, NewMerchantEnvironment};
 pub use payments::{CheckedLookup, LedgerCheck, PaymentStore, Settlement};
+pub use payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
 pub use postgres::PostgresStore;
 pub(crate) use queued::take_queued_within;
 pub use reports::ReportStore;
@@ -108,7 +110,15 @@ fn transient(code: Option<&str>) -> bool {
 
 /// The persistence the gateway needs, whatever the database.
 pub trait Store:
-    MerchantStore + PaymentStore + WebhookStore + ReportStore + SessionStore + ActivityStore + IdempotencyStore + LinkStore
+    MerchantStore
+    + PaymentStore
+    + WebhookStore
+    + ReportStore
+    + SessionStore
+    + ActivityStore
+    + IdempotencyStore
+    + LinkStore
+    + PayoutStore
 {
 }
 
@@ -121,6 +131,7 @@ impl<T> Store for T where
         + ActivityStore
         + IdempotencyStore
         + LinkStore
+        + PayoutStore
 {
 }
 

@@ -14,6 +14,10 @@ fn parse<T: Copy>(all: &[T], name: fn(T) -> &'static str, column: &str, stored: 
         .ok_or_else(|| StoreError::Corrupt(format!("unknown {column} {stored:?}")))
 }
 
+/// The outbox `to_status` of a payout batch's completion event, which rides on the row of the
+/// item whose settlement completed the batch (`sql::batch_steps`).
+pub(super) const BATCH_COMPLETED_EVENT: &str = "BATCH_COMPLETED";
+
 pub(super) fn status(status: Status) -> &'static str {
     match status {
         Status::Pending => "PENDING",

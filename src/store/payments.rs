@@ -24,6 +24,9 @@ pub struct Settlement {
     pub event_payload: String,
     /// A manual resolution's audit text.
     pub audit: Option<String>,
+    /// For a payout batch's transfer: how the batch's event is made, should this settlement
+    /// complete it (`sql::batch_steps`).
+    pub batch_event: Option<super::payouts::BatchEventBody>,
 }
 
 /// A lookup read with the credential that asked for it.

@@ -6,7 +6,7 @@ use super::sql::{Col, Get, SqlDb};
 use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
-    Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, LinkId, MerchantId, Msisdn,
+    Address, Amounts, BatchId, Credential, Customer, CustomerId, Environment, EventState, LinkId, MerchantId, Msisdn,
     OperatorCode, Reference, RefundLink, RefundReason, Tenant, TextId, Timestamp, Transaction,
 };
 
@@ -103,6 +103,7 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
         }),
         refunded: get(row, "refunded")?,
         link_id: get::<R, Option<String>>(row, "link_id")?.map(LinkId::from_stored),
+        batch_id: get::<R, Option<String>>(row, "batch_id")?.map(BatchId::from_stored),
     };
     let customer = Customer {
         id: customer_id,

@@ -204,6 +204,13 @@ impl Backend for SqliteStore {
         RETURNING id, merchant_id, environment, payload, attempts, lease_token, next_attempt_at";
 
     /// SQLite's single writer connection serializes claims.
+    const CLAIM_QUEUED: &'static str =
+        "UPDATE transactions SET queued_at = NULL, next_check_at = $1, check_token = $2 \
+        WHERE id IN (SELECT id FROM transactions WHERE queued_at IS NOT NULL AND operator = $3 AND status = 'PENDING' \
+        ORDER BY queued_at LIMIT $4)";
+
+    const LOCKING: BalanceLocking = BalanceLocking::Serial;
+
     const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\
         SELECT id FROM transactions WHERE status = 'PENDING' AND next_check_at <= $4 \
         AND created_at <= $3 AND ($6 = '' OR kind = $6) ORDER BY next_check_at LIMIT $5)";

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::domain::{Customer, OperatorCode, TransactionRecord};
+use crate::domain::{Customer, OperatorCode, PayoutBatch, Tally, TransactionRecord};
 
 /// A transaction as the webhook body shows it.
 #[derive(Debug, Serialize)]
@@ -34,6 +34,9 @@ struct WebhookTransaction<'a> {
     /// The payment link a collection was paid through.
     #[serde(skip_serializing_if = "Option::is_none")]
     link_payment_id: Option<&'a str>,
+    /// The payout batch a transfer was asked for in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payout_batch_id: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -94,6 +97,7 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
             refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
             reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
             link_payment_id: t.link_id.as_ref().map(|l| l.as_str()),
+            payout_batch_id: t.batch_id.as_ref().map(|b| b.as_str()),
         }
     }
 }
@@ -102,6 +106,64 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
 /// attempt sends the same bytes.
 pub fn body(record: &TransactionRecord) -> String {
     serde_json::to_string(&WebhookTransaction::from(record)).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// The JSON body delivered when a payout batch completes: the batch as `GET
+/// /v1/payout-batches/{id}` shows it, marked with `"object": "payout_batch"` so a receiver tells
+/// it from a transaction's.
+pub fn batch_body(batch: &PayoutBatch) -> String {
+    serde_json::to_string(&WebhookBatch::from(batch)).unwrap_or_else(|_| "{}".to_owned())
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WebhookBatch<'a> {
+    object: &'static str,
+    payout_batch_id: &'a str,
+    status: &'static str,
+    label: Option<&'a str>,
+    submitted: i64,
+    refused: i64,
+    duplicates: i64,
+    accepted: WebhookTally,
+    successful: WebhookTally,
+    failed: WebhookTally,
+    created_at: String,
+    completed_at: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct WebhookTally {
+    count: i64,
+    amount: String,
+}
+
+impl From<Tally> for WebhookTally {
+    fn from(t: Tally) -> Self {
+        WebhookTally {
+            count: t.count,
+            amount: t.amount.to_string(),
+        }
+    }
+}
+
+impl<'a> From<&'a PayoutBatch> for WebhookBatch<'a> {
+    fn from(b: &'a PayoutBatch) -> Self {
+        WebhookBatch {
+            object: "payout_batch",
+            payout_batch_id: b.id.as_str(),
+            status: b.status().as_str(),
+            label: b.label.as_deref(),
+            submitted: b.submitted,
+            refused: b.refused,
+            duplicates: b.duplicates,
+            accepted: b.accepted.into(),
+            successful: b.successful.into(),
+            failed: b.failed.into(),
+            created_at: b.created_at.iso8601_millis(),
+            completed_at: b.completed_at.map(|t| t.iso8601_millis()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -193,6 +255,7 @@ mod tests {
                 refund_of: None,
                 refunded: 0,
                 link_id: None,
+                batch_id: None,
             },
             customer,
         }

@@ -98,6 +98,8 @@ pub fn payment(
         refunded: 0,
 
         link_id: None,
+
+        batch_id: None,
     }
 }
 
@@ -146,6 +148,7 @@ pub fn settlement(record: &TransactionRecord, status: Status, at: i64) -> Settle
         updated_at: Some(Timestamp(at)),
         event_id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
         event_payload: momo_gateway::webhook::payload::body(&settled),
+        batch_event: None,
         audit: None,
     }
 }

@@ -37,7 +37,7 @@ pub fn error_name(kind: ErrorKind) -> &'static str {
         ErrorKind::Duplicate | ErrorKind::NotRefundable | ErrorKind::LinkClosed => "ConflictError",
         ErrorKind::IdempotencyKeyInUse => "IdempotencyKeyInUseError",
         ErrorKind::IdempotencyKeyReused => "IdempotencyKeyReusedError",
-        ErrorKind::RecipientInactive | ErrorKind::LinkInvalid => "UnprocessableEntityError",
+        ErrorKind::RecipientInactive | ErrorKind::LinkInvalid | ErrorKind::BatchRefused => "UnprocessableEntityError",
         ErrorKind::InsufficientBalance => "PreconditionFailedError",
         ErrorKind::PayloadTooLarge => "PayloadTooLargeError",
         ErrorKind::UnsupportedMediaType => "UnsupportedMediaTypeError",

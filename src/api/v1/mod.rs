@@ -5,6 +5,7 @@ pub mod customers;
 pub mod envelope;
 pub mod links;
 pub mod payments;
+pub mod payouts;
 pub mod recipients;
 pub mod refunds;
 pub mod report_views;

@@ -123,6 +123,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         refund_of: None,
         link: None,
         check_recipient: false,
+        batch: None,
     })
 }
 
@@ -165,6 +166,7 @@ impl TransferV1 {
         )
         .map(|request| PaymentRequest {
             check_recipient: self.check_recipient.unwrap_or(false),
+            batch: None,
             ..request
         })
     }

@@ -15,7 +15,7 @@ use crate::api::extract::QueryParams;
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
 use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
-use crate::domain::{Cursor, Kind, LinkId, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
+use crate::domain::{BatchId, Cursor, Kind, LinkId, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
 use crate::domain::{Reference, TextId, TransactionFilter, TransactionRecord};
 use crate::service::Payments;
 
@@ -44,6 +44,9 @@ pub struct TransactionOut<'a> {
     /// that they keep the live service's exact shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_payment_id: Option<&'a str>,
+    /// The payout batch a transfer was asked for in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payout_batch_id: Option<&'a str>,
     /// A refund's reason, when one was given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'a str>,
@@ -79,6 +82,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             customer: CustomerOut::from(&r.customer),
             refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
             link_payment_id: t.link_id.as_ref().map(|l| l.as_str()),
+            payout_batch_id: t.batch_id.as_ref().map(|b| b.as_str()),
             reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
             amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
             beta_launch_url: None,
@@ -105,6 +109,9 @@ pub struct ListParams {
     /// Only the payments made through the payment link with this id.
     #[serde(rename = "linkPaymentId")]
     pub link_payment_id: Option<String>,
+    /// Only the transfers of the payout batch with this id.
+    #[serde(rename = "payoutBatchId")]
+    pub payout_batch_id: Option<String>,
 }
 
 impl ListParams {
@@ -163,6 +170,16 @@ impl ListParams {
                         bad(format!(
                             "linkPaymentId must be a payment link's id (lnk_ and 22 letters or digits), got {:?}",
                             l.chars().take(40).collect::<String>()
+                        ))
+                    })
+                })
+                .transpose()?,
+            batch: nonempty(&self.payout_batch_id)
+                .map(|b| {
+                    BatchId::parse(&b).ok_or_else(|| {
+                        bad(format!(
+                            "payoutBatchId must be a payout batch's id (pbt_ and 22 letters or digits), got {:?}",
+                            b.chars().take(40).collect::<String>()
                         ))
                     })
                 })

@@ -36,6 +36,7 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
         ErrorKind::LinkClosed => "PAYMENT_LINK_CLOSED",
         ErrorKind::RecipientInactive => "RECIPIENT_ACCOUNT_INACTIVE",
         ErrorKind::LinkInvalid => "INVALID_PAYMENT_LINK",
+        ErrorKind::BatchRefused => "PAYOUT_BATCH_REFUSED",
         ErrorKind::IdempotencyKeyInUse => "IDEMPOTENCY_KEY_IN_USE",
         ErrorKind::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
         ErrorKind::InsufficientBalance => "AMOUNT_INSUFFISANT",

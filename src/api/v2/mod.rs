@@ -3,6 +3,7 @@
 pub mod envelope;
 pub mod links;
 pub mod payments;
+pub mod payouts;
 pub mod recipients;
 pub mod refunds;
 pub mod transactions;

@@ -141,6 +141,7 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         refund_of: None,
         link: None,
         check_recipient: false,
+        batch: None,
     })
 }
 
@@ -220,6 +221,7 @@ impl TransferV2 {
         )
         .map(|request| PaymentRequest {
             check_recipient: self.check_recipient.unwrap_or(false),
+            batch: None,
             ..request
         })
     }

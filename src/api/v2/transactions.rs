@@ -56,6 +56,9 @@ pub struct TransactionV2<'a> {
     /// that a collection never refunded keeps the live service's exact shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub amount_refunded: Option<String>,
+    /// The payout batch a transfer was asked for in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payout_batch_id: Option<&'a str>,
 }
 
 impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
@@ -89,6 +92,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
             reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
             amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
+            payout_batch_id: t.batch_id.as_ref().map(|b| b.as_str()),
         }
     }
 }

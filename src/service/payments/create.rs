@@ -7,28 +7,15 @@
 
 use rand::Rng;
 
+use super::send::Sent;
 use super::{PaymentError, PaymentRequest, Payments};
 use crate::domain::ledger;
+use crate::domain::ledger::Posting;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
-use crate::domain::{
-    Cause, Customer, FailureCode, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction, TransactionRef,
-};
+use crate::domain::{Customer, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction, TransactionRef};
 use crate::domain::{CustomerId, LinkClosed, Reference, TextId, TransactionKey, TransactionRecord};
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 use crate::service::{Principal, ServiceError};
 use crate::store::{Settlement, StoreError};
-
-/// A creation the operator refused or could not take: `failed` with the transaction, now
-/// `FAILED`; or the transaction as it is, when that could not be recorded and it is still `PENDING`.
-fn failed_unless_pending(
-    settled: TransactionRecord,
-    failed: fn(Box<TransactionRecord>) -> PaymentError,
-) -> Result<TransactionRecord, PaymentError> {
-    match settled.transaction.status {
-        Status::Pending => Ok(settled),
-        Status::Successful | Status::Failed => Err(failed(Box::new(settled))),
-    }
-}
 
 /// An unguessable token for the payer's page.
 fn new_checkout_token() -> String {
@@ -98,6 +85,17 @@ impl Payments {
         request: PaymentRequest,
         now: Timestamp,
     ) -> Result<TransactionRecord, PaymentError> {
+        self.creatable(tenant, &request).await?;
+        let first_check = now.plus(self.config.reconcile.after);
+        let record = self.record(tenant, credential_id, &request, now, first_check).await?;
+        let refund = request.refund_of.as_ref().map(|r| (&r.link.collection, &r.key));
+        self.send(record, request.otp_code.as_deref(), refund, now, Sent::AtCreation)
+            .await
+    }
+
+    /// Refuses, before anything is written, a payment this gateway cannot make: its operator
+    /// disabled or unrouted here, or (when asked) its recipient's account inactive.
+    pub(crate) async fn creatable(&self, tenant: &Tenant, request: &PaymentRequest) -> Result<(), PaymentError> {
         if self.config.operator_disabled(request.operator, request.kind) {
             return Err(PaymentError::OperatorDisabled(request.operator));
         }
@@ -105,59 +103,25 @@ impl Payments {
             return Err(PaymentError::Unrouted(request.operator, tenant.environment));
         }
         if request.check_recipient {
-            self.check_recipient(tenant, &request).await?;
+            self.check_recipient(tenant, request).await?;
         }
-        let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
-        let payer = Customer {
-            id: CustomerId::from_text(crate::domain::ids::new_record_id().to_string()),
-            tenant: tenant.clone(),
-            first_name: request.party.first_name.clone(),
-            last_name: request.party.last_name.clone(),
-            email: request.party.email.clone(),
-            phone: request.party.phone.clone(),
-            address: request.party.address.clone(),
-            created_at: now,
-        };
-        let name = format!("{} {}", request.party.first_name, request.party.last_name)
-            .trim()
-            .to_owned();
-        let mut transaction = Transaction {
-            id: TransactionKey::from_text(crate::domain::ids::new_transaction_id().to_string()),
-            reference: new_reference(),
-            tenant: tenant.clone(),
-            transaction_id: request.transaction_id.clone(),
-            kind: request.kind,
-            operator: request.operator,
-            operator_alias: request.operator_alias.clone(),
-            phone: request.phone.clone(),
-            phone_as_sent: request.phone_as_sent.clone(),
-            amounts,
-            status: Status::Pending,
-            // The stored customer's id once `insert_pending` has found or created it.
-            customer_id: payer.id.clone(),
-            name,
-            email: request.party.email.clone(),
-            failure_code: None,
-            failure_reason: None,
-            success_url: request.success_url.clone(),
-            error_url: request.error_url.clone(),
-            checkout_token: self.checkout_token(tenant, &request),
-            launch_url: None,
-            created_at: now,
-            updated_at: None,
-            refund_of: request.refund_of.as_ref().map(|r| r.link.clone()),
-            refunded: 0,
-            link_id: request.link.clone(),
-        };
-        let entry = if request.kind.pays_out() {
-            ledger::reserve(&amounts)
-        } else {
-            Vec::new()
-        };
+        Ok(())
+    }
+
+    /// Records `request` as a `PENDING` transaction, reserving a transfer's total, with its
+    /// first status check at `first_check`; `credential_id`, when given, is checked with it.
+    pub(crate) async fn record(
+        &self,
+        tenant: &Tenant,
+        credential_id: Option<&str>,
+        request: &PaymentRequest,
+        now: Timestamp,
+        first_check: Timestamp,
+    ) -> Result<TransactionRecord, PaymentError> {
+        let (payer, mut transaction, entry) = self.prepare(tenant, request, now);
         // A reference collision (1 in 36^10) is retried; a merchant id collision is a duplicate.
         let mut attempts = 0;
         let customer = loop {
-            let first_check = now.plus(self.config.reconcile.after);
             match self
                 .store
                 .insert_pending(&payer, &transaction, &entry, first_check, credential_id)
@@ -197,6 +161,12 @@ impl Payments {
         };
         transaction.customer_id = customer.id.clone();
         let record = TransactionRecord { transaction, customer };
+        self.recorded(&record);
+        Ok(record)
+    }
+
+    /// Counts and logs a payment just recorded `PENDING`.
+    pub(crate) fn recorded(&self, record: &TransactionRecord) {
         self.metrics.transaction(
             record.transaction.operator.name(),
             record.transaction.kind.as_str(),
@@ -204,105 +174,65 @@ impl Payments {
         );
         tracing::info!(reference = %record.transaction.reference, kind = record.transaction.kind.as_str(),
             operator = %record.transaction.operator, phone = %record.transaction.phone, "payment recorded as PENDING");
-
-        let answer = self
-            .operators
-            .connector(request.operator, tenant.environment)
-            .initiate(&OperatorRequest {
-                reference: &record.transaction.reference,
-                operator_reference: &record.transaction.id,
-                kind: request.kind,
-                operator: request.operator,
-                phone: &request.phone,
-                amount: request.amount,
-                otp_code: request.otp_code.as_deref(),
-                success_url: request.success_url.as_deref(),
-                error_url: request.error_url.as_deref(),
-                refund_of: request.refund_of.as_ref().map(|r| RefundOf {
-                    reference: &r.link.collection,
-                    operator_reference: &r.key,
-                }),
-            })
-            .await;
-        let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {
-            status,
-            cause,
-            code,
-            reason,
-        };
-        match answer {
-            Ok(OperatorAnswer::Pending) => Ok(record),
-            Ok(OperatorAnswer::AwaitingPayer { launch_url }) => {
-                // The merchant sends the payer there: it is kept with the transaction so
-                // every later status lookup shows it too. Not kept (the database is away), it
-                // is still answered: the payment exists, and a status check learns the page again.
-                match self.store.set_launch_url(&record.transaction.id, &launch_url).await {
-                    Ok(()) => {}
-                    Err(StoreError::Unavailable(why)) => {
-                        tracing::warn!(reference = %record.transaction.reference, error = %why,
-                            "the payer's page could not be recorded: a status check will learn it again");
-                    }
-                    Err(e) => return Err(e.into()),
-                }
-                let mut record = record;
-                record.transaction.launch_url = Some(launch_url);
-                Ok(record)
-            }
-            // An initiation cannot be "not received" by the one receiving it: a connector's
-            // bug, so leave it to the reconciler's status check rather than guess.
-            Ok(OperatorAnswer::NotReceived) => {
-                tracing::warn!(reference = %record.transaction.reference, "operator answered an initiation with not-received: left PENDING for the reconciler");
-                Ok(record)
-            }
-            Err(e @ (OperatorError::Ambiguous(_) | OperatorError::BadAnswer { .. })) => {
-                tracing::warn!(reference = %record.transaction.reference, error = %e, "operator outcome unknown: left PENDING for the reconciler");
-                Ok(record)
-            }
-            Ok(OperatorAnswer::Succeeded) => {
-                let done = outcome(Status::Successful, None, None, Cause::OperatorAnswer);
-                self.settle_at_creation(record, done, now).await
-            }
-            Ok(OperatorAnswer::Failed { code, reason }) | Err(OperatorError::Rejected { code, reason }) => {
-                let done = outcome(Status::Failed, Some(code), Some(reason), Cause::OperatorAnswer);
-                failed_unless_pending(self.settle_at_creation(record, done, now).await?, PaymentError::Refused)
-            }
-            Err(OperatorError::Transient(why)) => {
-                let done = outcome(
-                    Status::Failed,
-                    Some(FailureCode::OperatorUnavailable),
-                    Some(format!("the operator could not be reached: {why}")),
-                    Cause::OperatorUnavailable,
-                );
-                failed_unless_pending(
-                    self.settle_at_creation(record, done, now).await?,
-                    PaymentError::OperatorUnavailable,
-                )
-            }
-        }
     }
 
-    /// Settles a transaction that its creation request already finished: `date_update` stays null.
-    ///
-    /// When the database is away the operator has been called all the same, so the payment is
-    /// answered as it is stored, `PENDING`, never 503 (which a merchant may read as "nothing
-    /// happened" and pay again): the reconciler asks the operator and records the outcome, as
-    /// after a crash at this point.
-    async fn settle_at_creation(
+    /// What recording `request` writes: its payer, its `PENDING` transaction, and a transfer's
+    /// reservation.
+    pub(crate) fn prepare(
         &self,
-        record: TransactionRecord,
-        outcome: Outcome,
+        tenant: &Tenant,
+        request: &PaymentRequest,
         now: Timestamp,
-    ) -> Result<TransactionRecord, PaymentError> {
-        let settled = match self.settle(&record, outcome, now, None, None).await {
-            Ok(settled) => settled,
-            Err(ServiceError::Unavailable(why)) => {
-                tracing::warn!(reference = %record.transaction.reference, error = %why,
-                    "the operator's answer could not be recorded: left PENDING for the reconciler");
-                return Ok(record);
-            }
-            Err(e) => return Err(e.into()),
+    ) -> (Customer, Transaction, Vec<Posting>) {
+        let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
+        let payer = Customer {
+            id: CustomerId::from_text(crate::domain::ids::new_record_id().to_string()),
+            tenant: tenant.clone(),
+            first_name: request.party.first_name.clone(),
+            last_name: request.party.last_name.clone(),
+            email: request.party.email.clone(),
+            phone: request.party.phone.clone(),
+            address: request.party.address.clone(),
+            created_at: now,
         };
-        Ok(self.settled_or_stored(record, settled).await?)
+        let name = format!("{} {}", request.party.first_name, request.party.last_name)
+            .trim()
+            .to_owned();
+        let transaction = Transaction {
+            id: TransactionKey::from_text(crate::domain::ids::new_transaction_id().to_string()),
+            reference: new_reference(),
+            tenant: tenant.clone(),
+            transaction_id: request.transaction_id.clone(),
+            kind: request.kind,
+            operator: request.operator,
+            operator_alias: request.operator_alias.clone(),
+            phone: request.phone.clone(),
+            phone_as_sent: request.phone_as_sent.clone(),
+            amounts,
+            status: Status::Pending,
+            // The stored customer's id once `insert_pending` has found or created it.
+            customer_id: payer.id.clone(),
+            name,
+            email: request.party.email.clone(),
+            failure_code: None,
+            failure_reason: None,
+            success_url: request.success_url.clone(),
+            error_url: request.error_url.clone(),
+            checkout_token: self.checkout_token(tenant, request),
+            launch_url: None,
+            created_at: now,
+            updated_at: None,
+            refund_of: request.refund_of.as_ref().map(|r| r.link.clone()),
+            refunded: 0,
+            link_id: request.link.clone(),
+            batch_id: request.batch.clone(),
+        };
+        let entry = if request.kind.pays_out() {
+            ledger::reserve(&amounts)
+        } else {
+            Vec::new()
+        };
+        (payer, transaction, entry)
     }
 
     /// `settled`, or, when someone settled `record` in between (a callback, the payer), what is
@@ -348,6 +278,11 @@ impl Payments {
             updated_at,
             event_id: format!("msg_{}", crate::domain::ids::new_record_id().simple()),
             event_payload: crate::webhook::payload::body(&settled),
+            batch_event: settled
+                .transaction
+                .batch_id
+                .as_ref()
+                .map(|_| crate::webhook::payload::batch_body as crate::store::BatchEventBody),
             audit,
         };
         if self.store.settle(&settlement).await? {

@@ -11,6 +11,7 @@ pub mod create;
 pub mod pending;
 pub mod recipients;
 pub mod refunds;
+pub mod send;
 
 use std::sync::Arc;
 
@@ -18,7 +19,7 @@ use super::auth::ActiveCredentials;
 use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{
-    Address, Amount, FeeSchedule, Kind, LinkClosed, LinkId, Msisdn, OperatorCode, RefundLink, TransactionId,
+    Address, Amount, BatchId, FeeSchedule, Kind, LinkClosed, LinkId, Msisdn, OperatorCode, RefundLink, TransactionId,
     TransactionKey, TransactionRecord,
 };
 use crate::operator::Operators;
@@ -122,6 +123,9 @@ pub struct PaymentRequest {
     pub link: Option<LinkId>,
     /// Ask the operator first whether the number holds an active account (`recipients.rs`).
     pub check_recipient: bool,
+    /// The payout batch a transfer is asked for in (`service::payouts`): recorded and queued,
+    /// sent later at its operator's pace. `None` for every other payment.
+    pub batch: Option<BatchId>,
 }
 
 /// The collection a refund gives back and why, and the collection's key at the operator,

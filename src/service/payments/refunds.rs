@@ -130,6 +130,7 @@ impl Payments {
             error_url: None,
             link: None,
             check_recipient: false,
+            batch: None,
             refund_of: Some(Refunded {
                 link: RefundLink {
                     collection: c.reference.clone(),

@@ -20,7 +20,7 @@ use super::row_values::RowValues;
 use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
 use super::Get;
 use super::SqlDb;
-use super::{link_steps, refund_steps};
+use super::{batch_steps, link_steps, refund_steps};
 use crate::domain::ledger::Posting;
 use crate::domain::{Cause, Customer, Status, Timestamp, Transaction as Payment};
 use crate::store::{rows, StoreError};
@@ -42,7 +42,7 @@ pub(super) fn payer_key(c: &Customer) -> (&str, &str, &str) {
     )
 }
 
-/// Creates every one of `creations` (no payer twice), or none: each one's payer as stored.
+/// Creates every one of `creations`, or none: each one's payer as stored.
 pub(super) async fn insert_all<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     creations: &[Creation<'_>],
@@ -84,6 +84,7 @@ pub(super) async fn insert_all<DB: SqlDb>(
     insert_transitions(tx, &transitions).await?;
     refund_steps::hold(tx, creations).await?;
     link_steps::hold(tx, creations).await?;
+    batch_steps::hold(tx, creations).await?;
     let entries: Vec<EntryRow> = creations
         .iter()
         .filter(|c| !c.entry.is_empty())
@@ -104,7 +105,19 @@ async fn upsert_payers<DB: SqlDb>(
     creations: &[Creation<'_>],
 ) -> Result<HashMap<(String, String, String), Customer>, StoreError> {
     let mut payers = HashMap::with_capacity(creations.len());
-    for chunk in creations.chunks(CHUNK) {
+    // One row per payer, the last given: a statement may not upsert one row twice, and a payout
+    // batch may pay one number twice.
+    let mut last_of: HashMap<(&str, &str, &str), usize> = HashMap::with_capacity(creations.len());
+    for (i, c) in creations.iter().enumerate() {
+        last_of.insert(payer_key(c.payer), i);
+    }
+    let distinct: Vec<&Creation> = creations
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| last_of.get(&payer_key(c.payer)) == Some(i))
+        .map(|(_, c)| c)
+        .collect();
+    for chunk in distinct.chunks(CHUNK) {
         let mut values = RowValues::new(PAYER_COLUMNS, chunk.len());
         for c in chunk {
             payer_row(&mut values, c.payer);

@@ -11,6 +11,7 @@
 pub(super) mod attempts;
 pub(super) mod balance_locks;
 pub(super) mod batch;
+pub(super) mod batch_steps;
 pub(super) mod caller_check;
 pub(super) mod customers;
 pub(super) mod dashboard;
@@ -21,6 +22,7 @@ pub(super) mod link_steps;
 mod links;
 pub(super) mod merchants;
 pub(super) mod payments;
+mod payouts;
 pub(super) mod refund_steps;
 pub(super) mod reports;
 pub(super) mod row_values;
@@ -52,6 +54,14 @@ pub(super) trait Backend: Send + Sync + 'static {
     /// check is due at `$4`, the longest due first, through the index of due checks
     /// (`transactions_due`). Several reconcilers must never claim the same transaction at once.
     const CLAIM_DUE_CHECKS: &'static str;
+
+    /// Claims queued payout transfers: sets `queued_at = NULL, next_check_at = $1, check_token =
+    /// $2` on at most `$4` pending transfers of operator `$3` still queued, the longest queued
+    /// first, through `transactions_queued`. Several senders must never claim one at once.
+    const CLAIM_QUEUED: &'static str;
+
+    /// How the writers share a tenant's balance (`balance_locks`).
+    const LOCKING: balance_locks::BalanceLocking;
 
     /// Deletes at most `$2` idempotency keys expired at `$1` (`expires_at <= $1`), through the
     /// index on `expires_at`, but only keys done with: answered, or whose in-flight lease lapsed

@@ -11,7 +11,7 @@ use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Cursor, Customer, Francs, Kind, LinkId, PageRequest, Reference, Status, Tenant, Timestamp, Transaction,
+    BatchId, Cursor, Customer, Francs, Kind, LinkId, PageRequest, Reference, Status, Tenant, Timestamp, Transaction,
     TransactionKey, TransactionRef,
 };
 use crate::store::lookup_batch::Lookup;
@@ -161,7 +161,7 @@ where
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError> {
         let sql = format!(
-            "{} WHERE t.status = 'PENDING' AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
+            "{} WHERE t.status = 'PENDING' AND t.queued_at IS NULL AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
              AND (t.created_at, t.id) > ($3, $4) \
              ORDER BY t.created_at, t.id LIMIT {limit}",
             transactions::TRANSACTION_SELECT
@@ -312,7 +312,8 @@ where
         .await?;
         let events = sqlx::query(
             "SELECT COUNT(*) AS n FROM transactions t WHERE \
-             (t.status <> 'PENDING' AND (SELECT COUNT(*) FROM outbox_events e WHERE e.transaction_id = t.id) <> 1) \
+             (t.status <> 'PENDING' AND (SELECT COUNT(*) FROM outbox_events e WHERE e.transaction_id = t.id \
+               AND e.to_status <> 'BATCH_COMPLETED') <> 1) \
              OR (t.status = 'PENDING' AND EXISTS (SELECT 1 FROM outbox_events e WHERE e.transaction_id = t.id))",
         )
         .fetch_one(DB::pool(self.reader()))
@@ -355,6 +356,8 @@ pub(super) const INSERTED_COLUMNS: &Columns = {
         ("refund_of", Text),
         ("refund_reason", Text),
         ("link_id", Text),
+        ("batch_id", Text),
+        ("queued_at", Int),
     ]
 };
 
@@ -386,5 +389,8 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .text(t.operator_alias.as_deref())
         .text(t.refund_of.as_ref().map(|r| r.collection.as_str()))
         .text(t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()))
-        .text(t.link_id.as_ref().map(LinkId::as_str));
+        .text(t.link_id.as_ref().map(LinkId::as_str))
+        .text(t.batch_id.as_ref().map(BatchId::as_str))
+        // A batch's transfer waits for the payout sender (`payouts`); any other is sent at once.
+        .int(t.batch_id.as_ref().map(|_| t.created_at.millis()));
 }

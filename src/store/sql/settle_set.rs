@@ -18,7 +18,7 @@ use super::row_values::ColumnType::{Int, Text};
 use super::row_values::{Columns, RowValues};
 use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
 use super::SqlDb;
-use super::{link_steps, refund_steps};
+use super::{batch_steps, link_steps, refund_steps};
 use super::{Args, Get};
 use crate::domain::Status;
 use crate::store::handoff::EventLease;
@@ -111,6 +111,7 @@ pub(super) async fn settle_all<DB: SqlDb>(
     refund_steps::release(tx, &done).await?;
     link_steps::settle(tx, &done).await?;
     insert_events(tx, &done, lease).await?;
+    batch_steps::settle(tx, &done).await?;
     insert_audits(tx, &done).await?;
     Ok(settlements
         .iter()

@@ -11,7 +11,7 @@ macro_rules! transaction_columns {
         "t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
         t.kind, t.operator, t.operator_alias, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, t.status, \
         t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.success_url, t.error_url, t.checkout_token, t.launch_url, t.created_at, \
-        t.updated_at, t.refund_of, t.refund_reason, t.refunded, t.link_id, c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, c.phone AS c_phone, \
+        t.updated_at, t.refund_of, t.refund_reason, t.refunded, t.link_id, t.batch_id, c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, c.phone AS c_phone, \
         c.country_code AS c_country_code, c.city AS c_city, c.street_address AS c_street_address, \
         c.created_at AS c_created_at"
     };
@@ -88,6 +88,14 @@ pub(in crate::store) fn list_conditions(filter: &TransactionFilter, page: &PageR
         add(
             " AND t.link_id = ?1",
             vec![Bind::Text(link.as_str().to_owned())],
+            &mut binds,
+        );
+    }
+    if let Some(batch) = &filter.batch {
+        // Served by `transactions_by_batch (batch_id, created_at) WHERE batch_id IS NOT NULL`.
+        add(
+            " AND t.batch_id = ?1",
+            vec![Bind::Text(batch.as_str().to_owned())],
             &mut binds,
         );
     }

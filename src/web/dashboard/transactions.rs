@@ -88,6 +88,7 @@ impl Query<'_> {
             to: self.time("to", true)?,
             refund_of: None,
             link: None,
+            batch: None,
         })
     }
 }

@@ -103,6 +103,7 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
         refund_of: None,
         link: None,
         check_recipient: false,
+        batch: None,
     }
 }
 

@@ -1,4 +1,7 @@
-//! Payouts: the recipient checked before the money leaves.
+//! Payouts: the recipient checked before the money leaves, and batches of transfers.
 
+pub mod batches;
+pub mod crash;
+pub mod large;
 pub mod recipients;
 pub mod recipients_at_operators;

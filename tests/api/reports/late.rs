@@ -102,6 +102,7 @@ fn collection(transaction_id: &str, francs: i64) -> PaymentRequest {
         refund_of: None,
         link: None,
         check_recipient: false,
+        batch: None,
     }
 }
 

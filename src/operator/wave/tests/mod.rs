@@ -96,6 +96,7 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         refund_of: None,
         refunded: 0,
         link_id: None,
+        batch_id: None,
     }
 }
 

@@ -1,0 +1,104 @@
+//! Payout batches: many transfers asked for in one request. Each item is an ordinary transfer
+//! (its own transaction id, the 409 rules, its reservation, its webhook); a batch records its
+//! items `PENDING` and queued, answers with each one's outcome, and leaves the sending to the
+//! payout sender, which sends them at each operator's pace through the same
+//! lifecycle as a single transfer (`reconcile::payout_sender`). The batch completes, with its own webhook event, when its
+//! last item is final (`store::sql::batch_steps`).
+//!
+//! Recording: the whole batch first goes to the database in one transaction (a few set-based
+//! statements, well under a second for 5,000 items). When that is refused (an id taken, the
+//! balance short), an all-or-nothing batch is refused whole; any other is recorded item by item,
+//! each reserved on its own, so an item that does not fit is refused alone.
+
+pub mod csv;
+mod outcome;
+mod record;
+
+use std::sync::Arc;
+
+use crate::domain::{BatchId, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
+use crate::service::{Payments, ServiceError};
+use crate::store::PayoutStore;
+
+pub use outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
+
+/// The payout batches' use cases.
+#[derive(Clone)]
+pub struct Payouts(Arc<PayoutsParts>);
+
+struct PayoutsParts {
+    store: Arc<dyn PayoutStore>,
+    payments: Payments,
+}
+
+/// A batch as recorded, with each item's outcome in the order of the request.
+#[derive(Debug)]
+pub struct BatchCreated {
+    pub batch: PayoutBatch,
+    pub items: Vec<ItemOutcome>,
+}
+
+/// Why a batch was not recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    /// An all-or-nothing batch with an item that could not be accepted: nothing was written.
+    /// Every item's outcome says which and why (the others are refused as not attempted).
+    #[error("the batch asks for all items or none, and {refused} of them cannot be accepted: nothing was recorded")]
+    Refused { refused: usize, items: Vec<ItemOutcome> },
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+impl Payouts {
+    pub(super) fn new(store: Arc<dyn PayoutStore>, payments: Payments) -> Payouts {
+        Payouts(Arc::new(PayoutsParts { store, payments }))
+    }
+
+    /// The same payouts, their transfers sent through `payments` (other operator connectors).
+    pub(super) fn with_payments(&self, payments: Payments) -> Payouts {
+        Payouts(Arc::new(PayoutsParts {
+            store: self.0.store.clone(),
+            payments,
+        }))
+    }
+
+    pub fn payments(&self) -> &Payments {
+        &self.0.payments
+    }
+
+    /// The tenant's batch.
+    pub async fn batch(&self, tenant: &Tenant, id: &BatchId) -> Result<Option<PayoutBatch>, ServiceError> {
+        Ok(self.0.store.batch(tenant, id).await?)
+    }
+
+    /// The tenant's batches, newest first.
+    pub async fn batches(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<PayoutBatch>, ServiceError> {
+        Ok(self.0.store.batches(tenant, page).await?)
+    }
+
+    /// Claims up to `limit` queued transfers of `operator` for the sender, their first status
+    /// check due at `first_check`.
+    pub async fn claim_queued(
+        &self,
+        operator: OperatorCode,
+        first_check: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self.0.store.claim_queued(operator, first_check, limit).await?)
+    }
+
+    /// Transfers of batches not sent yet, every operator together.
+    pub async fn queued(&self) -> Result<i64, ServiceError> {
+        Ok(self.0.store.queued().await?)
+    }
+}
+
+impl ItemOutcome {
+    /// The transaction the item stands for: its own (accepted) or the earlier one (duplicate).
+    pub fn transaction(&self) -> Option<&TransactionRecord> {
+        match self {
+            ItemOutcome::Accepted(record) | ItemOutcome::Duplicate(record) => Some(record),
+            ItemOutcome::Refused(_) => None,
+        }
+    }
+}

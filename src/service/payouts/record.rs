@@ -1,0 +1,343 @@
+//! Recording a batch: each item checked, then the whole batch in one database transaction, or
+//! item by item when that is refused (see the module's documentation).
+
+use std::collections::{HashMap, HashSet};
+
+use futures_util::stream::{self, StreamExt};
+
+use super::outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
+use super::{BatchCreated, BatchError, Payouts};
+use crate::domain::payout_batch::{MAX_BATCH_ITEMS, MAX_LABEL_CHARS};
+use crate::domain::{BatchId, Kind, Tenant, Timestamp, TransactionRecord, TransactionRef};
+use crate::service::payments::{PaymentError, PaymentRequest};
+use crate::service::ServiceError;
+use crate::store::{queued_check, BatchItem, NewBatch, Seal, StoreError};
+
+/// Items checked at once (a recipient check is an operator call).
+const CONCURRENT_CHECKS: usize = 32;
+/// Items recorded at once when they go one by one: enough to fill the write batches.
+const CONCURRENT_RECORDS: usize = 256;
+
+/// An item on its way: checked and ready to record, or settled already.
+enum Step {
+    Ready(Box<PaymentRequest>),
+    Done(ItemOutcome),
+}
+
+/// The refusal of a payment that could not be recorded.
+fn refusal(e: PaymentError) -> Result<ItemOutcome, ServiceError> {
+    let (code, reason) = match &e {
+        PaymentError::Duplicate(existing) => return Ok(ItemOutcome::Duplicate(existing.clone())),
+        PaymentError::InsufficientFunds => (
+            RefusalCode::InsufficientFunds,
+            "its total exceeds what remains of the available balance".to_owned(),
+        ),
+        PaymentError::RecipientInactive(_) => (RefusalCode::RecipientInactive, e.to_string()),
+        PaymentError::RecipientUnchecked(_) => (RefusalCode::RecipientUnchecked, e.to_string()),
+        PaymentError::Unrouted(..) | PaymentError::OperatorDisabled(_) => {
+            (RefusalCode::OperatorUnavailable, e.to_string())
+        }
+        PaymentError::Service(ServiceError::Unavailable(why)) => (
+            RefusalCode::Unavailable,
+            format!("the database did not record it, and nothing was reserved: send it again ({why})"),
+        ),
+        PaymentError::Service(_)
+        | PaymentError::NotRefundable(_)
+        | PaymentError::LinkClosed(_)
+        | PaymentError::Refused(_)
+        | PaymentError::OperatorUnavailable(_) => return Err(ServiceError::Internal(format!("a batch item: {e}"))),
+    };
+    Ok(ItemOutcome::Refused(Refusal::new(code, reason)))
+}
+
+fn refused(outcome: &ItemOutcome) -> bool {
+    matches!(outcome, ItemOutcome::Refused(_))
+}
+
+impl Payouts {
+    /// Records a batch of transfers for `tenant`, each item's outcome in the request's order.
+    pub async fn create_batch(
+        &self,
+        tenant: &Tenant,
+        request: BatchRequest,
+        now: Timestamp,
+    ) -> Result<BatchCreated, BatchError> {
+        let submitted = request.items.len();
+        if submitted == 0 || submitted > MAX_BATCH_ITEMS {
+            return Err(ServiceError::Invalid(format!(
+                "a batch holds from 1 to {MAX_BATCH_ITEMS} items; this one has {submitted}"
+            ))
+            .into());
+        }
+        if request
+            .label
+            .as_ref()
+            .is_some_and(|l| l.chars().count() > MAX_LABEL_CHARS)
+        {
+            return Err(ServiceError::Invalid(format!("label must be at most {MAX_LABEL_CHARS} characters")).into());
+        }
+        let batch = NewBatch {
+            id: BatchId::new(),
+            tenant: tenant.clone(),
+            label: request.label.clone(),
+            all_or_nothing: request.all_or_nothing,
+            submitted: submitted as i64,
+            created_at: now,
+        };
+        let steps = self.check_items(tenant, &batch.id, request.items).await?;
+        let steps = self.find_duplicates(tenant, steps).await?;
+        // All or nothing: an item not accepted (refused, or a duplicate) refuses the batch.
+        if request.all_or_nothing && steps.iter().any(|s| matches!(s, Step::Done(_))) {
+            return Err(not_attempted(steps));
+        }
+        match self.record_whole(&batch, &steps, now).await {
+            Ok(Some(created)) => return Ok(created),
+            Ok(None) => {}
+            Err(e) => return Err(e),
+        }
+        if request.all_or_nothing {
+            return Err(self.refuse_whole(tenant, steps).await?);
+        }
+        self.record_each(batch, steps, now).await
+    }
+
+    /// Each item checked as a transfer would be before anything is written: ids unique in
+    /// the batch, its operator served here, its recipient (when asked).
+    async fn check_items(
+        &self,
+        tenant: &Tenant,
+        id: &BatchId,
+        items: Vec<Result<PaymentRequest, Refusal>>,
+    ) -> Result<Vec<Step>, ServiceError> {
+        let mut seen = HashSet::with_capacity(items.len());
+        let items: Vec<Result<PaymentRequest, Refusal>> = items
+            .into_iter()
+            .map(|item| {
+                let mut request = item?;
+                if !seen.insert(request.transaction_id.as_str().to_owned()) {
+                    return Err(Refusal::new(
+                        RefusalCode::DuplicateInBatch,
+                        format!(
+                            "transaction id {:?} is used by an earlier item of this batch",
+                            request.transaction_id.as_str()
+                        ),
+                    ));
+                }
+                request.kind = Kind::Transfer;
+                request.batch = Some(id.clone());
+                Ok(request)
+            })
+            .collect();
+        let payments = self.payments();
+        stream::iter(items)
+            .map(|item| async move {
+                let request = match item {
+                    Ok(request) => request,
+                    Err(refusal) => return Ok(Step::Done(ItemOutcome::Refused(refusal))),
+                };
+                match payments.creatable(tenant, &request).await {
+                    Ok(()) => Ok(Step::Ready(Box::new(request))),
+                    Err(e) => refusal(e).map(Step::Done),
+                }
+            })
+            .buffered(CONCURRENT_CHECKS)
+            .collect::<Vec<_>>()
+            .await
+            .into_iter()
+            .collect()
+    }
+
+    /// The items whose ids were used before, found in one read so that the batch may still go
+    /// in one database transaction. The database's unique key stays the judge: an id taken in
+    /// between fails that transaction, and the items then go one by one.
+    async fn find_duplicates(&self, tenant: &Tenant, steps: Vec<Step>) -> Result<Vec<Step>, ServiceError> {
+        let ids: Vec<&str> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Ready(request) => Some(request.transaction_id.as_str()),
+                Step::Done(_) => None,
+            })
+            .collect();
+        let found = self.0.store.transactions_by_ids(tenant, &ids).await?;
+        if found.is_empty() {
+            return Ok(steps);
+        }
+        let mut found: HashMap<String, TransactionRecord> = found
+            .into_iter()
+            .map(|r| (r.transaction.transaction_id.as_str().to_owned(), r))
+            .collect();
+        Ok(steps
+            .into_iter()
+            .map(|step| match step {
+                Step::Ready(request) => match found.remove(request.transaction_id.as_str()) {
+                    Some(existing) => Step::Done(ItemOutcome::Duplicate(Box::new(existing))),
+                    None => Step::Ready(request),
+                },
+                done => done,
+            })
+            .collect())
+    }
+
+    /// The batch in one database transaction: `None` when the database refuses it (an id
+    /// taken, the balance short), having written nothing.
+    async fn record_whole(
+        &self,
+        batch: &NewBatch,
+        steps: &[Step],
+        now: Timestamp,
+    ) -> Result<Option<BatchCreated>, BatchError> {
+        let payments = self.payments();
+        let prepared: Vec<BatchItem> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Ready(request) => Some(request),
+                Step::Done(_) => None,
+            })
+            .map(|request| {
+                let (payer, transaction, entry) = payments.prepare(&batch.tenant, request, now);
+                BatchItem {
+                    payer,
+                    transaction,
+                    entry,
+                }
+            })
+            .collect();
+        let duplicates = steps
+            .iter()
+            .filter(|s| matches!(s, Step::Done(ItemOutcome::Duplicate(_))))
+            .count() as i64;
+        let refused = (steps.len() - prepared.len()) as i64 - duplicates;
+        let customers = match self
+            .0
+            .store
+            .insert_batch_whole(batch, &prepared, seal(refused, duplicates, now))
+            .await
+        {
+            Ok(customers) => customers,
+            Err(StoreError::Conflict { .. } | StoreError::InsufficientFunds) => return Ok(None),
+            Err(e) => return Err(ServiceError::from(e).into()),
+        };
+        let mut accepted = prepared.into_iter().zip(customers).map(|(item, customer)| {
+            let mut transaction = item.transaction;
+            transaction.customer_id = customer.id.clone();
+            let record = TransactionRecord { transaction, customer };
+            payments.recorded(&record);
+            ItemOutcome::Accepted(Box::new(record))
+        });
+        let items = steps
+            .iter()
+            .map(|s| match s {
+                Step::Ready(_) => accepted
+                    .next()
+                    .ok_or_else(|| ServiceError::Internal("a batch item went missing".into())),
+                Step::Done(ItemOutcome::Refused(r)) => Ok(ItemOutcome::Refused(r.clone())),
+                Step::Done(ItemOutcome::Accepted(r)) => Ok(ItemOutcome::Accepted(r.clone())),
+                Step::Done(ItemOutcome::Duplicate(r)) => Ok(ItemOutcome::Duplicate(r.clone())),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let recorded = self.batch(&batch.tenant, &batch.id).await?;
+        let batch = recorded.ok_or_else(|| ServiceError::Internal("a recorded batch is gone".into()))?;
+        tracing::info!(batch = %batch.id, accepted = batch.accepted.count, refused = batch.refused, "payout batch recorded");
+        Ok(Some(BatchCreated { batch, items }))
+    }
+
+    /// Why an all-or-nothing batch the database refused was refused: the items whose ids were
+    /// used before, else the balance, which does not cover the batch.
+    async fn refuse_whole(&self, tenant: &Tenant, steps: Vec<Step>) -> Result<BatchError, ServiceError> {
+        let payments = self.payments();
+        let mut items = Vec::with_capacity(steps.len());
+        let mut duplicates = 0;
+        for step in steps {
+            items.push(match step {
+                Step::Ready(request) => {
+                    match payments
+                        .transaction(tenant, &TransactionRef::from(request.transaction_id.as_str()))
+                        .await
+                    {
+                        Ok(existing) if existing.transaction.transaction_id == request.transaction_id => {
+                            duplicates += 1;
+                            ItemOutcome::Duplicate(Box::new(existing))
+                        }
+                        Ok(_) | Err(ServiceError::NotFound(_)) => ItemOutcome::Refused(Refusal::new(
+                            RefusalCode::InsufficientFunds,
+                            "the batch's total exceeds the available balance",
+                        )),
+                        Err(e) => return Err(e),
+                    }
+                }
+                Step::Done(outcome) => outcome,
+            });
+        }
+        if duplicates > 0 {
+            for item in &mut items {
+                if let ItemOutcome::Refused(r) = item {
+                    if r.code == RefusalCode::InsufficientFunds {
+                        *r = Refusal::new(RefusalCode::NotAttempted, "another item of the batch was refused");
+                    }
+                }
+            }
+        }
+        let refused = items.iter().filter(|i| !matches!(i, ItemOutcome::Accepted(_))).count();
+        Ok(BatchError::Refused { refused, items })
+    }
+
+    /// The batch item by item, each in the write batches like a single transfer, then sealed.
+    async fn record_each(&self, batch: NewBatch, steps: Vec<Step>, now: Timestamp) -> Result<BatchCreated, BatchError> {
+        self.0.store.insert_batch(&batch).await.map_err(ServiceError::from)?;
+        let payments = self.payments();
+        let tenant = &batch.tenant;
+        let items: Vec<ItemOutcome> = stream::iter(steps)
+            .map(|step| async move {
+                match step {
+                    Step::Done(outcome) => Ok(outcome),
+                    Step::Ready(request) => match payments.record(tenant, None, &request, now, queued_check()).await {
+                        Ok(record) => Ok(ItemOutcome::Accepted(Box::new(record))),
+                        Err(e) => refusal(e),
+                    },
+                }
+            })
+            .buffered(CONCURRENT_RECORDS)
+            .collect::<Vec<_>>()
+            .await
+            .into_iter()
+            .collect::<Result<_, ServiceError>>()?;
+        let refused = items.iter().filter(|i| refused(i)).count() as i64;
+        let duplicates = items.iter().filter(|i| matches!(i, ItemOutcome::Duplicate(_))).count() as i64;
+        let batch = self
+            .0
+            .store
+            .seal_batch(&batch.id, seal(refused, duplicates, now))
+            .await
+            .map_err(ServiceError::from)?;
+        tracing::info!(batch = %batch.id, accepted = batch.accepted.count, refused, duplicates, "payout batch recorded item by item");
+        Ok(BatchCreated { batch, items })
+    }
+}
+
+fn seal(refused: i64, duplicates: i64, at: Timestamp) -> Seal {
+    Seal {
+        refused,
+        duplicates,
+        at,
+        event_body: crate::webhook::payload::batch_body,
+    }
+}
+
+/// An all-or-nothing batch with items it cannot accept: those, and the rest not attempted.
+fn not_attempted(steps: Vec<Step>) -> BatchError {
+    let items: Vec<ItemOutcome> = steps
+        .into_iter()
+        .map(|s| match s {
+            Step::Done(outcome) => outcome,
+            Step::Ready(_) => ItemOutcome::Refused(Refusal::new(
+                RefusalCode::NotAttempted,
+                "another item of the batch was refused",
+            )),
+        })
+        .collect();
+    let refused = items
+        .iter()
+        .filter(|i| !matches!(i, ItemOutcome::Refused(r) if r.code == RefusalCode::NotAttempted))
+        .count();
+    BatchError::Refused { refused, items }
+}

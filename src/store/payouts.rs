@@ -1,0 +1,94 @@
+//! Payout batches: the `PayoutStore`. A batch's counts move with its transfers, in their own
+//! database transactions (`sql::batch_steps`); this store makes, seals and reads batches, and
+//! hands the payout sender the queued transfers of an operator.
+
+use async_trait::async_trait;
+
+use super::StoreError;
+use crate::domain::ledger::Posting;
+use crate::domain::TransactionRecord;
+use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, Transaction};
+
+/// The first status check of a queued transfer: never, until the sender claims it and sets
+/// the real one. A batch's transfers are recorded with it.
+pub fn queued_check() -> Timestamp {
+    Timestamp::from_millis(i64::MAX / 2)
+}
+
+/// Renders the webhook body of a completed batch. The store writes the event in the database
+/// transaction that completes the batch, with the body the webhook module makes.
+pub type BatchEventBody = fn(&PayoutBatch) -> String;
+
+/// A batch about to be recorded: its row as it starts.
+#[derive(Debug, Clone)]
+pub struct NewBatch {
+    pub id: BatchId,
+    pub tenant: Tenant,
+    pub label: Option<String>,
+    pub all_or_nothing: bool,
+    pub submitted: i64,
+    pub created_at: Timestamp,
+}
+
+/// One transfer of an all-or-nothing batch, as `PaymentStore::insert_pending` takes it.
+#[derive(Debug, Clone)]
+pub struct BatchItem {
+    pub payer: Customer,
+    pub transaction: Transaction,
+    pub entry: Vec<Posting>,
+}
+
+/// What the sealing request found out about its items, and how a completion is told.
+#[derive(Debug, Clone, Copy)]
+pub struct Seal {
+    pub refused: i64,
+    pub duplicates: i64,
+    pub at: Timestamp,
+    pub event_body: BatchEventBody,
+}
+
+#[async_trait]
+pub trait PayoutStore: Send + Sync + 'static {
+    /// Records a batch that its items will join one by one (`insert_pending` with the batch's
+    /// id on each transaction), each in its own database transaction.
+    async fn insert_batch(&self, batch: &NewBatch) -> Result<(), StoreError>;
+
+    /// Records a batch with every one of `items`, sealed, in one database transaction, or
+    /// nothing: `Conflict` when a transaction id is taken, `InsufficientFunds` when the items'
+    /// reservations together would overdraw.
+    async fn insert_batch_whole(
+        &self,
+        batch: &NewBatch,
+        items: &[BatchItem],
+        seal: Seal,
+    ) -> Result<Vec<Customer>, StoreError>;
+
+    /// The tenant's transactions with these merchant ids (those that exist), in no order: the
+    /// items of a batch whose ids were used before.
+    async fn transactions_by_ids(&self, tenant: &Tenant, ids: &[&str]) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// Seals a batch once its request has recorded every item it could, with the counts of
+    /// those it could not: from then on, the settlement of its last open item completes it.
+    /// Completed at once when nothing is open. The batch as it is then.
+    async fn seal_batch(&self, id: &BatchId, seal: Seal) -> Result<PayoutBatch, StoreError>;
+
+    /// The tenant's batch.
+    async fn batch(&self, tenant: &Tenant, id: &BatchId) -> Result<Option<PayoutBatch>, StoreError>;
+
+    /// The tenant's batches, newest first.
+    async fn batches(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<PayoutBatch>, StoreError>;
+
+    /// Claims up to `limit` queued transfers of `operator`, oldest first: each leaves the queue
+    /// with its first status check due at `first_check`, in one statement, so a transfer is
+    /// claimed by one sender once and, if that sender dies before asking the operator, the
+    /// reconciler finds it as it finds a creation cut short.
+    async fn claim_queued(
+        &self,
+        operator: OperatorCode,
+        first_check: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// Queued transfers of every operator: what the sender has left to send.
+    async fn queued(&self) -> Result<i64, StoreError>;
+}

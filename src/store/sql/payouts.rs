@@ -1,0 +1,218 @@
+//! The `PayoutStore` methods for every [`Backend`]: the same SQL on both databases.
+
+use super::balance_locks::{lock_balances, BalanceUse};
+use super::batch_steps::{self, batch_of, BATCH_COLUMNS};
+use super::insert_set::{insert_all, Creation};
+use super::{Args, Backend, Get, SqlDb};
+use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
+use crate::store::payouts::{queued_check, BatchItem, NewBatch, PayoutStore, Seal};
+use crate::store::{rows, StoreError};
+
+/// Inserts `batch`'s row, as it starts.
+async fn insert_row<DB: SqlDb>(tx: &mut sqlx::Transaction<'_, DB>, batch: &NewBatch) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO payout_batches (id, merchant_id, environment, label, all_or_nothing, submitted, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .arg(batch.id.as_str())
+    .arg(batch.tenant.merchant_id.0.as_str())
+    .arg(batch.tenant.environment.as_str())
+    .arg(batch.label.as_deref())
+    .arg(i64::from(batch.all_or_nothing))
+    .arg(batch.submitted)
+    .arg(batch.created_at.millis())
+    .execute(DB::on(&mut **tx))
+    .await?;
+    Ok(())
+}
+
+/// Seals batch `id` with `seal`'s counts, and completes it when nothing of it is open.
+async fn seal_in<DB: SqlDb>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    id: &BatchId,
+    seal: Seal,
+) -> Result<PayoutBatch, StoreError> {
+    let sql = format!(
+        "UPDATE payout_batches SET sealed_at = $1, refused = $2, duplicates = $3 \
+         WHERE id = $4 AND sealed_at IS NULL RETURNING {BATCH_COLUMNS}"
+    );
+    let row = sqlx::query(&sql)
+        .arg(seal.at.millis())
+        .arg(seal.refused)
+        .arg(seal.duplicates)
+        .arg(id.as_str())
+        .fetch_optional(DB::on(&mut **tx))
+        .await?
+        .ok_or_else(|| StoreError::Corrupt(format!("batch {id} is sealed already or gone")))?;
+    let batch = batch_of::<DB>(&row)?;
+    if batch.pending > 0 {
+        return Ok(batch);
+    }
+    // Every item final already (or none accepted): the batch completes with its seal, its
+    // event on one of its transfers' rows when it has one.
+    let item: Option<String> = sqlx::query("SELECT id FROM transactions WHERE batch_id = $1 LIMIT 1")
+        .arg(id.as_str())
+        .fetch_optional(DB::on(&mut **tx))
+        .await?
+        .map(|row| row.col("id"))
+        .transpose()?;
+    let completed = match item {
+        Some(item) => batch_steps::complete(tx, id.as_str(), &item, seal.at, seal.event_body).await?,
+        None => {
+            let sql = format!("UPDATE payout_batches SET completed_at = $1 WHERE id = $2 RETURNING {BATCH_COLUMNS}");
+            let row = sqlx::query(&sql)
+                .arg(seal.at.millis())
+                .arg(id.as_str())
+                .fetch_one(DB::on(&mut **tx))
+                .await?;
+            Some(batch_of::<DB>(&row)?)
+        }
+    };
+    Ok(completed.unwrap_or(batch))
+}
+
+#[async_trait::async_trait]
+impl<S, DB> PayoutStore for S
+where
+    S: Backend<Db = DB>,
+    DB: SqlDb,
+{
+    async fn insert_batch(&self, batch: &NewBatch) -> Result<(), StoreError> {
+        let mut tx = self.writer().begin().await?;
+        insert_row(&mut tx, batch).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn insert_batch_whole(
+        &self,
+        batch: &NewBatch,
+        items: &[BatchItem],
+        seal: Seal,
+    ) -> Result<Vec<Customer>, StoreError> {
+        let mut tx = self.writer().begin().await?;
+        let tenant = (
+            batch.tenant.merchant_id.0.as_str(),
+            batch.tenant.environment.as_str(),
+            BalanceUse::Debits,
+        );
+        let plan = lock_balances(&mut tx, S::LOCKING, 0, &[tenant]).await?;
+        insert_row(&mut tx, batch).await?;
+        let creations: Vec<Creation> = items
+            .iter()
+            .map(|i| Creation {
+                payer: &i.payer,
+                transaction: &i.transaction,
+                entry: &i.entry,
+                first_check: queued_check(),
+            })
+            .collect();
+        // Any failure drops the transaction, so nothing of the batch is written.
+        let customers = insert_all(&mut tx, &creations, &plan).await?;
+        seal_in(&mut tx, &batch.id, seal).await?;
+        tx.commit().await?;
+        Ok(customers)
+    }
+
+    async fn transactions_by_ids(&self, tenant: &Tenant, ids: &[&str]) -> Result<Vec<TransactionRecord>, StoreError> {
+        let mut found = Vec::new();
+        // Within every database's limit of parameters per statement.
+        for chunk in ids.chunks(500) {
+            // The tenant's two parameters, then one per id, in each database's form.
+            let all = super::placeholders::<DB>(1, chunk.len() + 2);
+            let marks: Vec<&str> = all.trim_matches(['(', ')']).split(", ").collect();
+            let sql = format!(
+                "{} WHERE t.merchant_id = {} AND t.environment = {} AND t.transaction_id IN ({})",
+                super::transactions::TRANSACTION_SELECT,
+                marks[0],
+                marks[1],
+                marks[2..].join(", ")
+            );
+            let mut query = sqlx::query(&sql)
+                .arg(tenant.merchant_id.0.as_str())
+                .arg(tenant.environment.as_str());
+            for id in chunk {
+                query = query.arg(*id);
+            }
+            let rows = query.fetch_all(DB::pool(self.reader())).await?;
+            for row in &rows {
+                found.push(rows::transaction_record(row)?);
+            }
+        }
+        Ok(found)
+    }
+
+    async fn seal_batch(&self, id: &BatchId, seal: Seal) -> Result<PayoutBatch, StoreError> {
+        let mut tx = self.writer().begin().await?;
+        let batch = seal_in(&mut tx, id, seal).await?;
+        tx.commit().await?;
+        Ok(batch)
+    }
+
+    async fn batch(&self, tenant: &Tenant, id: &BatchId) -> Result<Option<PayoutBatch>, StoreError> {
+        let sql = format!(
+            "SELECT {BATCH_COLUMNS} FROM payout_batches WHERE id = $1 AND merchant_id = $2 AND environment = $3"
+        );
+        let row = sqlx::query(&sql)
+            .arg(id.as_str())
+            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.environment.as_str())
+            .fetch_optional(DB::pool(self.reader()))
+            .await?;
+        row.as_ref().map(batch_of::<DB>).transpose()
+    }
+
+    async fn batches(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<PayoutBatch>, StoreError> {
+        let (after_at, after_id) = match &page.after {
+            Some(c) => (c.created_at.millis(), c.id.clone()),
+            None => (i64::MAX, String::new()),
+        };
+        let sql = format!(
+            "SELECT {BATCH_COLUMNS} FROM payout_batches WHERE merchant_id = $1 AND environment = $2 \
+               AND (created_at < $3 OR (created_at = $3 AND ($4 = '' OR id < $4))) \
+             ORDER BY created_at DESC, id DESC LIMIT $5"
+        );
+        let rows = sqlx::query(&sql)
+            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.environment.as_str())
+            .arg(after_at)
+            .arg(after_id)
+            .arg(i64::from(page.limit))
+            .fetch_all(DB::pool(self.reader()))
+            .await?;
+        rows.iter().map(batch_of::<DB>).collect()
+    }
+
+    async fn claim_queued(
+        &self,
+        operator: OperatorCode,
+        first_check: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError> {
+        let token = uuid::Uuid::new_v4().to_string();
+        let claimed = sqlx::query(S::CLAIM_QUEUED)
+            .arg(first_check.millis())
+            .arg(&token)
+            .arg(operator.name())
+            .arg(i64::from(limit))
+            .execute(DB::pool(self.writer()))
+            .await?;
+        if super::RowsAffected::rows_affected(&claimed) == 0 {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "{} WHERE t.check_token = $1 ORDER BY t.created_at, t.id",
+            super::transactions::TRANSACTION_SELECT
+        );
+        // From the writer: the claim just committed there.
+        let rows = sqlx::query(&sql).arg(&token).fetch_all(DB::pool(self.writer())).await?;
+        rows.iter().map(rows::transaction_record).collect()
+    }
+
+    async fn queued(&self) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM transactions WHERE queued_at IS NOT NULL")
+            .fetch_one(DB::pool(self.reader()))
+            .await?;
+        Ok(row.col("n")?)
+    }
+}
