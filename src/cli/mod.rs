@@ -1,5 +1,5 @@
 //! The command line: `serve` (the default), `migrate`, and the administrator's command groups
-//! (`merchant`, `transactions`, `webhooks`, `report`), all run against the configured database.
+//! (`merchant`, `transactions`, `payouts`, `webhooks`, `report`), all run against the configured database.
 //!
 //! This file holds the top-level parse types and the dispatch. Each command group has its own
 //! file with its arguments, `execute` (calls the use-case services it needs and returns what they gave)
@@ -10,6 +10,7 @@
 //! field order, and each group's unit tests pin both.
 
 mod merchant;
+mod payouts;
 mod refund;
 mod report;
 mod transactions;
@@ -24,6 +25,7 @@ use crate::config::Config;
 use crate::domain::Environment;
 
 pub use merchant::{MerchantCommand, Target};
+pub use payouts::PayoutsCommand;
 pub use report::{ReportCommand, ReportFormat};
 pub use transactions::TransactionsCommand;
 pub use webhooks::{Scope, WebhooksCommand};
@@ -61,6 +63,9 @@ pub enum Command {
     /// Inspect webhook events and send them again.
     #[command(subcommand)]
     Webhooks(WebhooksCommand),
+    /// Pay many transfers at once: a payout batch from a CSV file.
+    #[command(subcommand)]
+    Payouts(PayoutsCommand),
     /// Print a merchant's ledger statement or a day's settlement report (JSON or CSV).
     #[command(subcommand)]
     Report(ReportCommand),
@@ -111,5 +116,6 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Transactions(command) => transactions::run(command, config).await,
         Command::Webhooks(command) => webhooks::run(command, config).await,
         Command::Report(command) => report::run(command, config).await,
+        Command::Payouts(command) => payouts::run(command, config).await,
     }
 }

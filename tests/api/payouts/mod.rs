@@ -1,6 +1,7 @@
 //! Payouts: the recipient checked before the money leaves, and batches of transfers.
 
 pub mod batches;
+pub mod command_line;
 pub mod crash;
 pub mod large;
 pub mod recipients;
