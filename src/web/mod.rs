@@ -35,9 +35,11 @@ pub(crate) fn grouped(amount: i64) -> String {
 /// The pages: the dashboard under `/dashboard`, payment links' payer pages under `/pay`.
 pub fn router(gateway: Gateway) -> Router {
     let max_body = gateway.config().max_body_bytes;
+    let upload_max_body = gateway.config().payouts.max_body_bytes.max(max_body);
     dashboard::routes()
         .merge(pay::routes())
         .layer(DefaultBodyLimit::max(max_body))
+        .merge(dashboard::upload_routes().layer(DefaultBodyLimit::max(upload_max_body)))
         .layer(CatchPanicLayer::custom(crate::http::panic_response))
         .layer(axum::middleware::from_fn_with_state(gateway.clone(), guard::middleware))
         .with_state(gateway)

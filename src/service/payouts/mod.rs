@@ -21,6 +21,7 @@ use crate::service::{Payments, ServiceError};
 use crate::store::PayoutStore;
 
 pub use outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
+pub use record::Previewed;
 
 /// The payout batches' use cases.
 #[derive(Clone)]

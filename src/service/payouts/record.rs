@@ -18,6 +18,15 @@ const CONCURRENT_CHECKS: usize = 32;
 /// Items recorded at once when they go one by one: enough to fill the write batches.
 const CONCURRENT_RECORDS: usize = 256;
 
+/// An item as a preview shows it.
+#[derive(Debug)]
+pub enum Previewed {
+    /// It would be recorded and sent: the transfer, and what it takes from the balance.
+    Sent { request: Box<PaymentRequest>, total: i64 },
+    /// It would not: refused, or a duplicate of an earlier transaction.
+    Not(ItemOutcome),
+}
+
 /// An item on its way: checked and ready to record, or settled already.
 enum Step {
     Ready(Box<PaymentRequest>),
@@ -99,6 +108,32 @@ impl Payouts {
             return Err(self.refuse_whole(tenant, steps).await?);
         }
         self.record_each(batch, steps, now).await
+    }
+
+    /// What recording `items` would do, written nowhere: each item that would be sent, with
+    /// its total (amount and fees), or its outcome when it would not be. Whether each fits the
+    /// balance is said only by the recording, which reserves them in order; the dashboard's
+    /// preview shows the batch's total beside the available balance.
+    pub async fn preview(
+        &self,
+        tenant: &Tenant,
+        items: Vec<Result<PaymentRequest, Refusal>>,
+        now: Timestamp,
+    ) -> Result<Vec<Previewed>, ServiceError> {
+        let batch = BatchId::new();
+        let steps = self.check_items(tenant, &batch, items).await?;
+        let steps = self.find_duplicates(tenant, steps).await?;
+        let payments = self.payments();
+        Ok(steps
+            .into_iter()
+            .map(|step| match step {
+                Step::Ready(request) => {
+                    let total = payments.prepare(tenant, &request, now).1.amounts.amount_total;
+                    Previewed::Sent { request, total }
+                }
+                Step::Done(outcome) => Previewed::Not(outcome),
+            })
+            .collect())
     }
 
     /// Each item checked as a transfer would be before anything is written: ids unique in

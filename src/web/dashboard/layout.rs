@@ -78,6 +78,7 @@ pub fn page(ctx: &Ctx, spec: Spec<'_>, flash: Flash, body: Markup) -> Markup {
                     li { a href="/dashboard/transactions" { (t.nav_transactions) } }
                     li { a href="/dashboard/customers" { (t.nav_customers) } }
                     li { a href="/dashboard/links" { (t.nav_links) } }
+                    li { a href="/dashboard/payouts" { (t.nav_payouts) } }
                     li { a href="/dashboard/webhooks" { (t.nav_webhooks) } }
                     li { a href="/dashboard/api-keys" { (t.nav_api_keys) } }
                 }

@@ -10,6 +10,7 @@ mod layout;
 mod links;
 mod login;
 mod overview;
+mod payouts;
 mod refund;
 pub mod session;
 mod transaction;
@@ -41,6 +42,8 @@ pub fn routes() -> Router<Gateway> {
         .route("/dashboard/links/new", get(links::form::new))
         .route("/dashboard/links/{id}", get(links::page::show))
         .route("/dashboard/links/{id}/deactivate", post(links::page::deactivate))
+        .route("/dashboard/payouts", get(payouts::list::list))
+        .route("/dashboard/payouts/{id}", get(payouts::page::show))
         .route("/dashboard/webhooks", get(webhooks::show))
         .route("/dashboard/webhooks/url", post(webhooks::set_url))
         .route("/dashboard/webhooks/test", post(webhooks::send_test))
@@ -48,6 +51,14 @@ pub fn routes() -> Router<Gateway> {
         .route("/dashboard/api-keys", get(api_keys::show))
         .route("/dashboard/api-keys/rotate", post(api_keys::rotate))
         .route("/dashboard/{*rest}", get(not_found).post(not_found))
+}
+
+/// The routes that take a payout batch's file: up to `MOMO_PAYOUT_BATCH_MAX_BODY_BYTES`, where
+/// every other form is bounded by `MOMO_MAX_BODY_BYTES`.
+pub fn upload_routes() -> Router<Gateway> {
+    Router::new()
+        .route("/dashboard/payouts", post(payouts::page::create))
+        .route("/dashboard/payouts/preview", post(payouts::preview::preview))
 }
 
 /// Any other address under `/dashboard`: the HTML 404 page, once signed in (before, like

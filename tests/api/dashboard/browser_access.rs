@@ -93,6 +93,17 @@ async fn every_page_labels_its_controls_and_passes_wcag_aa_contrast(app: TestApp
     )
     .await;
     let link_page = format!("/dashboard/links/{}", link.body["data"]["id"].as_str().expect("a link"));
+    let batch = post(
+        &app,
+        &token,
+        "/v1/payout-batches",
+        &json!({"items": [crate::support::requests::transfer_v1("a11y-pay", "0701020301", "GAMMA_MONEY_CI", "1000")]}),
+    )
+    .await;
+    let batch_page = format!(
+        "/dashboard/payouts/{}",
+        batch.body["data"]["batch"]["id"].as_str().expect("a batch")
+    );
     sign_in(&browser, &app, &app.merchant.sandbox.clone()).await;
     let customer_page = format!("/dashboard/customers/{customer}");
     let pages = [
@@ -104,6 +115,8 @@ async fn every_page_labels_its_controls_and_passes_wcag_aa_contrast(app: TestApp
         "/dashboard/links",
         "/dashboard/links/new",
         &link_page,
+        "/dashboard/payouts",
+        &batch_page,
         "/dashboard/webhooks",
         "/dashboard/api-keys",
         "/dashboard/no-such-page",

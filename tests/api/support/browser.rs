@@ -240,6 +240,12 @@ impl Browser {
         self.call(json!({"op": "type", "css": css, "text": text})).await;
     }
 
+    /// Chooses the file at `path` in the file input at `css`.
+    pub async fn upload(&self, css: &str, path: &std::path::Path) {
+        self.call(json!({"op": "upload", "css": css, "path": path.to_string_lossy()}))
+            .await;
+    }
+
     pub async fn script(&self, js: &str) -> Value {
         self.call(json!({"op": "script", "js": js})).await
     }

@@ -21,6 +21,7 @@ from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnecti
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.file_detector import UselessFileDetector
 from selenium.webdriver.support.wait import WebDriverWait
 
 # Without the background-networking flags Chromium tries the network at start and fails; the
@@ -133,6 +134,12 @@ def run(driver, cmd):
         element = driver.find_element(By.CSS_SELECTOR, cmd["css"])
         element.clear()
         element.send_keys(cmd["text"])
+        return None
+    if op == "upload":
+        # A file input takes the file's path as typed keys. The driver runs on this machine,
+        # so the path is read where it is: no upload to a grid (Selenium's LocalFileDetector).
+        driver.file_detector = UselessFileDetector()
+        driver.find_element(By.CSS_SELECTOR, cmd["css"]).send_keys(cmd["path"])
         return None
     if op == "script":
         return driver.execute_script(cmd["js"])

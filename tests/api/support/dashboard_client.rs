@@ -124,6 +124,55 @@ impl<'a> Browser<'a> {
         self.send(request).await
     }
 
+    /// Posts `fields` and one file as `multipart/form-data`, as a form with a file input does.
+    pub async fn post_multipart(&mut self, path: &str, fields: &[(&str, &str)], file: (&str, &[u8])) -> Page {
+        let boundary = "----momo-test-boundary-7MA4YWxkTrZu0gW";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(
+                format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                    .as_bytes(),
+            );
+        }
+        let (file_name, bytes) = file;
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\n\
+                 Content-Type: text/csv\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let request = self
+            .client
+            .post(self.app.url(path))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(body);
+        self.send(request).await
+    }
+
+    /// The hidden inputs of the form `form_id` on `page`, as its submission sends them.
+    pub fn hidden_fields(page: &Page, form_id: &str) -> Vec<(String, String)> {
+        let start = page.body.find(&format!("id=\"{form_id}\"")).expect("the form");
+        let form = &page.body[start..start + page.body[start..].find("</form>").expect("its end")];
+        let mut fields = Vec::new();
+        let mut rest = form;
+        while let Some(at) = rest.find("<input type=\"hidden\" name=\"") {
+            rest = &rest[at + "<input type=\"hidden\" name=\"".len()..];
+            let name = &rest[..rest.find('"').unwrap()];
+            let value_at = rest.find("value=\"").unwrap() + "value=\"".len();
+            let value = &rest[value_at..value_at + rest[value_at..].find('"').unwrap()];
+            let value = value
+                .replace("&quot;", "\"")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&");
+            fields.push((name.to_owned(), value));
+        }
+        fields
+    }
+
     /// Posts `form` of the page at `page_path` with the page's CSRF token.
     pub async fn submit(&mut self, page_path: &str, action: &str, fields: &[(&str, &str)]) -> Page {
         let csrf = self.get(page_path).await.csrf();

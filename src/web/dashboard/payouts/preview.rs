@@ -1,0 +1,215 @@
+//! `POST /dashboard/payouts/preview`: the uploaded CSV read as a batch, and what it would do,
+//! written nowhere: each line to pay with its amount, each line refused with its reason, each
+//! transaction id used before; the total beside the available balance. A confirmation form
+//! carries the file on to `POST /dashboard/payouts` (`page.rs`); a file that is no batch comes
+//! back to the upload form with what is wrong.
+
+use std::collections::HashMap;
+
+use axum::extract::multipart::MultipartRejection;
+use axum::extract::{Multipart, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use maud::{html, Markup};
+
+use super::super::layout::{self, html_response, money, Flash, Spec};
+use super::super::session::Ctx;
+use super::list;
+use crate::domain::Timestamp;
+use crate::service::payouts::{csv, ItemOutcome, Previewed};
+use crate::service::Payouts;
+
+/// The upload's fields: the file's bytes and the form's text fields.
+async fn read_upload(mut multipart: Multipart) -> Option<(Option<Vec<u8>>, HashMap<String, String>)> {
+    let mut file = None;
+    let mut form = HashMap::new();
+    while let Some(field) = multipart.next_field().await.ok()? {
+        let name = field.name().unwrap_or_default().to_owned();
+        let bytes = field.bytes().await.ok()?;
+        if name == "file" {
+            file = Some(bytes.to_vec());
+        } else {
+            form.insert(name, String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    Some((file, form))
+}
+
+pub async fn preview(
+    State(payouts): State<Payouts>,
+    ctx: Ctx,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> Response {
+    let t = ctx.t();
+    let Some((file, form)) = (match multipart {
+        Ok(multipart) => read_upload(multipart).await,
+        Err(_) => None,
+    }) else {
+        return list::render(
+            &payouts,
+            &ctx,
+            StatusCode::BAD_REQUEST,
+            Flash::Failed(t.file_missing.to_owned()),
+        )
+        .await;
+    };
+    if !ctx.csrf_ok(&form) {
+        return layout::forbidden(ctx.lang());
+    }
+    let Some(file) = file.filter(|f| !f.is_empty()) else {
+        return list::render(
+            &payouts,
+            &ctx,
+            StatusCode::BAD_REQUEST,
+            Flash::Failed(t.file_missing.to_owned()),
+        )
+        .await;
+    };
+    let Ok(text) = String::from_utf8(file) else {
+        let why = format!("{}{} UTF-8?", t.csv_invalid, t.colon);
+        return list::render(&payouts, &ctx, StatusCode::BAD_REQUEST, Flash::Failed(why)).await;
+    };
+    let label = form.get("label").map(|l| l.trim().to_owned()).filter(|l| !l.is_empty());
+    let all_or_nothing = form.contains_key("all_or_nothing");
+    render(&payouts, &ctx, &text, label.as_deref(), all_or_nothing, Flash::None).await
+}
+
+/// The preview of the CSV `text`, or the upload form again with why it is no batch.
+pub async fn render(
+    payouts: &Payouts,
+    ctx: &Ctx,
+    text: &str,
+    label: Option<&str>,
+    all_or_nothing: bool,
+    flash: Flash,
+) -> Response {
+    let t = ctx.t();
+    let aliases = &payouts.payments().config().operator_aliases;
+    let items = match csv::read(text.as_bytes(), aliases) {
+        Ok(items) => items,
+        Err(e) => {
+            let why = format!("{}{} {e}", t.csv_invalid, t.colon);
+            return list::render(payouts, ctx, StatusCode::BAD_REQUEST, Flash::Failed(why)).await;
+        }
+    };
+    let tenant = &ctx.session.tenant;
+    let previewed = match payouts.preview(tenant, items, Timestamp::now()).await {
+        Ok(previewed) => previewed,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let available = match payouts.payments().balance(tenant).await {
+        Ok(balance) => balance.available,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let body = html! {
+        (summary(ctx, &previewed, available))
+        (lines(ctx, &previewed))
+        @if previewed.iter().any(|p| matches!(p, Previewed::Sent { .. })) {
+            (confirm_form(ctx, text, label, all_or_nothing))
+        } @else {
+            p #preview-nothing { (t.preview_nothing) }
+        }
+        p { a #payouts-back href="/dashboard/payouts" { "← " (t.nav_payouts) } }
+    };
+    let spec = Spec {
+        title: t.preview_title,
+        main_id: "page-payouts-preview",
+        path: "/dashboard/payouts",
+    };
+    let status = match flash {
+        Flash::Failed(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        Flash::None | Flash::Done(_) => StatusCode::OK,
+    };
+    ctx.remember(html_response(status, layout::page(ctx, spec, flash, body)))
+}
+
+/// How many lines would be paid and refused, the total, and the balance it comes from.
+fn summary(ctx: &Ctx, previewed: &[Previewed], available: i64) -> Markup {
+    let t = ctx.t();
+    let total: i64 = previewed
+        .iter()
+        .map(|p| match p {
+            Previewed::Sent { total, .. } => *total,
+            Previewed::Not(_) => 0,
+        })
+        .sum();
+    let paid = previewed.iter().filter(|p| matches!(p, Previewed::Sent { .. })).count();
+    html! {
+        dl.facts #preview-summary {
+            dt { (t.preview_lines_paid) } dd #preview-paid { (paid) }
+            dt { (t.preview_lines_refused) } dd #preview-refused { (previewed.len() - paid) }
+            dt { (t.preview_total) } dd #preview-total { (money(total)) }
+            dt { (t.balance_available) } dd #preview-available { (money(available)) }
+        }
+        @if total > available { p #preview-over-balance role="alert" { (t.preview_over_balance) } }
+    }
+}
+
+/// Each line of the file and what would become of it.
+fn lines(ctx: &Ctx, previewed: &[Previewed]) -> Markup {
+    let t = ctx.t();
+    html! {
+        div.table-wrap {
+            table #preview {
+                thead { tr {
+                    th.num scope="col" { (t.line) }
+                    th scope="col" { (t.transaction_id) }
+                    th scope="col" { (t.operator) }
+                    th scope="col" { (t.phone) }
+                    th.num scope="col" { (t.amount) }
+                    th scope="col" { (t.status) }
+                } }
+                tbody {
+                    @for (i, p) in previewed.iter().enumerate() {
+                        @let line = i + 2;
+                        @match p {
+                            Previewed::Sent { request, .. } => tr data-line=(line) data-outcome="paid" {
+                                td.num { (line) }
+                                td { (request.transaction_id.as_str()) }
+                                td { (request.operator.v1_code()) }
+                                td { (request.phone.as_str()) }
+                                td.num { (money(request.amount.francs())) }
+                                td { (t.preview_paid) }
+                            },
+                            Previewed::Not(ItemOutcome::Duplicate(r)) => tr data-line=(line) data-outcome="duplicate" {
+                                td.num { (line) }
+                                td { (r.transaction.transaction_id.as_str()) }
+                                td { (r.transaction.operator.v1_code()) }
+                                td { (r.transaction.phone.as_str()) }
+                                td.num { (money(r.transaction.amounts.amount)) }
+                                td { (t.preview_duplicate) }
+                            },
+                            Previewed::Not(ItemOutcome::Refused(r)) => tr data-line=(line) data-outcome="refused" {
+                                td.num { (line) }
+                                td colspan="4" { }
+                                td { (t.preview_refused) (t.colon) " " (r.reason.strip_prefix(&format!("line {line}: ")).unwrap_or(&r.reason)) }
+                            },
+                            Previewed::Not(ItemOutcome::Accepted(r)) => tr data-line=(line) data-outcome="paid" {
+                                td.num { (line) }
+                                td { (r.transaction.transaction_id.as_str()) }
+                                td { (r.transaction.operator.v1_code()) }
+                                td { (r.transaction.phone.as_str()) }
+                                td.num { (money(r.transaction.amounts.amount)) }
+                                td { (t.preview_paid) }
+                            },
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// "Confirm and pay": the file goes on as it was read, with its label and all-or-nothing.
+fn confirm_form(ctx: &Ctx, text: &str, label: Option<&str>, all_or_nothing: bool) -> Markup {
+    let t = ctx.t();
+    html! {
+        form #payouts-confirm method="post" action="/dashboard/payouts" {
+            input type="hidden" name="csrf_token" value=(ctx.csrf);
+            input type="hidden" name="csv" value=(text);
+            @if let Some(label) = label { input type="hidden" name="label" value=(label); }
+            @if all_or_nothing { input type="hidden" name="all_or_nothing" value="yes"; }
+            button #payouts-confirm-submit type="submit" { (t.confirm_payouts) }
+        }
+    }
+}
