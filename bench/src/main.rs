@@ -14,6 +14,7 @@ mod drain;
 mod gateway;
 mod load;
 mod paths;
+mod payouts;
 mod report;
 mod settlement;
 mod writers;
@@ -63,9 +64,17 @@ pub struct Args {
     /// Only these scenarios (e.g. `c` to profile one path); ratios need their ceiling too.
     /// a: GET /health; b: one-row commit; c: collection SUCCESSFUL; d: collection PENDING;
     /// e: status lookup; f: webhook drain; g: settlement under load; h: d and e without and
-    /// with a backlog of --backlog PENDING payments (two fresh gateways, same settings).
-    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g,h")]
+    /// with a backlog of --backlog PENDING payments (two fresh gateways, same settings); p: ten
+    /// payout batches of 5,000 accepted, and c without and while they drain.
+    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g,h,p")]
     pub scenarios: Vec<char>,
+    /// Transfers per second and per operator the payout sender sends in scenario p
+    /// (MOMO_PAYOUT_RATE_PER_S, whose default this is); its transfers go to four operators.
+    #[arg(long, default_value_t = 50)]
+    pub payout_rate: u32,
+    /// Batches of 5,000 transfers queued in scenario p before c runs again (10: 50,000).
+    #[arg(long, default_value_t = 10)]
+    pub payout_batches: usize,
     /// Also run every scenario against the gateway built from this git revision (a commit,
     /// branch or tag, checked out and built under target/compare/), first, in the same
     /// session, and print both side by side.
@@ -234,13 +243,24 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         backlog::print(b);
         anyhow::ensure!(b.ok(), "the correctness check of scenario h failed");
     }
+    eprintln!("p. ten payout batches of 5,000, and c without and while they drain");
+    let payouts = if wants('p') {
+        Some(payouts::run(&args, &load, &receiver.url).await?)
+    } else {
+        None
+    };
+    if let Some(p) = &payouts {
+        payouts::print(p);
+        anyhow::ensure!(p.ok(), "scenario p: not every batch completed with every transfer paid");
+    }
     anyhow::ensure!(check.ok(), "the correctness check failed");
     let h = backlog.as_ref().map(|b| b.errors()).unwrap_or(0);
     let errors: u64 = [&health, &commits, &successful, &pending, &status]
         .iter()
         .map(|o: &&Outcome| o.errors)
         .sum::<u64>()
-        + h;
+        + h
+        + payouts.as_ref().map_or(0, |p| p.baseline.errors + p.draining.errors);
     anyhow::ensure!(errors == 0, "{errors} requests failed");
     Ok(compare::Summary {
         rows,

@@ -14,11 +14,26 @@ pub fn collection(
     scenario: &'static str,
     ending: &'static str,
 ) -> impl Fn(usize, u64) -> (reqwest::RequestBuilder, Option<String>) + Send + Sync + Clone + 'static {
+    collection_from(client, base, token, scenario, ending, 0)
+}
+
+/// [`collection`], its payers' numbers shifted by `shift`: another load's payers.
+pub fn collection_from(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    scenario: &'static str,
+    ending: &'static str,
+    shift: u64,
+) -> impl Fn(usize, u64) -> (reqwest::RequestBuilder, Option<String>) + Send + Sync + Clone + 'static {
     let (client, base, token) = (client.clone(), base.to_owned(), token.to_owned());
     move |task: usize, i: u64| {
         let id = format!("{scenario}{task}x{i}");
         // Many payers, as in real traffic; the ending picks the simulator's answer.
-        let phone = format!("07{:06}{ending}", (task as u64 * 15_485_863 + i * 7_919) % 1_000_000);
+        let phone = format!(
+            "07{:06}{ending}",
+            (task as u64 * 15_485_863 + i * 7_919 + shift) % 1_000_000
+        );
         let body = json!({
             "transactionId": id, "payer": phone, "currency": "XOF", "amount": "1500",
             "operator": "GAMMA_MONEY_CI",

@@ -117,6 +117,11 @@ pub fn only_credits(postings: &[Posting]) -> bool {
     available.is_positive() && reserved == Francs::ZERO
 }
 
+/// Whether an entry can take the available balance down (a reservation, a debit).
+pub fn may_debit_available(postings: &[Posting]) -> bool {
+    balance_delta(postings).0.is_negative()
+}
+
 /// Whether an entry can take the available or the reserved balance down.
 pub fn may_debit(postings: &[Posting]) -> bool {
     let (available, reserved) = balance_delta(postings);

@@ -4,14 +4,17 @@
 //! for the last one to commit: PostgreSQL's writers, however many, then commit one merchant's
 //! collections one batch at a time. A credit cannot overdraw, so it need not wait: each writer
 //! adds its credits to its own row of `balance_credits` (its slot), and only a batch that can
-//! take money out (a transfer's reservation or settlement) locks the balance row, folding every
-//! committed slot into it first. A debit is thus checked against all the money that has
-//! committed, and the balance row alone never goes below zero; a credit still in flight when a
-//! debit folds is simply not counted yet, which can only make that debit more careful.
+//! take available money out (a transfer's or refund's reservation) locks the balance row,
+//! folding every committed slot into it first. A debit is thus checked against all the money
+//! that has committed, and the balance row alone never goes below zero; a credit still in
+//! flight when a debit folds is simply not counted yet, which can only make that debit more
+//! careful. A batch that only takes reservations back (transfers and refunds settled, as a
+//! payout batch drains) locks the balance row without folding: it checks nothing against the
+//! slots, so it leaves them, and the writers crediting them, alone.
 //!
 //! Lock order, so that batches never wait on each other in a circle: at its start a batch
 //! locks, tenant by tenant in key order, either the balance row and then the slots it folds
-//! (in slot order), or its own slot row; its items then lock payers and transactions in the
+//! (in slot order), or the balance row alone, or its own slot row; its items then lock payers and transactions in the
 //! order of tenant, payer and id. SQLite's single writer connection serializes every write, so
 //! there it credits the balance row directly and locks nothing.
 
@@ -32,13 +35,18 @@ pub(in crate::store) enum BalanceLocking {
     CreditSlots,
 }
 
-/// What a batch does with one tenant's balance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a batch does with one tenant's balance, from the least to the most it needs locked
+/// (a batch whose writes use a balance in several ways needs the most of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(in crate::store) enum BalanceUse {
-    /// At least one of its writes can take money out.
-    Debits,
     /// Its writes only add to the available balance.
     Credits,
+    /// Its writes take reservations back (a transfer or refund settled), and may add to the
+    /// available balance, but take nothing from it: the balance row is locked, and the credits
+    /// waiting in the slots need not be counted, as nothing is checked against them.
+    Releases,
+    /// At least one of its writes can take available money out.
+    Debits,
 }
 
 /// Adds `$4` to slot `$3` of a tenant (`$1`, `$2`), creating the slot's row on its first credit.
@@ -89,6 +97,7 @@ pub(in crate::store) async fn lock_balances<DB: SqlDb>(
     for &(merchant, environment, usage) in tenants {
         match usage {
             BalanceUse::Debits => fold_credits(tx, merchant, environment).await?,
+            BalanceUse::Releases => lock_balance_row(tx, merchant, environment).await?,
             BalanceUse::Credits => {
                 sqlx::query(CREDIT_SLOT)
                     .arg(merchant)
@@ -104,8 +113,8 @@ pub(in crate::store) async fn lock_balances<DB: SqlDb>(
     Ok(plan)
 }
 
-/// Locks a tenant's balance row and moves its committed credits from their slots into it.
-async fn fold_credits<DB: SqlDb>(
+/// Locks a tenant's balance row, first of everything the batch locks.
+async fn lock_balance_row<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     merchant: &str,
     environment: &str,
@@ -117,6 +126,16 @@ async fn fold_credits<DB: SqlDb>(
         .arg(environment)
         .execute(DB::on(&mut **tx))
         .await?;
+    Ok(())
+}
+
+/// Locks a tenant's balance row and moves its committed credits from their slots into it.
+async fn fold_credits<DB: SqlDb>(
+    tx: &mut Transaction<'_, DB>,
+    merchant: &str,
+    environment: &str,
+) -> Result<(), StoreError> {
+    lock_balance_row(tx, merchant, environment).await?;
     // `FOR UPDATE` answers each slot as its last credit committed it.
     let slots = sqlx::query(
         "SELECT slot, amount FROM balance_credits WHERE merchant_id = $1 AND environment = $2 AND amount > 0 \

@@ -65,8 +65,10 @@ fn tenant_key(t: &Tenant) -> (&str, &str) {
 }
 
 fn entry_use(entry: &[Posting]) -> Option<BalanceUse> {
-    if ledger::may_debit(entry) {
+    if ledger::may_debit_available(entry) {
         Some(BalanceUse::Debits)
+    } else if ledger::may_debit(entry) {
+        Some(BalanceUse::Releases)
     } else if ledger::only_credits(entry) {
         Some(BalanceUse::Credits)
     } else {
@@ -250,8 +252,8 @@ impl Batch {
         self.creates.writes.len() + self.settles.writes.len() + self.keys.writes.len() + self.claims.writes.len()
     }
 
-    /// What the batch does to each tenant's balance, in tenant order: a tenant that one write
-    /// can debit is debited.
+    /// What the batch does to each tenant's balance, in tenant order: the most any of its
+    /// writes needs (`BalanceUse` is ordered so).
     pub fn balance_uses(&self) -> Vec<(&str, &str, BalanceUse)> {
         let mut uses = BTreeMap::new();
         for (usage, tenant) in self
@@ -263,9 +265,7 @@ impl Batch {
         {
             let Some(usage) = usage else { continue };
             let known = uses.entry(tenant_key(tenant)).or_insert(usage);
-            if usage == BalanceUse::Debits {
-                *known = BalanceUse::Debits;
-            }
+            *known = (*known).max(usage);
         }
         uses.into_iter().map(|((m, e), usage)| (m, e, usage)).collect()
     }
