@@ -243,7 +243,10 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         backlog::print(b);
         anyhow::ensure!(b.ok(), "the correctness check of scenario h failed");
     }
-    eprintln!("p. ten payout batches of 5,000, and c without and while they drain");
+    eprintln!(
+        "p. {} payout batches of 5,000, and c without and while they drain",
+        args.payout_batches
+    );
     let payouts = if wants('p') {
         Some(payouts::run(&args, &load, &receiver.url).await?)
     } else {

@@ -2,10 +2,8 @@
 //! the operator's view of one, when to ask again, and the whole-ledger check.
 
 use super::Payments;
-use crate::domain::{
-    Amount, Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord,
-};
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
+use crate::domain::{Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord};
+use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::ServiceError;
 use crate::store::LedgerCheck;
 
@@ -102,9 +100,7 @@ impl Payments {
             return Ok(None);
         }
         tracing::warn!(reference = %t.reference, "the operator never received this payment: sending it again, once, with the same key");
-        // Stored only after it was parsed as one: a stored amount out of range is a fault of ours.
-        let amount = Amount::from_francs(t.amounts.amount)
-            .map_err(|e| ServiceError::Internal(format!("stored amount {} {e}", t.amounts.amount)))?;
+        let amount = super::send::stored_amount(t)?;
         // A refund names its collection at the operator by the collection's own key.
         let collection = match &t.refund_of {
             Some(link) => Some(self.store.transaction_by_ref(&link.collection).await?.ok_or_else(|| {
@@ -115,22 +111,11 @@ impl Payments {
             })?),
             None => None,
         };
-        let request = OperatorRequest {
-            reference: &t.reference,
-            operator_reference: &t.id,
-            kind: t.kind,
-            operator: t.operator,
-            phone: &t.phone,
-            amount,
-            // Never stored: a one-time code is the payer's, for one attempt.
-            otp_code: None,
-            success_url: t.success_url.as_deref(),
-            error_url: t.error_url.as_deref(),
-            refund_of: collection.as_ref().map(|c| RefundOf {
-                reference: &c.transaction.reference,
-                operator_reference: &c.transaction.id,
-            }),
-        };
+        // No one-time code: never stored, it is the payer's, for one attempt.
+        let refund = collection
+            .as_ref()
+            .map(|c| (&c.transaction.reference, &c.transaction.id));
+        let request = super::send::operator_request(t, amount, None, refund);
         let answer = self
             .operators
             .connector(t.operator, t.tenant.environment)

@@ -6,7 +6,7 @@
 
 use super::{PaymentError, Payments};
 use crate::domain::{
-    Amount, Cause, FailureCode, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord,
+    Amount, Cause, FailureCode, Outcome, Reference, Status, Timestamp, Transaction, TransactionKey, TransactionRecord,
 };
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 use crate::service::ServiceError;
@@ -32,6 +32,38 @@ fn failed_unless_pending(
     }
 }
 
+/// A recorded payment's amount: stored only after it was parsed as one, so one out of range
+/// is a fault of ours.
+pub(super) fn stored_amount(t: &Transaction) -> Result<Amount, ServiceError> {
+    Amount::from_francs(t.amounts.amount)
+        .map_err(|e| ServiceError::Internal(format!("stored amount {} {e}", t.amounts.amount)))
+}
+
+/// What the operator is asked for the recorded `t`, at its creation or sent again. `refund` is
+/// a refund's collection, by its reference and its key at the operator.
+pub(super) fn operator_request<'a>(
+    t: &'a Transaction,
+    amount: Amount,
+    otp_code: Option<&'a str>,
+    refund: Option<(&'a Reference, &'a TransactionKey)>,
+) -> OperatorRequest<'a> {
+    OperatorRequest {
+        reference: &t.reference,
+        operator_reference: &t.id,
+        kind: t.kind,
+        operator: t.operator,
+        phone: &t.phone,
+        amount,
+        otp_code,
+        success_url: t.success_url.as_deref(),
+        error_url: t.error_url.as_deref(),
+        refund_of: refund.map(|(reference, key)| RefundOf {
+            reference,
+            operator_reference: key,
+        }),
+    }
+}
+
 impl Payments {
     /// Asks the operator for the recorded `record` and records the answer. `refund` is a
     /// refund's collection, by its reference and its key at the operator.
@@ -44,26 +76,10 @@ impl Payments {
         sent: Sent,
     ) -> Result<TransactionRecord, PaymentError> {
         let t = &record.transaction;
-        let amount = Amount::from_francs(t.amounts.amount)
-            .map_err(|e| ServiceError::from(StoreError::Corrupt(format!("a stored amount: {e}"))))?;
         let answer = self
             .operators
             .connector(t.operator, t.tenant.environment)
-            .initiate(&OperatorRequest {
-                reference: &t.reference,
-                operator_reference: &t.id,
-                kind: t.kind,
-                operator: t.operator,
-                phone: &t.phone,
-                amount,
-                otp_code,
-                success_url: t.success_url.as_deref(),
-                error_url: t.error_url.as_deref(),
-                refund_of: refund.map(|(reference, key)| RefundOf {
-                    reference,
-                    operator_reference: key,
-                }),
-            })
+            .initiate(&operator_request(t, stored_amount(t)?, otp_code, refund))
             .await;
         let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {
             status,
