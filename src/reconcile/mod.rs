@@ -4,6 +4,7 @@
 //! the database, so several processes may run the same workers against one PostgreSQL
 //! database without settling anything twice.
 
+pub mod abandoned_batches;
 pub mod callbacks;
 pub mod expiry;
 pub mod idempotency_keys;
@@ -197,6 +198,13 @@ pub fn spawn_loops(gateway: &Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHa
                 let pace = pace.clone();
                 async move { payout_sender::run_once(&payouts, &pace, now).await }
             },
+        ),
+        spawn_loop(
+            "abandoned_batch_sweep",
+            abandoned_batches::SWEEP_EVERY,
+            (gateway.payouts.clone(), metrics.clone()),
+            stop.clone(),
+            |payouts, now| async move { abandoned_batches::run_once(&payouts, now).await },
         ),
         spawn_loop(
             "idempotency_key_purge",

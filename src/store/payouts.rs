@@ -72,6 +72,16 @@ pub trait PayoutStore: Send + Sync + 'static {
     /// Completed at once when nothing is open. The batch as it is then.
     async fn seal_batch(&self, id: &BatchId, seal: Seal) -> Result<PayoutBatch, StoreError>;
 
+    /// Seals the batches still unsealed that were created before `created_before`: their
+    /// request died while it recorded them item by item. What it did not record counts as
+    /// refused. Completed at once when nothing of one is open. The batches sealed.
+    async fn seal_abandoned(
+        &self,
+        created_before: Timestamp,
+        at: Timestamp,
+        event_body: BatchEventBody,
+    ) -> Result<Vec<PayoutBatch>, StoreError>;
+
     /// The tenant's batch.
     async fn batch(&self, tenant: &Tenant, id: &BatchId) -> Result<Option<PayoutBatch>, StoreError>;
 

@@ -88,10 +88,38 @@ impl Payouts {
         Ok(self.0.store.claim_queued(operator, first_check, limit).await?)
     }
 
+    /// Seals the batches whose request died while it recorded them one by one, once they are
+    /// older than any such request may run ([`abandoned_after`]): each completes when its
+    /// recorded transfers are final, what was not recorded counted as refused.
+    pub async fn seal_abandoned(&self, now: Timestamp) -> Result<Vec<PayoutBatch>, ServiceError> {
+        let created_before = now.minus(abandoned_after(self.payments().config()));
+        let sealed = self
+            .0
+            .store
+            .seal_abandoned(created_before, now, crate::webhook::payload::batch_body)
+            .await?;
+        for batch in &sealed {
+            tracing::warn!(
+                batch = %batch.id,
+                accepted = batch.accepted.count,
+                refused = batch.refused,
+                "payout batch sealed by the sweep: its request ended before sealing it"
+            );
+        }
+        Ok(sealed)
+    }
+
     /// Transfers of batches not sent yet, every operator together.
     pub async fn queued(&self) -> Result<i64, ServiceError> {
         Ok(self.0.store.queued().await?)
     }
+}
+
+/// The age after which an unsealed batch's request is surely over. An HTTP request is cut at
+/// `MOMO_HTTP_REQUEST_TIMEOUT_MS`; the command line has no such limit, but records 5,000 items
+/// one by one in seconds, so a quarter of an hour leaves a wide margin either way.
+pub fn abandoned_after(config: &crate::config::Config) -> std::time::Duration {
+    (config.http.request_timeout * 2).max(std::time::Duration::from_secs(15 * 60))
 }
 
 impl ItemOutcome {

@@ -5,7 +5,7 @@ use super::batch_steps::{self, batch_of, BATCH_COLUMNS};
 use super::insert_set::{insert_all, Creation};
 use super::{Args, Backend, Get, SqlDb};
 use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
-use crate::store::payouts::{queued_check, BatchItem, NewBatch, PayoutStore, Seal};
+use crate::store::payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
 use crate::store::{rows, StoreError};
 
 /// Inserts `batch`'s row, as it starts.
@@ -147,6 +147,48 @@ where
         let batch = seal_in(&mut tx, id, seal).await?;
         tx.commit().await?;
         Ok(batch)
+    }
+
+    async fn seal_abandoned(
+        &self,
+        created_before: Timestamp,
+        at: Timestamp,
+        event_body: BatchEventBody,
+    ) -> Result<Vec<PayoutBatch>, StoreError> {
+        let ids: Vec<String> = sqlx::query(
+            "SELECT id FROM payout_batches WHERE sealed_at IS NULL AND created_at < $1 ORDER BY created_at LIMIT 100",
+        )
+        .arg(created_before.millis())
+        .fetch_all(DB::pool(self.writer()))
+        .await?
+        .iter()
+        .map(|row| row.col("id"))
+        .collect::<Result<_, _>>()?;
+        let mut sealed = Vec::with_capacity(ids.len());
+        for id in ids {
+            let mut tx = self.writer().begin().await?;
+            // Counted under the row's lock, so no late item slips between the count and the seal;
+            // none when another process sealed it first.
+            let refused: Option<i64> = sqlx::query(
+                "UPDATE payout_batches SET refused = submitted - accepted WHERE id = $1 AND sealed_at IS NULL \
+                 RETURNING refused",
+            )
+            .arg(id.as_str())
+            .fetch_optional(DB::on(&mut *tx))
+            .await?
+            .map(|row| row.col("refused"))
+            .transpose()?;
+            let Some(refused) = refused else { continue };
+            let seal = Seal {
+                refused,
+                duplicates: 0,
+                at,
+                event_body,
+            };
+            sealed.push(seal_in(&mut tx, &BatchId::from_stored(id), seal).await?);
+            tx.commit().await?;
+        }
+        Ok(sealed)
     }
 
     async fn batch(&self, tenant: &Tenant, id: &BatchId) -> Result<Option<PayoutBatch>, StoreError> {

@@ -1,5 +1,6 @@
 //! Payouts: the recipient checked before the money leaves, and batches of transfers.
 
+pub mod abandoned;
 pub mod batches;
 pub mod command_line;
 pub mod crash;
