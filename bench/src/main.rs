@@ -73,7 +73,7 @@ pub struct Args {
     #[arg(long, default_value_t = 50)]
     pub payout_rate: u32,
     /// Batches of 5,000 transfers queued in scenario p before c runs again (10: 50,000).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub payout_batches: usize,
     /// Also run every scenario against the gateway built from this git revision (a commit,
     /// branch or tag, checked out and built under target/compare/), first, in the same
