@@ -188,6 +188,16 @@ impl Gateway {
             .unwrap_or(0)
     }
 
+    /// The gateway's process id (0 once stopped).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// The database's URL when it is PostgreSQL.
+    pub fn postgres_url(&self) -> Option<&str> {
+        self.postgres.is_some().then_some(self.database_url.as_str())
+    }
+
     pub async fn store(&self) -> anyhow::Result<std::sync::Arc<dyn Store>> {
         Ok(momo_gateway::store::connect(&self.database_url).await?)
     }

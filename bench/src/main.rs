@@ -10,6 +10,7 @@
 mod backlog;
 mod ceiling;
 mod compare;
+mod cost;
 mod drain;
 mod gateway;
 mod load;
@@ -156,8 +157,11 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         |scenario: &'static str, ending: &'static str| paths::collection(&client, &base, &token, scenario, ending);
     eprintln!("c. POST /v1/collecte/mobile-money answered SUCCESSFUL");
     let mut batches = Vec::new();
+    let mut c_cost = None;
     let successful = if wants('c') || wants('e') {
+        let probe = cost::start(gw.pid(), gw.postgres_url()).await;
         let (outcome, counters) = writers::around(&client, &base, load.run(collect("c", "01"))).await;
+        c_cost = Some(cost::finish(probe, gw.pid(), gw.postgres_url(), outcome.created.len()).await);
         batches.push(("c", counters));
         outcome
     } else {
@@ -218,6 +222,9 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         if let Some(line) = counters.as_ref().and_then(|(b, a)| writers::describe(b, a)) {
             println!("write batches during {scenario} (warm-up included): {line}");
         }
+    }
+    if let Some(c) = &c_cost {
+        println!("{}", cost::describe("c", c));
     }
     if let Some(s) = &settled {
         println!(
