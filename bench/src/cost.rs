@@ -64,9 +64,7 @@ fn database_ticks() -> u64 {
     entries
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "postgres")
-        })
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "postgres"))
         .map(ticks)
         .sum()
 }
@@ -212,7 +210,14 @@ mod tests {
         .collect();
         let w = wal_per_payment(&kinds, 10);
         assert_eq!(
-            (w.rows_inserted, w.rows_updated, w.hot_updates, w.index_entries, w.commits, w.bytes),
+            (
+                w.rows_inserted,
+                w.rows_updated,
+                w.hot_updates,
+                w.index_entries,
+                w.commits,
+                w.bytes
+            ),
             (4.0, 2.0, 1.0, 20.0, 0.5, 1560.0)
         );
     }

@@ -14,7 +14,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 21] = [
+const NAMES: [&str; 22] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -36,10 +36,11 @@ const NAMES: [&str; 21] = [
     "0019_payment_links",
     "0020_payout_batches",
     "0021_unsealed_batches",
+    "0022_fewer_index_entries",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 21] = [
+const SQLITE: [&str; 22] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -61,9 +62,10 @@ const SQLITE: [&str; 21] = [
     include_str!("../../migrations/sqlite/0019_payment_links.sql"),
     include_str!("../../migrations/sqlite/0020_payout_batches.sql"),
     include_str!("../../migrations/sqlite/0021_unsealed_batches.sql"),
+    include_str!("../../migrations/sqlite/0022_fewer_index_entries.sql"),
 ];
 
-const POSTGRES: [&str; 21] = [
+const POSTGRES: [&str; 22] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -85,6 +87,7 @@ const POSTGRES: [&str; 21] = [
     include_str!("../../migrations/postgres/0019_payment_links.sql"),
     include_str!("../../migrations/postgres/0020_payout_batches.sql"),
     include_str!("../../migrations/postgres/0021_unsealed_batches.sql"),
+    include_str!("../../migrations/postgres/0022_fewer_index_entries.sql"),
 ];
 
 pub fn sqlite() -> Migrator {
