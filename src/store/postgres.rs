@@ -36,7 +36,7 @@ impl PostgresStore {
         // builds the pool (this one), not the writers', whose reactor their sockets belong to.
         // A broken connection is still replaced: the pool pings one before handing it out.
         let batch_pool = PgPoolOptions::new()
-            .max_connections(batching.writers.max(1) as u32)
+            .max_connections(Batcher::writer_count(&batching, BalanceLocking::CreditSlots) as u32)
             .acquire_timeout(Duration::from_secs(10))
             .idle_timeout(None)
             .max_lifetime(None)
@@ -69,7 +69,7 @@ impl Backend for PostgresStore {
     /// Rows another reconciler is claiming are skipped, not waited for.
     const CLAIM_QUEUED: &'static str =
         "UPDATE transactions SET queued_at = NULL, next_check_at = $1, check_token = $2 \
-        WHERE id IN (SELECT id FROM transactions WHERE queued_at IS NOT NULL AND operator = $3 AND status = 'PENDING' \
+        WHERE id IN (SELECT id FROM transactions WHERE queued_at IS NOT NULL AND operator = $3 \
         ORDER BY queued_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
 
     const LOCKING: BalanceLocking = BalanceLocking::CreditSlots;

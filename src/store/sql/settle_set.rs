@@ -24,9 +24,15 @@ use crate::domain::Status;
 use crate::store::handoff::EventLease;
 use crate::store::{names, Settlement, StoreError};
 
-/// A settlement's new state, joined to its transaction by `id`.
+/// A settlement's new state, joined to its transaction by `id`, and the status it leaves
+/// (`PENDING`), compared as a column rather than as a constant: a constant `status = 'PENDING'`
+/// matches the partial indexes of pending transactions, and where the statistics have not yet
+/// seen many of them (a payout batch just recorded, a table autovacuum has not analyzed) the
+/// planner would read every pending transaction through one of those indexes and hash-join
+/// them, instead of finding the batch's few by their primary key.
 const SETTLED_COLUMNS: &Columns = &[
     ("id", Text),
+    ("from_status", Text),
     ("status", Text),
     ("updated_at", Int),
     ("failure_code", Text),
@@ -61,6 +67,7 @@ pub(super) async fn settle_all<DB: SqlDb>(
         for s in chunk {
             values
                 .text(s.transaction.id.as_str())
+                .text(names::status(Status::Pending))
                 .text(names::status(s.outcome.status))
                 .int(s.updated_at.map(|t| t.millis()))
                 .text(s.outcome.code.map(names::failure_code))
@@ -69,8 +76,8 @@ pub(super) async fn settle_all<DB: SqlDb>(
         let sql = format!(
             "{} \
              UPDATE transactions SET status = v.status, updated_at = v.updated_at, \
-             failure_code = v.failure_code, failure_reason = v.failure_reason \
-             FROM v WHERE transactions.id = v.id AND transactions.status = 'PENDING' \
+             failure_code = v.failure_code, failure_reason = v.failure_reason, queued_at = NULL \
+             FROM v WHERE transactions.id = v.id AND transactions.status = v.from_status \
              RETURNING transactions.id",
             values.as_v::<DB>()
         );

@@ -49,13 +49,16 @@ use writer::Writer;
 /// The sending side of the writers.
 pub(in crate::store) struct Batcher {
     queue: mpsc::Sender<Job>,
+    /// The payout batches' own writer's queue (the others' on SQLite).
+    payout_queue: mpsc::Sender<Job>,
     handoff: Handoff,
     counters: Arc<WriteCounters>,
 }
 
 impl Batcher {
-    /// Starts `settings.writers` writer tasks on `pool`, run where `home` says; they stop when
-    /// the batcher is dropped.
+    /// Starts `settings.writers` writer tasks on `pool`, and where writers run side by side
+    /// one more for payout batches' settlements ([`Batcher::write_for_payout_batch`]), run
+    /// where `home` says; they stop when the batcher is dropped.
     pub fn start<DB: SqlDb>(
         pool: sqlx::Pool<DB>,
         home: WriterHome,
@@ -63,28 +66,42 @@ impl Batcher {
         locking: BalanceLocking,
     ) -> Result<Batcher, StoreError> {
         let max = settings.max.max(1);
-        let (queue, receiver) = mpsc::channel(max * settings.writers.max(1) * 4);
+        let count = settings.writers.max(1);
+        let (queue, receiver) = mpsc::channel(max * count * 4);
         let receiver = Arc::new(Mutex::new(receiver));
         let handoff = Handoff::default();
         let counters = Arc::new(WriteCounters::default());
-        let writers = (0..settings.writers.max(1))
-            .map(|slot| {
-                let writer = Writer {
-                    pool: pool.clone(),
-                    locking,
-                    slot: slot as i64,
-                    handoff: handoff.clone(),
-                    counters: counters.clone(),
-                };
-                writer.write_loop(receiver.clone(), max, settings.wait)
-            })
+        let writer = |slot: usize| Writer {
+            pool: pool.clone(),
+            locking,
+            slot: slot as i64,
+            handoff: handoff.clone(),
+            counters: counters.clone(),
+        };
+        let mut writers: Vec<_> = (0..count)
+            .map(|slot| writer(slot).write_loop(receiver.clone(), max, settings.wait))
             .collect();
+        let payout_queue = match locking {
+            BalanceLocking::Serial => queue.clone(),
+            BalanceLocking::CreditSlots => {
+                let (payout_queue, payout_receiver) = mpsc::channel(max * 4);
+                writers.push(writer(count).write_loop(Arc::new(Mutex::new(payout_receiver)), max, settings.wait));
+                payout_queue
+            }
+        };
         home.run(writers)?;
         Ok(Batcher {
             queue,
+            payout_queue,
             handoff,
             counters,
         })
+    }
+
+    /// Writers [`Batcher::start`] runs for `settings`: one more than asked where writers run
+    /// side by side (the payout batches' own).
+    pub fn writer_count(settings: &BatchSettings, locking: BalanceLocking) -> usize {
+        settings.writers.max(1) + usize::from(locking == BalanceLocking::CreditSlots)
     }
 
     /// What the writers have done since they started (`/metrics`).
@@ -99,8 +116,22 @@ impl Batcher {
 
     /// Runs `write` in the next batch; answers once that batch has committed.
     pub async fn write<W: BatchWrite>(&self, write: W) -> Result<W::Answer, StoreError> {
+        Batcher::write_to(&self.queue, write).await
+    }
+
+    /// Runs the settlement of a payout batch's transfer in the next batch of the payout
+    /// batches' own writer, where writers run side by side. Such a settlement locks the
+    /// tenant's balance row (it takes a reservation back) and its batch's row (it moves the
+    /// batch's counts); in the batches of the other writers, next to single payments, it would
+    /// make every batch that holds one wait for the others, a draining batch thus slowing
+    /// everyone's single payments. On SQLite's one writer it is an ordinary write.
+    pub async fn write_for_payout_batch<W: BatchWrite>(&self, write: W) -> Result<W::Answer, StoreError> {
+        Batcher::write_to(&self.payout_queue, write).await
+    }
+
+    async fn write_to<W: BatchWrite>(queue: &mpsc::Sender<Job>, write: W) -> Result<W::Answer, StoreError> {
         let (reply, answer) = oneshot::channel();
-        self.queue
+        queue
             .send(write.job(reply))
             .await
             .map_err(|_| StoreError::Unavailable("the database writer has stopped".into()))?;
