@@ -270,7 +270,9 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         .map(|o: &&Outcome| o.errors)
         .sum::<u64>()
         + h
-        + payouts.as_ref().map_or(0, |p| p.baseline.errors + p.draining.errors);
+        + payouts
+            .as_ref()
+            .map_or(0, |p| p.alone.iter().chain(&p.draining).map(|o| o.errors).sum());
     anyhow::ensure!(errors == 0, "{errors} requests failed");
     Ok(compare::Summary {
         rows,
