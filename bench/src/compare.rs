@@ -19,6 +19,8 @@ pub struct Summary {
     pub drain_per_second: f64,
     pub idle_kib: u64,
     pub peak_kib: u64,
+    /// What one payment of c cost, when c ran.
+    pub c_cost: Option<crate::cost::Cost>,
 }
 
 /// Builds `momo-gateway` at `rev` and returns the path of the binary.
@@ -110,4 +112,11 @@ pub fn print(rev: &str, before: &Summary, after: &Summary) {
         after.idle_kib as f64 / 1024.0,
         after.peak_kib as f64 / 1024.0
     );
+    if let (Some(b), Some(a)) = (&before.c_cost, &after.c_cost) {
+        println!("before: {}", crate::cost::describe("c", b));
+        println!("after:  {}", crate::cost::describe("c", a));
+        if let (Some(b), Some(a)) = (b.database_cpu_ms, a.database_cpu_ms) {
+            println!("database CPU per c payment: after/before {:.2}", a / b.max(f64::MIN_POSITIVE));
+        }
+    }
 }

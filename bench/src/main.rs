@@ -279,5 +279,6 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         drain_per_second: drained.per_second(),
         idle_kib,
         peak_kib,
+        c_cost,
     })
 }
