@@ -116,7 +116,10 @@ pub fn print(rev: &str, before: &Summary, after: &Summary) {
         println!("before: {}", crate::cost::describe("c", b));
         println!("after:  {}", crate::cost::describe("c", a));
         if let (Some(b), Some(a)) = (b.database_cpu_ms, a.database_cpu_ms) {
-            println!("database CPU per c payment: after/before {:.2}", a / b.max(f64::MIN_POSITIVE));
+            println!(
+                "database CPU per c payment: after/before {:.2}",
+                a / b.max(f64::MIN_POSITIVE)
+            );
         }
     }
 }
