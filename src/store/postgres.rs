@@ -1,5 +1,7 @@
 //! The PostgreSQL store, for production and for several gateway processes on one database.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
@@ -18,6 +20,8 @@ pub struct PostgresStore {
     batch_pool: PgPool,
     batcher: Batcher,
     lookups: LookupBatcher,
+    /// An `ANALYZE` after a bulk insert is running: another bulk insert meanwhile needs none.
+    analyzing: Arc<AtomicBool>,
 }
 
 impl PostgresStore {
@@ -53,6 +57,7 @@ impl PostgresStore {
             batch_pool,
             batcher,
             lookups,
+            analyzing: Arc::default(),
         })
     }
 }
@@ -103,6 +108,21 @@ impl Backend for PostgresStore {
 
     fn lookups(&self) -> &LookupBatcher {
         &self.lookups
+    }
+
+    fn after_bulk_insert(&self) {
+        if self.analyzing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (pool, analyzing) = (self.pool.clone(), self.analyzing.clone());
+        tokio::spawn(async move {
+            // A sample of each table (`default_statistics_target`), not a scan: tens of
+            // milliseconds, on a connection of the shared pool.
+            if let Err(e) = sqlx::query("ANALYZE transactions, customers").execute(&pool).await {
+                tracing::warn!(error = %e, "cannot refresh the statistics after a bulk insert; autovacuum will");
+            }
+            analyzing.store(false, Ordering::Release);
+        });
     }
 
     fn pool_stats(&self) -> (u32, u32) {

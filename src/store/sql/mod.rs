@@ -90,6 +90,13 @@ pub(super) trait Backend: Send + Sync + 'static {
 
     /// Open and idle connections of the pools.
     fn pool_stats(&self) -> (u32, u32);
+
+    /// After a bulk insert (a payout batch of thousands): refreshes the planner's statistics
+    /// of the tables it grew, in the background, where the database's planner needs them
+    /// (PostgreSQL). Until autovacuum's next pass, statistics taken before the batch describe a
+    /// tenant with few transactions and few pending ones, and plans made from them read the
+    /// whole tenant to find a batch's ids. None by default.
+    fn after_bulk_insert(&self) {}
 }
 
 /// `($1, $2), ($3, $4)` for `rows` rows of `columns` placeholders: the `VALUES` of a multi-row

@@ -8,6 +8,9 @@ use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, T
 use crate::store::payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
 use crate::store::{rows, StoreError};
 
+/// Transfers a batch must have recorded for its insert to count as bulk (`Backend::after_bulk_insert`).
+const BULK: usize = 1_000;
+
 /// Inserts `batch`'s row, as it starts.
 async fn insert_row<DB: SqlDb>(tx: &mut sqlx::Transaction<'_, DB>, batch: &NewBatch) -> Result<(), StoreError> {
     sqlx::query(
@@ -111,6 +114,9 @@ where
         let customers = insert_all(&mut tx, &creations, &plan).await?;
         seal_in(&mut tx, &batch.id, seal).await?;
         tx.commit().await?;
+        if items.len() >= BULK {
+            self.after_bulk_insert();
+        }
         Ok(customers)
     }
 
@@ -146,6 +152,9 @@ where
         let mut tx = self.writer().begin().await?;
         let batch = seal_in(&mut tx, id, seal).await?;
         tx.commit().await?;
+        if batch.accepted.count >= BULK as i64 {
+            self.after_bulk_insert();
+        }
         Ok(batch)
     }
 
