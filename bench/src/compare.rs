@@ -21,6 +21,8 @@ pub struct Summary {
     pub peak_kib: u64,
     /// What one payment of c cost, when c ran.
     pub c_cost: Option<crate::cost::Cost>,
+    /// The open-loop runs.
+    pub open: Vec<crate::open_loop::OpenRow>,
 }
 
 /// Builds `momo-gateway` at `rev` and returns the path of the binary.
@@ -112,6 +114,26 @@ pub fn print(rev: &str, before: &Summary, after: &Summary) {
         after.idle_kib as f64 / 1024.0,
         after.peak_kib as f64 / 1024.0
     );
+    if !after.open.is_empty() {
+        println!();
+        println!("open loop, before and after (each side at the shares of its own closed-loop rate):");
+        println!();
+        println!("| scenario | before sent/s | after sent/s | before p99 ms | after p99 ms | before p99.9 ms | after p99.9 ms |");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for (b, a) in before.open.iter().zip(&after.open) {
+            println!(
+                "| {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                a.label(),
+                b.rate,
+                a.rate,
+                b.p99,
+                a.p99,
+                b.p999,
+                a.p999
+            );
+        }
+        println!();
+    }
     if let (Some(b), Some(a)) = (&before.c_cost, &after.c_cost) {
         println!("before: {}", crate::cost::describe("c", b));
         println!("after:  {}", crate::cost::describe("c", a));

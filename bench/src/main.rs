@@ -14,6 +14,7 @@ mod cost;
 mod drain;
 mod gateway;
 mod load;
+mod open_loop;
 mod paths;
 mod payouts;
 mod report;
@@ -76,6 +77,11 @@ pub struct Args {
     /// Batches of 5,000 transfers queued in scenario p before c runs again (10: 50,000).
     #[arg(long, default_value_t = 10, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub payout_batches: usize,
+    /// Open loop: also send c, d and e at this many requests a second, on a fixed arrival
+    /// schedule, each timed from its due time. Without it, c and e run open-loop at 25, 50 and
+    /// 75 % of the rate their closed loop just measured.
+    #[arg(long, value_name = "R")]
+    pub rate: Option<f64>,
     /// Also run every scenario against the gateway built from this git revision (a commit,
     /// branch or tag, checked out and built under target/compare/), first, in the same
     /// session, and print both side by side.
@@ -194,6 +200,8 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     };
     rows.push(Row::new("e. status lookup", &status, Some(("a", &health))));
 
+    let (open, open_created) = open_loop_runs(&args, &load, &client, &base, &token, (&successful, &status)).await;
+
     eprintln!("f. webhook drain: {} events to a local receiver", args.events);
     let drained = if wants('f') {
         drain::drain(&gw, &receiver, args.events).await?
@@ -212,12 +220,14 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     };
 
     eprintln!("checking what the load wrote");
-    let created: HashSet<String> = successful.created.union(&pending.created).cloned().collect();
+    let mut created: HashSet<String> = successful.created.union(&pending.created).cloned().collect();
+    created.extend(open_created);
     let check = gw.check(&created).await?;
     let peak_kib = gw.memory_kib("VmHWM");
     gw.stop().await;
 
     report::print(&args, &rows, &drained, idle_kib, peak_kib, &check);
+    open_loop::print(&open);
     for (scenario, counters) in &batches {
         if let Some(line) = counters.as_ref().and_then(|(b, a)| writers::describe(b, a)) {
             println!("write batches during {scenario} (warm-up included): {line}");
@@ -280,5 +290,67 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         idle_kib,
         peak_kib,
         c_cost,
+        open,
     })
+}
+
+/// The open-loop runs on the main gateway, after the closed loop: c, d and e at `--rate`, or c
+/// and e at a quarter, a half and three quarters of the closed loop's `(c, e)` rates. The ids
+/// the creations were answered with, for the correctness check.
+async fn open_loop_runs(
+    args: &Args,
+    load: &Load,
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    (c, e): (&Outcome, &Outcome),
+) -> (Vec<open_loop::OpenRow>, HashSet<String>) {
+    const SHARES: [(f64, &str); 3] = [(0.25, "oc25"), (0.50, "oc50"), (0.75, "oc75")];
+    let wants = |s: char| args.scenarios.contains(&s);
+    let ids: std::sync::Arc<Vec<String>> = std::sync::Arc::new(c.created.iter().cloned().collect());
+    // (scenario, share, rate, ids' prefix; none for e)
+    let mut plan: Vec<(&'static str, Option<f64>, f64, Option<(&'static str, &'static str)>)> = Vec::new();
+    match args.rate {
+        Some(rate) => {
+            if wants('c') {
+                plan.push(("c", None, rate, Some(("occ", "01"))));
+            }
+            if wants('d') {
+                plan.push(("d", None, rate, Some(("odd", "06"))));
+            }
+            if wants('e') && !ids.is_empty() {
+                plan.push(("e", None, rate, None));
+            }
+        }
+        None => {
+            for (share, prefix) in SHARES {
+                if wants('c') && c.completed > 0 {
+                    plan.push(("c", Some(share), c.throughput() * share, Some((prefix, "01"))));
+                }
+            }
+            for (share, _) in SHARES {
+                if wants('e') && e.completed > 0 && !ids.is_empty() {
+                    plan.push(("e", Some(share), e.throughput() * share, None));
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    let mut created = HashSet::new();
+    for (scenario, share, rate, prefix) in plan {
+        eprintln!("open loop: {scenario} at {rate:.0} requests a second");
+        let outcome = match prefix {
+            Some((prefix, ending)) => {
+                load.run_open(rate, paths::collection(client, base, token, prefix, ending))
+                    .await
+            }
+            None => {
+                load.run_open(rate, paths::status_lookup(client, base, token, ids.clone()))
+                    .await
+            }
+        };
+        created.extend(outcome.created.iter().cloned());
+        rows.push(open_loop::OpenRow::new(scenario, share, rate, &outcome));
+    }
+    (rows, created)
 }

@@ -1,0 +1,165 @@
+//! Open-loop load: requests sent on a fixed arrival schedule (`rate` a second, the k-th due
+//! at `start + k / rate`) whatever the answers, each timed from when it was due, not from when
+//! it was sent, as wrk2, vegeta and k6's constant-arrival-rate do. A closed loop (`load`) waits
+//! for each answer before sending again, so a stall of the server holds the senders back and
+//! hides itself from the latencies it would have caused (coordinated omission); and with 64
+//! connections its latency is 64 / throughput by Little's law, a throughput in disguise. Here a
+//! request due while the server stalls waits in the schedule, and that wait is its latency:
+//! what a merchant whose traffic arrives at that rate feels.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::load::{Load, Outcome};
+
+impl Load {
+    /// Sends `make(0, k)`'s request at `rate` a second for the warm-up and the measured time;
+    /// those due during the measured time are counted. At most `connections` are in flight, as
+    /// wrk2 keeps its connections: past that, a request due waits for a free one, timed all the
+    /// same from its due time, so a server slower than the rate shows as latency, never as a
+    /// quietly lower rate (nor as thousands of new connections).
+    pub async fn run_open<F>(&self, rate: f64, make: F) -> Outcome
+    where
+        F: Fn(usize, u64) -> (reqwest::RequestBuilder, Option<String>) + Send + Sync + Clone + 'static,
+    {
+        let start = Instant::now();
+        let measure_from = start + self.warmup;
+        let end = measure_from + self.duration;
+        let every = Duration::from_secs_f64(1.0 / rate.max(1e-3));
+        let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(self.connections.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        for k in 0u64.. {
+            let due = start + every.mul_f64(k as f64);
+            if due >= end {
+                break;
+            }
+            tokio::time::sleep_until(due).await;
+            let Ok(slot) = slots.clone().acquire_owned().await else {
+                break;
+            };
+            let (request, id) = make(0, k);
+            tasks.spawn(async move {
+                let result = match request.send().await {
+                    Ok(r) if r.status().is_success() => {
+                        let _ = r.bytes().await;
+                        Ok(id)
+                    }
+                    Ok(r) => Err(format!("status {}", r.status())),
+                    Err(e) => Err(e.to_string()),
+                };
+                drop(slot);
+                (due, Instant::now(), result)
+            });
+        }
+        let mut out = Outcome::default();
+        let mut first_error = None;
+        while let Some(joined) = tasks.join_next().await {
+            let Ok((due, done, result)) = joined else { continue };
+            if let Ok(Some(id)) = &result {
+                out.created.insert(id.clone());
+            }
+            if due < measure_from {
+                continue;
+            }
+            match result {
+                Ok(_) => {
+                    out.completed += 1;
+                    out.latencies_us.push(done.duration_since(due).as_micros() as u64);
+                }
+                Err(e) => {
+                    out.errors += 1;
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = first_error {
+            eprintln!("  open loop at {rate:.0}/s: first error: {e}");
+        }
+        out.elapsed = self.duration;
+        out.latencies_us.sort_unstable();
+        out
+    }
+}
+
+/// One open-loop run, as the table shows it.
+#[derive(Debug, Clone)]
+pub struct OpenRow {
+    pub scenario: &'static str,
+    /// The share of the closed-loop rate it was sent at, when it was one.
+    pub share: Option<f64>,
+    pub rate: f64,
+    pub achieved: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+    pub errors: u64,
+}
+
+impl OpenRow {
+    pub fn new(scenario: &'static str, share: Option<f64>, rate: f64, o: &Outcome) -> OpenRow {
+        OpenRow {
+            scenario,
+            share,
+            rate,
+            achieved: o.throughput(),
+            p50: o.percentile_ms(0.50),
+            p99: o.percentile_ms(0.99),
+            p999: o.percentile_ms(0.999),
+            max: o.percentile_ms(1.0),
+            errors: o.errors,
+        }
+    }
+
+    /// `c at 50 % (1,204/s)`, or `c at 1,000/s`.
+    pub fn label(&self) -> String {
+        match self.share {
+            Some(share) => format!("{} at {:.0} % ({:.0}/s)", self.scenario, share * 100.0, self.rate),
+            None => format!("{} at {:.0}/s", self.scenario, self.rate),
+        }
+    }
+}
+
+pub fn print(rows: &[OpenRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!();
+    println!("open loop (fixed arrival rate, latency from each request's due time):");
+    println!();
+    println!("| scenario | sent req/s | answered req/s | p50 ms | p99 ms | p99.9 ms | max ms | errors |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        println!(
+            "| {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            r.label(),
+            r.rate,
+            r.achieved,
+            r.p50,
+            r.p99,
+            r.p999,
+            r.max,
+            r.errors
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_is_labelled_by_its_share_or_its_rate() {
+        let o = Outcome {
+            completed: 500,
+            elapsed: Duration::from_secs(1),
+            latencies_us: (1..=1000).collect(),
+            ..Outcome::default()
+        };
+        let shared = OpenRow::new("c", Some(0.5), 1204.0, &o);
+        assert_eq!(shared.label(), "c at 50 % (1204/s)");
+        assert_eq!((shared.p50, shared.p999, shared.max), (0.501, 0.999, 1.0));
+        assert_eq!(OpenRow::new("e", None, 1000.0, &o).label(), "e at 1000/s");
+    }
+}
