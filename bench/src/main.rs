@@ -294,6 +294,10 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     })
 }
 
+/// What an open-loop run sends: collections with this id prefix and payer ending, or status
+/// lookups (`None`) of c's transactions.
+type Sends = Option<(&'static str, &'static str)>;
+
 /// The open-loop runs on the main gateway, after the closed loop: c, d and e at `--rate`, or c
 /// and e at a quarter, a half and three quarters of the closed loop's `(c, e)` rates. The ids
 /// the creations were answered with, for the correctness check.
@@ -308,8 +312,8 @@ async fn open_loop_runs(
     const SHARES: [(f64, &str); 3] = [(0.25, "oc25"), (0.50, "oc50"), (0.75, "oc75")];
     let wants = |s: char| args.scenarios.contains(&s);
     let ids: std::sync::Arc<Vec<String>> = std::sync::Arc::new(c.created.iter().cloned().collect());
-    // (scenario, share, rate, ids' prefix; none for e)
-    let mut plan: Vec<(&'static str, Option<f64>, f64, Option<(&'static str, &'static str)>)> = Vec::new();
+    // (scenario, share, rate, what it sends)
+    let mut plan: Vec<(&'static str, Option<f64>, f64, Sends)> = Vec::new();
     match args.rate {
         Some(rate) => {
             if wants('c') {
