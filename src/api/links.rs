@@ -91,15 +91,22 @@ impl LinkFields<'_> {
     }
 }
 
-/// A whole number as JSON may spell it (`3`, `3.0`); anything else is 400 naming `field`.
+/// The largest whole number JSON carries exactly everywhere (2^53 - 1, JavaScript's
+/// `Number.MAX_SAFE_INTEGER`): the bound docs/openapi.yaml gives, so a client and the server
+/// agree on every number either accepts.
+const MAX_WHOLE: i64 = 9_007_199_254_740_991;
+
+/// A whole number as JSON may spell it (`3`, `3.0`) up to [`MAX_WHOLE`]; anything else is 400
+/// naming `field`.
 fn whole(n: &serde_json::Number, field: &str) -> Result<i64, ApiError> {
     n.as_i64()
         .or_else(|| {
             n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .filter(|f| f.fract() == 0.0 && f.abs() <= MAX_WHOLE as f64)
                 .map(|f| f as i64)
         })
-        .ok_or_else(|| ApiError::bad_request(format!("{field} must be a whole number")))
+        .filter(|v| v.abs() <= MAX_WHOLE)
+        .ok_or_else(|| ApiError::bad_request(format!("{field} must be a whole number up to {MAX_WHOLE}")))
 }
 
 /// A link id from the path: anything that cannot be one is not found, unread.
