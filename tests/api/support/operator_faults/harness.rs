@@ -264,17 +264,24 @@ impl Faulted {
     }
 
     /// Waits (up to [`PATIENCE`]) until the emulator has made (or dropped) `n` callbacks about
-    /// `id`; all it made about it.
+    /// `id` and the status checks the gateway started on them have ended (it answers a callback
+    /// at once and asks the operator after: a test that goes on before would race that check);
+    /// all it made about it.
     pub async fn callbacks_made(&self, id: &str, n: usize) -> Vec<Value> {
         let key = self.record(id).await.id;
-        eventually(&format!("{n} callbacks about {id}"), PATIENCE, async || {
-            let made = emulated::callbacks_about(&self.emulator, &key).await;
-            if made.len() >= n {
-                Ok(made)
-            } else {
-                Err(made)
-            }
-        })
+        eventually(
+            &format!("{n} callbacks about {id}, their checks ended"),
+            PATIENCE,
+            async || {
+                let made = emulated::callbacks_about(&self.emulator, &key).await;
+                let checking = self.app.gateway.payments.callback_checks_in_flight();
+                if made.len() >= n && checking == 0 {
+                    Ok(made)
+                } else {
+                    Err((made, checking))
+                }
+            },
+        )
         .await
     }
 
