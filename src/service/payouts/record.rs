@@ -15,8 +15,10 @@ use crate::store::{queued_check, BatchItem, NewBatch, Seal, StoreError};
 
 /// Items checked at once (a recipient check is an operator call).
 const CONCURRENT_CHECKS: usize = 32;
-/// Items recorded at once when they go one by one: enough to fill the write batches.
-const CONCURRENT_RECORDS: usize = 256;
+/// Items recorded at once when they go one by one: one, so that they take the balance in the
+/// request's order. With several in flight, PostgreSQL's several writers reach the balance row
+/// in any order, and a later, larger item could take what the earlier ones needed.
+const CONCURRENT_RECORDS: usize = 1;
 
 /// An item as a preview shows it.
 #[derive(Debug)]
