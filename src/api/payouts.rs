@@ -20,8 +20,9 @@ pub struct BatchFields<'a> {
 }
 
 impl BatchFields<'_> {
-    /// The batch asked for: 400 for a body that is no batch (no items, too many); each item
-    /// that is no transfer is refused alone, with the reason its own request would get.
+    /// The batch asked for: 400 for a body that is no batch (no items, too many, an item that is
+    /// no JSON object); each object that is no transfer is refused alone, with the reason its own
+    /// request would get.
     pub fn parse<T: DeserializeOwned>(
         &self,
         aliases: &OperatorAliases,
@@ -33,6 +34,11 @@ impl BatchFields<'_> {
             return Err(ApiError::bad_request(format!(
                 "{name} must hold from 1 to {MAX_BATCH_ITEMS} transfers; it holds {}",
                 items.len()
+            )));
+        }
+        if let Some(i) = items.iter().position(|raw| !raw.get().trim_start().starts_with('{')) {
+            return Err(ApiError::bad_request(format!(
+                "{name}[{i}] must be a JSON object: a transfer's body"
             )));
         }
         let items = items

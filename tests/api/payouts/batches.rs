@@ -311,11 +311,22 @@ async fn a_body_that_is_no_batch_is_refused_whole(app: TestApp) {
         (json!({"items": vec![one.clone(); 5_001]}), "5,001 items"),
         (json!({"label": "no items"}), "items missing"),
         (json!({"items": "all of them"}), "items not a list"),
+        (json!({"items": [one.clone(), null]}), "an item null"),
+        (json!({"items": [true, one.clone()]}), "an item a boolean"),
     ] {
         let a = post(&app, &token, "/v1/payout-batches", &body).await;
         assert_eq!(a.status, StatusCode::BAD_REQUEST, "{why}: {}", a.body);
         assert_eq!(a.body["message"], "BadRequestError", "{why}");
     }
+    let v2_item = post(&app, &token, "/v2/payout-batches", &json!({"items": [[]]})).await;
+    assert_eq!(v2_item.status, StatusCode::BAD_REQUEST, "{}", v2_item.body);
+    assert!(
+        v2_item.body["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("items[0] must be a JSON object")),
+        "{}",
+        v2_item.body
+    );
     let missing = batch_of(&app, &token, "/v1/payout-batches/pbt_0000000000000000000000").await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.body);
     let malformed = batch_of(&app, &token, "/v2/payout-batches/nothing").await;
