@@ -1,13 +1,15 @@
 //! Collection expiry: a collection still pending after `MOMO_COLLECTION_TTL_S` (the payer never
 //! approved) fails with cause `EXPIRED`, but only after one last question to the operator: a
-//! payer who approved at the last moment is paid, and the operator says so. Transfers never
-//! expire: money may have left, so they wait for review instead (see `review`).
+//! payer who approved at the last moment is paid, and the operator says so. An operator that
+//! knows nothing of it is asked again until that is final ([`super::missing_for_good_after`]):
+//! our initiation may still be on its way. Transfers never expire: money may have left, so they
+//! wait for review instead (see `review`).
 //!
 //! Expired collections are claimed like the reconciler's checks (the reconciler never schedules
 //! a collection's check past its expiry), so several processes share them and the operator is
 //! asked once per pass, not once per process.
 
-use super::{for_each_due, outcome_of, Report};
+use super::{for_each_due, missing_for_good_at, outcome_of, Report};
 use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::OperatorAnswer;
 use crate::service::{Payments, ServiceError};
@@ -43,21 +45,17 @@ pub(crate) async fn expire(
         Ok(answer @ (OperatorAnswer::Succeeded | OperatorAnswer::Failed { .. })) => {
             outcome_of(answer, Cause::Reconciled)
         }
-        Ok(OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. } | OperatorAnswer::NotReceived) => {
-            // Cancelled first where the protocol allows, so a payer cannot pay a
-            // collection we are about to call failed.
-            match payments.cancel_at_operator(record).await {
-                Ok(()) => Some(Outcome {
-                    status: Status::Failed,
-                    cause: Cause::Expired,
-                    code: Some(FailureCode::Expired),
-                    reason: Some("the payer did not approve in time".into()),
-                }),
-                Err(e) => {
-                    tracing::warn!(%reference, error = %e, "cannot cancel at the operator before expiry; will try again");
-                    None
-                }
+        Ok(OperatorAnswer::NotReceived) => match missing_for_good_at(payments, record, now).await? {
+            // Not yet: a send of ours may still be on its way, and a payment cancelled and
+            // expired now could be executed when it arrives.
+            Some(at) if at > now => {
+                payments.schedule_check(&t.id, at).await?;
+                return Ok(false);
             }
+            _ => cancelled_then_expired(payments, record).await,
+        },
+        Ok(OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. }) => {
+            cancelled_then_expired(payments, record).await
         }
         // Unknown is not "unpaid": a payer may have approved, so it stays pending until
         // the operator can be asked.
@@ -74,6 +72,25 @@ pub(crate) async fn expire(
                 .schedule_check(&t.id, now.plus(payments.config().reconcile.interval))
                 .await?;
             Ok(false)
+        }
+    }
+}
+
+/// The expiry of a collection the operator has not settled: cancelled first where the protocol
+/// allows, so a payer cannot pay a collection we are about to call failed; `None` when the
+/// cancellation failed (asked again at the next pass).
+async fn cancelled_then_expired(payments: &Payments, record: &TransactionRecord) -> Option<Outcome> {
+    match payments.cancel_at_operator(record).await {
+        Ok(()) => Some(Outcome {
+            status: Status::Failed,
+            cause: Cause::Expired,
+            code: Some(FailureCode::Expired),
+            reason: Some("the payer did not approve in time".into()),
+        }),
+        Err(e) => {
+            let reference = &record.transaction.reference;
+            tracing::warn!(%reference, error = %e, "cannot cancel at the operator before expiry; will try again");
+            None
         }
     }
 }

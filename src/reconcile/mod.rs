@@ -119,6 +119,29 @@ pub fn check_lease(config: &crate::config::Config) -> Duration {
     config.connectors.longest_timeout() * CALLS_PER_VISIT + LEASE_MARGIN
 }
 
+/// How long after a payment was first found missing at its operator (or sent again) "not
+/// received" is final. Our sends of it began before then: the one at its creation starts once
+/// the row is written, before any status lookup can see the row, and a resend notes the time
+/// before it starts. Each ends within the longest operator timeout (or is cut with its process,
+/// the operator having all of it or none); the lease's margin covers an operator recording a
+/// request it has just received. Before then, an operator without the payment may only not
+/// have it yet.
+pub fn missing_for_good_after(config: &crate::config::Config) -> Duration {
+    check_lease(config)
+}
+
+/// When the operator's "not received" about the pending `record`, asked at `now`, is final:
+/// [`missing_for_good_after`] the time it was first found missing (`now`, if this is the first
+/// time). `None`: no longer pending, so nothing is left to decide.
+pub(crate) async fn missing_for_good_at(
+    payments: &Payments,
+    record: &TransactionRecord,
+    now: Timestamp,
+) -> Result<Option<Timestamp>, ServiceError> {
+    let wait = missing_for_good_after(payments.config());
+    Ok(payments.missing_since(record, now).await?.map(|since| since.plus(wait)))
+}
+
 /// Claims the pending transactions created at or before `created_before` (of `kind`, if
 /// given) whose next check is due at `now`, a few at a time, and visits each claim's at once.
 /// Claims are leased ([`check_lease`]): a process that dies mid-pass leaves them to another

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::{expiry, for_each_due, outcome_of, Report};
+use super::{expiry, for_each_due, missing_for_good_at, outcome_of, Report};
 use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::{Payments, ServiceError};
@@ -32,15 +32,15 @@ pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, Ser
         if expiry::is_expired(payments, &record, now) {
             return expiry::expire(payments, &record, now).await;
         }
-        match decide(payments, &record, now).await? {
-            Some(outcome) => Ok(payments.settle_later(&record, outcome, now, None).await?.is_some()),
-            None => {
-                payments
-                    .schedule_check(&record.transaction.id, check_after(payments, &record, now))
-                    .await?;
-                Ok(false)
+        let next = match decide(payments, &record, now).await? {
+            Decision::Settle(outcome) => {
+                return Ok(payments.settle_later(&record, outcome, now, None).await?.is_some());
             }
-        }
+            Decision::AskAgain => check_after(payments, &record, now),
+            Decision::AskAgainAt(at) => at,
+        };
+        payments.schedule_check(&record.transaction.id, next).await?;
+        Ok(false)
     })
     .await
 }
@@ -57,26 +57,38 @@ fn check_after(payments: &Payments, record: &TransactionRecord, now: Timestamp) 
     }
 }
 
-/// What the operator's answer about a pending payment settles; `None`: ask again later.
-async fn decide(
-    payments: &Payments,
-    record: &TransactionRecord,
-    now: Timestamp,
-) -> Result<Option<Outcome>, ServiceError> {
+/// What a status check of a pending payment leads to.
+enum Decision {
+    Settle(Outcome),
+    /// Ask again after the usual wait ([`check_after`]).
+    AskAgain,
+    /// Ask again at this time: when the operator's "not received" becomes final.
+    AskAgainAt(Timestamp),
+}
+
+impl From<Option<Outcome>> for Decision {
+    fn from(outcome: Option<Outcome>) -> Decision {
+        outcome.map_or(Decision::AskAgain, Decision::Settle)
+    }
+}
+
+/// What the operator's answer about a pending payment settles.
+async fn decide(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Result<Decision, ServiceError> {
     let t = &record.transaction;
     let answer = match payments.operator_status(record, now).await {
         Ok(answer) => answer,
         Err(e) => {
             tracing::warn!(reference = %t.reference, error = %e, "status check failed; will ask again");
-            return Ok(None);
+            return Ok(Decision::AskAgain);
         }
     };
     if answer != OperatorAnswer::NotReceived {
-        return Ok(outcome_of(answer, Cause::Reconciled));
+        return Ok(outcome_of(answer, Cause::Reconciled).into());
     }
-    // Asked after the reconcile delay, the operator has no such payment: our initiation never
-    // reached it, so nothing moved. A young payment is sent again, once, with the same key;
-    // after that, or later, it fails.
+    // The operator has no such payment: our initiation never reached it, or has not yet. A
+    // young payment is sent again, once, with the same key (the operator executes it once
+    // whichever copy arrives first). Otherwise it fails once "not received" is final, when no
+    // send of ours can still arrive.
     let young = now.millis() - t.created_at.millis() <= RESEND_WITHIN.as_millis() as i64;
     let resent = if young {
         payments.resend(record, now).await?
@@ -84,23 +96,26 @@ async fn decide(
         None
     };
     Ok(match resent {
-        None => Some(Outcome {
-            status: Status::Failed,
-            cause: Cause::NotSent,
-            code: Some(FailureCode::NotSent),
-            reason: Some("the operator never received the payment; nothing was debited".into()),
-        }),
-        Some(Ok(answer)) => outcome_of(answer, Cause::Reconciled),
-        Some(Err(OperatorError::Rejected { code, reason })) => Some(Outcome {
+        None => match missing_for_good_at(payments, record, now).await? {
+            Some(at) if at > now => Decision::AskAgainAt(at),
+            _ => Decision::Settle(Outcome {
+                status: Status::Failed,
+                cause: Cause::NotSent,
+                code: Some(FailureCode::NotSent),
+                reason: Some("the operator never received the payment; nothing was debited".into()),
+            }),
+        },
+        Some(Ok(answer)) => outcome_of(answer, Cause::Reconciled).into(),
+        Some(Err(OperatorError::Rejected { code, reason })) => Decision::Settle(Outcome {
             status: Status::Failed,
             cause: Cause::Reconciled,
             code: Some(code),
             reason: Some(reason),
         }),
-        // Unknown again: the next check asks, and a second "never received" fails it.
+        // Unknown again: the next check asks, and "never received" then fails it once final.
         Some(Err(e)) => {
             tracing::warn!(reference = %t.reference, error = %e, "resend failed; will ask again");
-            None
+            Decision::AskAgain
         }
     })
 }

@@ -94,9 +94,18 @@ pub trait PaymentStore: Send + Sync + 'static {
     /// A transaction by its service reference alone (the payer's launch page has no tenant).
     async fn transaction_by_ref(&self, reference: &Reference) -> Result<Option<TransactionRecord>, StoreError>;
 
-    /// Claims the one resend a pending transaction may get: `true` for the caller that set
-    /// `resent_at`, `false` when it was resent before (or is no longer pending).
+    /// Claims the one resend a pending transaction may get, noting `at` as when it was found
+    /// missing at its operator: `true` for the caller that set `missing_since`, `false` when it
+    /// was found missing before (or is no longer pending).
     async fn claim_resend(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<bool, StoreError>;
+
+    /// When a pending transaction was first found missing at its operator, noting `at` if it
+    /// never was (which also spends its resend); `None` when it is no longer pending.
+    async fn missing_since(
+        &self,
+        transaction_id: &TransactionKey,
+        at: Timestamp,
+    ) -> Result<Option<Timestamp>, StoreError>;
 
     /// Records the operator's page where the payer approves a pending transaction.
     async fn set_launch_url(&self, transaction_id: &TransactionKey, url: &str) -> Result<(), StoreError>;

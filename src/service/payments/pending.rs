@@ -129,6 +129,16 @@ impl Payments {
         Ok(Some(answer))
     }
 
+    /// When the pending `record` was first found missing at its operator (or sent again for
+    /// that reason), noting `now` if it never was; `None` when it is no longer pending.
+    pub async fn missing_since(
+        &self,
+        record: &TransactionRecord,
+        now: Timestamp,
+    ) -> Result<Option<Timestamp>, ServiceError> {
+        Ok(self.store.missing_since(&record.transaction.id, now).await?)
+    }
+
     /// Cancels a payment still pending at its operator, where the protocol allows it.
     pub async fn cancel_at_operator(&self, record: &TransactionRecord) -> Result<(), OperatorError> {
         let t = &record.transaction;

@@ -15,9 +15,9 @@ use sqlx::Transaction;
 
 use super::balance_locks::BalancePlan;
 use super::customers::{payer_row, PAYER_COLUMNS, PAYER_ON_CONFLICT};
-use super::payments::{transaction_row, INSERTED_COLUMNS};
 use super::row_values::RowValues;
 use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
+use super::transaction_row::{transaction_row, INSERTED_COLUMNS};
 use super::Get;
 use super::SqlDb;
 use super::{batch_steps, link_steps, refund_steps};

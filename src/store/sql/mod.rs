@@ -30,6 +30,7 @@ pub(super) mod sessions;
 pub(super) mod set_steps;
 pub(super) mod settle_set;
 pub(super) mod steps;
+pub(super) mod transaction_row;
 pub(super) mod transactions;
 pub(super) mod webhooks;
 pub(super) mod writer_home;

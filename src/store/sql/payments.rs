@@ -4,15 +4,14 @@
 
 use super::balance_locks::BalancePlan;
 use super::batch::Create;
-use super::row_values::{ColumnType, Columns, RowValues};
 use super::set_steps::{write_entries, EntryRow};
 use super::transactions::{self, Bind};
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    BatchId, Cursor, Customer, Francs, Kind, LinkId, PageRequest, Reference, Status, Tenant, Timestamp, Transaction,
-    TransactionKey, TransactionRef,
+    Cursor, Customer, Francs, Kind, PageRequest, Reference, Status, Tenant, Timestamp, Transaction, TransactionKey,
+    TransactionRef,
 };
 use crate::store::lookup_batch::Lookup;
 use crate::store::names;
@@ -104,13 +103,32 @@ where
 
     async fn claim_resend(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<bool, StoreError> {
         let claimed = sqlx::query(
-            "UPDATE transactions SET resent_at = $1 WHERE id = $2 AND resent_at IS NULL AND status = 'PENDING'",
+            "UPDATE transactions SET missing_since = $1 WHERE id = $2 AND missing_since IS NULL AND status = 'PENDING'",
         )
         .arg(at.millis())
         .arg(transaction_id)
         .execute(DB::pool(self.writer()))
         .await?;
         Ok(claimed.rows_affected() == 1)
+    }
+
+    async fn missing_since(
+        &self,
+        transaction_id: &TransactionKey,
+        at: Timestamp,
+    ) -> Result<Option<Timestamp>, StoreError> {
+        let row = sqlx::query(
+            "UPDATE transactions SET missing_since = COALESCE(missing_since, $1) \
+             WHERE id = $2 AND status = 'PENDING' RETURNING missing_since",
+        )
+        .arg(at.millis())
+        .arg(transaction_id)
+        .fetch_optional(DB::pool(self.writer()))
+        .await?;
+        Ok(match row {
+            Some(row) => Some(Timestamp(row.col("missing_since")?)),
+            None => None,
+        })
     }
 
     async fn set_launch_url(&self, transaction_id: &TransactionKey, url: &str) -> Result<(), StoreError> {
@@ -327,73 +345,4 @@ where
             final_without_one_event: events.col("n")?,
         })
     }
-}
-
-/// The columns a creation writes, in `transaction_row` order.
-pub(super) const INSERTED_COLUMNS: &Columns = {
-    use ColumnType::{Int, Text};
-    &[
-        ("id", Text),
-        ("ref", Text),
-        ("merchant_id", Text),
-        ("environment", Text),
-        ("transaction_id", Text),
-        ("kind", Text),
-        ("operator", Text),
-        ("phone", Text),
-        ("phone_as_sent", Text),
-        ("amount", Int),
-        ("fees", Int),
-        ("amount_receive", Int),
-        ("amount_total", Int),
-        ("status", Text),
-        ("customer_id", Text),
-        ("name", Text),
-        ("email", Text),
-        ("success_url", Text),
-        ("error_url", Text),
-        ("created_at", Int),
-        ("checkout_token", Text),
-        ("next_check_at", Int),
-        ("operator_alias", Text),
-        ("refund_of", Text),
-        ("refund_reason", Text),
-        ("link_id", Text),
-        ("batch_id", Text),
-        ("queued_at", Int),
-    ]
-};
-
-/// A new transaction's row of `INSERTED_COLUMNS`.
-pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_id: &str, first_check: Timestamp) {
-    values
-        .text(t.id.as_str())
-        .text(t.reference.as_str())
-        .text(t.tenant.merchant_id.0.as_str())
-        .text(t.tenant.environment.as_str())
-        .text(t.transaction_id.as_str())
-        .text(names::kind(t.kind))
-        .text(t.operator.name())
-        .text(t.phone.as_str())
-        .text(t.phone_as_sent.as_str())
-        .int(t.amounts.amount)
-        .int(t.amounts.fees)
-        .int(t.amounts.amount_receive)
-        .int(t.amounts.amount_total)
-        .text(names::status(t.status))
-        .text(customer_id)
-        .text(t.name.as_str())
-        .text(t.email.as_deref())
-        .text(t.success_url.as_deref())
-        .text(t.error_url.as_deref())
-        .int(t.created_at.millis())
-        .text(t.checkout_token.as_deref())
-        .int(first_check.millis())
-        .text(t.operator_alias.as_deref())
-        .text(t.refund_of.as_ref().map(|r| r.collection.as_str()))
-        .text(t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()))
-        .text(t.link_id.as_ref().map(LinkId::as_str))
-        .text(t.batch_id.as_ref().map(BatchId::as_str))
-        // A batch's transfer waits for the payout sender (`payouts`); any other is sent at once.
-        .int(t.batch_id.as_ref().map(|_| t.created_at.millis()));
 }

@@ -59,6 +59,9 @@ pub enum Fault {
     UntrustworthyInitiation,
     /// The status lookup fails when a collection expires.
     StatusUnreachableAtExpiry,
+    /// The operator knows nothing of a collection when it expires: its initiation is on its
+    /// way, or was lost.
+    UnknownAtExpiry,
 }
 
 /// Which fault runs on which route.
@@ -124,6 +127,7 @@ pub const CASES: &[(Fault, &[Route])] = &[
     (Fault::UntrustworthyInitiation, &[WaveCollection, WaveTransfer]),
     // status lookup unreachable at expiry: transfers never expire (they wait for review).
     (Fault::StatusUnreachableAtExpiry, &[MomoCollection, WaveCollection]),
+    (Fault::UnknownAtExpiry, &[MomoCollection, WaveCollection]),
 ];
 
 /// Runs `fault` on each of its routes, one after the other on one gateway, and checks what must
@@ -154,6 +158,7 @@ async fn run(f: &Faulted, fault: Fault) {
             Fault::UntrustworthyStatus => answers::untrustworthy_status(f, route).await,
             Fault::UntrustworthyInitiation => answers::untrustworthy_initiation(f, route).await,
             Fault::StatusUnreachableAtExpiry => answers::unreachable_at_expiry(f, route).await,
+            Fault::UnknownAtExpiry => answers::unknown_at_expiry(f, route).await,
         }
         f.assert_invariants(&format!("{fault:?} on {route}")).await;
     }
@@ -181,6 +186,7 @@ both_backends!(
     untrustworthy_status_answers_settle_nothing,
     untrustworthy_initiation_answers_leave_the_payment_pending,
     a_collection_whose_status_cannot_be_asked_at_expiry_stays_pending,
+    a_collection_unknown_to_its_operator_at_expiry_waits_until_no_initiation_can_arrive,
 );
 
 async fn an_operator_refusing_connections_fails_payments_at_once_with_503(f: Faulted) {
@@ -257,4 +263,8 @@ async fn untrustworthy_initiation_answers_leave_the_payment_pending(f: Faulted) 
 
 async fn a_collection_whose_status_cannot_be_asked_at_expiry_stays_pending(f: Faulted) {
     run(&f, Fault::StatusUnreachableAtExpiry).await
+}
+
+async fn a_collection_unknown_to_its_operator_at_expiry_waits_until_no_initiation_can_arrive(f: Faulted) {
+    run(&f, Fault::UnknownAtExpiry).await
 }

@@ -5,15 +5,15 @@
 //! transfer settled.
 
 use momo_gateway::domain::{FailureCode, TransactionRef};
-use momo_gateway::reconcile::{callbacks, expiry, reconciler};
+use momo_gateway::reconcile::{self, callbacks, expiry, reconciler};
 use reqwest::StatusCode;
 
-use crate::support::emulated::Checks;
+use crate::support::emulated::{Checks, PATIENCE};
 use crate::support::helpers::{answer, later, TestApp};
 use crate::support::operator_faults::{Faulted, Route};
 use crate::support::operator_faults::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
 use crate::support::requests::{post, transfer_v1};
-use momo_test_support::both_backends;
+use momo_test_support::{both_backends, eventually};
 
 /// The lies each route is shown here; the others are shown by the tests `CASES` names.
 fn lies(route: Route) -> &'static [&'static str] {
@@ -130,6 +130,56 @@ pub async fn unreachable_at_expiry(f: &Faulted, route: Route) {
     for id in [&never, &paid] {
         assert_eq!(f.counts(id).await, (1, 1), "{route}: {id}");
     }
+}
+
+/// Two collections reach their expiry while the operator knows nothing of them: one whose
+/// initiation is still on its way (the emulator takes 400 ms over it; in production, a process
+/// starved or a connection slow to open), one whose initiation was lost (a 5xx that executed
+/// nothing). Neither expires on that first "not received": the one in flight arrives, is paid
+/// (row 05, no callback), and is `SUCCESSFUL` at the pass after no send of ours can still
+/// arrive; the lost one is `EXPIRED` there, never having reached the operator.
+pub async fn unknown_at_expiry(f: &Faulted, route: Route) {
+    f.fault(route.initiation(), "status=503", 1).await;
+    let lost = f.id(route, "lost-at-expiry");
+    f.pending_payment(route, &lost, "05").await;
+    f.fault(route.initiation(), "latency=400ms", 1).await;
+    let in_flight = f.id(route, "in-flight-at-expiry");
+    let (created, first) = tokio::join!(f.create(route, &in_flight, "05"), async {
+        // The row is written before the initiation leaves: the expiry sees it while it travels.
+        eventually("the in-flight collection's row", PATIENCE, async || {
+            let pending = f.pending().await;
+            if pending.contains(&in_flight) {
+                Ok(())
+            } else {
+                Err(pending)
+            }
+        })
+        .await;
+        expiry::run_once(&f.app.gateway.payments, later(901_000)).await.unwrap()
+    });
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{route}: {}", created.body);
+    assert_eq!(
+        (first.examined, first.settled),
+        (2, 0),
+        "{route}: \"not received\" is not final while our initiation may be on its way"
+    );
+    assert_eq!(f.status(&in_flight).await, "PENDING", "{route}");
+    assert_eq!(f.status(&lost).await, "PENDING", "{route}");
+    f.past_the_delay().await;
+    let wait = reconcile::missing_for_good_after(f.app.gateway.config()).as_millis() as i64;
+    let last = expiry::run_once(&f.app.gateway.payments, later(901_000 + wait + 1_000))
+        .await
+        .unwrap();
+    assert_eq!((last.examined, last.settled), (2, 2), "{route}: asked again once final");
+    assert_eq!(f.status(&in_flight).await, "SUCCESSFUL", "{route}: paid, never expired");
+    assert_eq!(f.counts(&in_flight).await, (1, 1), "{route}");
+    assert_eq!(f.status(&lost).await, "FAILED", "{route}");
+    assert_eq!(
+        f.record(&lost).await.failure_code,
+        Some(FailureCode::Expired),
+        "{route}"
+    );
+    assert_eq!(f.counts(&lost).await, (1, 0), "{route}: never executed, never resent");
 }
 
 both_backends!(TestApp::spawn => simulated_callbacks_after_a_transfer_settled_change_nothing);

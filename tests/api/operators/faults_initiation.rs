@@ -1,10 +1,11 @@
 //! Faults of the call that starts a payment (`operator_faults.rs` runs them on each route):
 //! nothing sent fails at once; a refusal fails with the operator's reason; anything after
 //! sending stays `PENDING` until the operator tells; a payment the operator never received is
-//! sent again once with the same key, and fails `NOT_SENT` when that does not help.
+//! sent again once with the same key, and fails `NOT_SENT` when that does not help, once no send
+//! of ours can still arrive.
 
 use momo_gateway::domain::FailureCode;
-use momo_gateway::reconcile::reconciler;
+use momo_gateway::reconcile::{self, reconciler};
 use reqwest::StatusCode;
 
 use crate::support::helpers::{later, Answer};
@@ -179,7 +180,8 @@ pub async fn never_arrived_twice(f: &Faulted, route: Route) {
     assert_eq!(f.counts(&id).await, (2, 0), "{route}: never a third time");
 }
 
-/// Never arrived, and first asked about more than ten minutes later: `NOT_SENT` without a resend.
+/// Never arrived, and first asked about more than ten minutes later: too old to send again, it
+/// fails `NOT_SENT` once that "not received" is final, without a resend.
 pub async fn never_arrived_long_ago(f: &Faulted, route: Route) {
     f.fault(route.initiation(), "status=503", 1).await;
     let id = f.id(route, "old");
@@ -187,7 +189,13 @@ pub async fn never_arrived_long_ago(f: &Faulted, route: Route) {
     let report = reconciler::run_once(&f.app.gateway.payments, later(700_000))
         .await
         .unwrap();
-    assert_eq!((report.examined, report.settled), (1, 1), "{route}");
+    assert_eq!((report.examined, report.settled), (1, 0), "{route}: found missing");
+    assert_eq!(f.status(&id).await, "PENDING", "{route}");
+    let wait = reconcile::missing_for_good_after(f.app.gateway.config()).as_millis() as i64;
+    let report = reconciler::run_once(&f.app.gateway.payments, later(700_000 + wait + 1_000))
+        .await
+        .unwrap();
+    assert_eq!((report.examined, report.settled), (1, 1), "{route}: missing for good");
     assert_eq!(f.status(&id).await, "FAILED", "{route}");
     assert_eq!(f.record(&id).await.failure_code, Some(FailureCode::NotSent), "{route}");
     assert_eq!(f.counts(&id).await, (1, 0), "{route}: too old to send again");
