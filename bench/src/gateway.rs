@@ -115,32 +115,7 @@ impl Gateway {
             sandbox["apiSecret"].as_str().unwrap_or_default(),
         );
 
-        let mut serve = command(&bin, &database_url, &args.set);
-        for (name, value) in settings {
-            serve.env(name, value);
-        }
-        let mut child = serve
-            .arg("serve")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()?;
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("listening on http://") {
-                    let url: String = line[at + "listening on ".len()..]
-                        .chars()
-                        .take_while(|c| !c.is_whitespace())
-                        .collect();
-                    let _ = tx.send(url);
-                }
-                if line.contains("ERROR") {
-                    eprintln!("gateway: {line}");
-                }
-            }
-        });
-        let base = rx.recv_timeout(Duration::from_secs(60))?;
+        let (child, base) = serve(&bin, &database_url, &args.set, settings)?;
         let answer: serde_json::Value = reqwest::Client::new()
             .post(format!("{base}/v1/auth"))
             .basic_auth(key, Some(secret))
@@ -174,6 +149,15 @@ impl Gateway {
             child: Some(child),
             _dir: dir,
             postgres,
+        })
+    }
+
+    /// Another `momo-gateway serve` on this gateway's database, with `settings`.
+    pub fn another_process(&self, args: &Args, settings: &[(&str, &str)]) -> anyhow::Result<Process> {
+        let (child, base) = serve(&binary(args), &self.database_url, &args.set, settings)?;
+        Ok(Process {
+            base,
+            child: Some(child),
         })
     }
 
@@ -255,6 +239,74 @@ impl Gateway {
                     .execute(&mut conn)
                     .await;
             }
+        }
+    }
+}
+
+/// `momo-gateway serve` on `database_url`, and the address it listens on.
+fn serve(
+    bin: &PathBuf,
+    database_url: &str,
+    set: &[(String, String)],
+    settings: &[(&str, &str)],
+) -> anyhow::Result<(Child, String)> {
+    let mut serve = command(bin, database_url, set);
+    for (name, value) in settings {
+        serve.env(name, value);
+    }
+    let mut child = serve
+        .arg("serve")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.find("listening on http://") {
+                let url: String = line[at + "listening on ".len()..]
+                    .chars()
+                    .take_while(|c| !c.is_whitespace())
+                    .collect();
+                let _ = tx.send(url);
+            }
+            if line.contains("ERROR") {
+                eprintln!("gateway: {line}");
+            }
+        }
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(base) => Ok((child, base)),
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            anyhow::bail!("the gateway did not say where it listens within 60 s")
+        }
+    }
+}
+
+/// A further gateway process on a [`Gateway`]'s database (scenario m); killed when dropped.
+pub struct Process {
+    pub base: String,
+    /// `None` once stopped.
+    child: Option<Child>,
+}
+
+impl Process {
+    /// Ends it as an operator would (SIGTERM), and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+            let _ = tokio::task::spawn_blocking(move || child.wait()).await;
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }

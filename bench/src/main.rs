@@ -14,6 +14,7 @@ mod cost;
 mod drain;
 mod gateway;
 mod load;
+mod multi;
 mod open_loop;
 mod paths;
 mod payouts;
@@ -67,8 +68,9 @@ pub struct Args {
     /// a: GET /health; b: one-row commit; c: collection SUCCESSFUL; d: collection PENDING;
     /// e: status lookup; f: webhook drain; g: settlement under load; h: d and e without and
     /// with a backlog of --backlog PENDING payments (two fresh gateways, same settings); p: ten
-    /// payout batches of 5,000 accepted, and c without and while they drain.
-    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g,h,p")]
+    /// payout batches of 5,000 accepted, and c without and while they drain; m: c on one
+    /// gateway process and on two sharing one database (PostgreSQL only).
+    #[arg(long, value_delimiter = ',', default_value = "a,b,c,d,e,f,g,h,p,m")]
     pub scenarios: Vec<char>,
     /// Transfers per second and per operator the payout sender sends in scenario p
     /// (MOMO_PAYOUT_RATE_PER_S, whose default this is); its transfers go to four operators.
@@ -272,6 +274,18 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     if let Some(p) = &payouts {
         payouts::print(p);
         anyhow::ensure!(p.ok(), "scenario p: not every batch completed with every transfer paid");
+    }
+    let multi = if wants('m') && args.db == Db::Postgres {
+        eprintln!("m. c on one gateway process and on two sharing its database");
+        Some(multi::run(&args, &load, &receiver.url).await?)
+    } else {
+        None
+    };
+    if let Some(m) = &multi {
+        multi::print(m);
+        anyhow::ensure!(m.ok(), "scenario m: a request failed or the correctness check failed");
+    } else if wants('m') {
+        println!("m. two processes on one database: PostgreSQL only (SQLite is one process's file)");
     }
     anyhow::ensure!(check.ok(), "the correctness check failed");
     let h = backlog.as_ref().map(|b| b.errors()).unwrap_or(0);

@@ -157,7 +157,7 @@ pub async fn run(args: &Args, load: &Load, webhook_url: &str) -> anyhow::Result<
 }
 
 /// Waits until no webhook event is pending.
-async fn quiet(pool: &Pool) -> anyhow::Result<()> {
+pub async fn quiet(pool: &Pool) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(600);
     while pool
         .count("SELECT COUNT(*) FROM outbox_events WHERE state = 'pending'")
