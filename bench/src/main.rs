@@ -167,6 +167,17 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     let mut batches = Vec::new();
     let mut c_cost = None;
     let successful = if wants('c') || wants('e') {
+        // A running database has statistics, and plans made from them; a fresh one plans for
+        // empty tables (on PostgreSQL, sequential scans that the writers' connections keep in
+        // their cached plans until autovacuum's first ANALYZE, up to a minute later, as the
+        // tables grow). So c is measured after a load of the warm-up's length and an ANALYZE.
+        let priming = Load {
+            warmup: Duration::ZERO,
+            duration: load.warmup.max(Duration::from_secs(1)),
+            ..load
+        };
+        priming.run(collect("cw", "01")).await;
+        gw.analyze().await?;
         let probe = cost::start(gw.pid(), gw.postgres_url()).await;
         let (outcome, counters) = writers::around(&client, &base, load.run(collect("c", "01"))).await;
         c_cost = Some(cost::finish(probe, gw.pid(), gw.postgres_url(), outcome.created.len()).await);
