@@ -120,12 +120,12 @@ pub fn check_lease(config: &crate::config::Config) -> Duration {
 }
 
 /// How long after a payment was first found missing at its operator (or sent again) "not
-/// received" is final. Our sends of it began before then: the one at its creation starts once
-/// the row is written, before any status lookup can see the row, and a resend notes the time
-/// before it starts. Each ends within the longest operator timeout (or is cut with its process,
-/// the operator having all of it or none); the lease's margin covers an operator recording a
-/// request it has just received. Before then, an operator without the payment may only not
-/// have it yet.
+/// received" is final. A send of ours starts about when a lookup can first see the row: the
+/// creation's (or the payout sender's) as soon as its row is committed, a resend just after
+/// noting the time. Each ends within the longest operator timeout, or is cut with its process
+/// (the operator then has all of it or none). Two timeouts and the lease's margin cover a send
+/// that started up to a timeout late (a starved process) and an operator recording a request
+/// it has just received. Before then, an operator without the payment may only not have it yet.
 pub fn missing_for_good_after(config: &crate::config::Config) -> Duration {
     check_lease(config)
 }
