@@ -14,6 +14,9 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// Transaction ids answered 2xx (creation scenarios).
     pub created: HashSet<String>,
+    /// Open loop: how late the bench itself sent each measured request after its due time, in
+    /// microseconds, sorted. Part of the latencies: a merchant's client has no such delay.
+    pub send_delays_us: Vec<u64>,
 }
 
 impl Outcome {
@@ -22,19 +25,24 @@ impl Outcome {
     }
 
     pub fn percentile_ms(&self, p: f64) -> f64 {
-        if self.latencies_us.is_empty() {
-            return 0.0;
-        }
-        let i = ((self.latencies_us.len() as f64 - 1.0) * p).round() as usize;
-        self.latencies_us[i] as f64 / 1000.0
+        percentile_ms(&self.latencies_us, p)
     }
 
     pub fn merge(mut self, other: Outcome) -> Outcome {
         self.completed += other.completed;
         self.errors += other.errors;
         self.latencies_us.extend(other.latencies_us);
+        self.send_delays_us.extend(other.send_delays_us);
         self.created.extend(other.created);
         self
+    }
+}
+
+/// The `p` quantile of sorted microseconds, in milliseconds (0 for none).
+pub fn percentile_ms(sorted_us: &[u64], p: f64) -> f64 {
+    match sorted_us.len() {
+        0 => 0.0,
+        n => sorted_us[((n as f64 - 1.0) * p).round() as usize] as f64 / 1000.0,
     }
 }
 
