@@ -28,6 +28,26 @@ impl Outcome {
         percentile_ms(&self.latencies_us, p)
     }
 
+    /// Counts a measured request: answered after `latency`, or failed (the first failure is
+    /// kept in `first_error`, for the run's log).
+    pub fn count(
+        &mut self,
+        result: Result<Option<String>, String>,
+        latency: Duration,
+        first_error: &mut Option<String>,
+    ) {
+        match result {
+            Ok(_) => {
+                self.completed += 1;
+                self.latencies_us.push(latency.as_micros() as u64);
+            }
+            Err(e) => {
+                self.errors += 1;
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+
     pub fn merge(mut self, other: Outcome) -> Outcome {
         self.completed += other.completed;
         self.errors += other.errors;
@@ -60,16 +80,7 @@ impl Load {
     {
         self.run_with(move |task, i| {
             let (request, id) = make(task, i);
-            async move {
-                match request.send().await {
-                    Ok(response) if response.status().is_success() => {
-                        let _ = response.bytes().await;
-                        Ok(id)
-                    }
-                    Ok(response) => Err(format!("status {}", response.status())),
-                    Err(e) => Err(e.to_string()),
-                }
-            }
+            send(request, id)
         })
         .await
     }
@@ -104,16 +115,7 @@ impl Load {
                     if began < measure_from || done > end {
                         continue;
                     }
-                    match result {
-                        Ok(_) => {
-                            out.completed += 1;
-                            out.latencies_us.push(done.duration_since(began).as_micros() as u64);
-                        }
-                        Err(e) => {
-                            out.errors += 1;
-                            first_error.get_or_insert(e);
-                        }
-                    }
+                    out.count(result, done.duration_since(began), &mut first_error);
                 }
                 if let Some(e) = first_error {
                     eprintln!("  task {task}: first error: {e}");
@@ -130,5 +132,18 @@ impl Load {
         total.elapsed = self.duration;
         total.latencies_us.sort_unstable();
         total
+    }
+}
+
+/// Sends `request`, which creates `id` if any: `Ok(id)` once answered 2xx (its body read), else
+/// what went wrong.
+pub async fn send(request: reqwest::RequestBuilder, id: Option<String>) -> Result<Option<String>, String> {
+    match request.send().await {
+        Ok(response) if response.status().is_success() => {
+            let _ = response.bytes().await;
+            Ok(id)
+        }
+        Ok(response) => Err(format!("status {}", response.status())),
+        Err(e) => Err(e.to_string()),
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::load::{percentile_ms, Load, Outcome};
+use crate::load::{percentile_ms, send, Load, Outcome};
 
 impl Load {
     /// Sends `make(0, k)`'s request at `rate` a second for the warm-up and the measured time;
@@ -41,14 +41,7 @@ impl Load {
             let (request, id) = make(0, k);
             tasks.spawn(async move {
                 let sent = Instant::now();
-                let result = match request.send().await {
-                    Ok(r) if r.status().is_success() => {
-                        let _ = r.bytes().await;
-                        Ok(id)
-                    }
-                    Ok(r) => Err(format!("status {}", r.status())),
-                    Err(e) => Err(e.to_string()),
-                };
+                let result = send(request, id).await;
                 drop(slot);
                 (due, sent, Instant::now(), result)
             });
@@ -65,17 +58,10 @@ impl Load {
             if due < measure_from {
                 continue;
             }
-            match result {
-                Ok(_) => {
-                    out.completed += 1;
-                    out.latencies_us.push(done.duration_since(due).as_micros() as u64);
-                    out.send_delays_us.push(sent.duration_since(due).as_micros() as u64);
-                }
-                Err(e) => {
-                    out.errors += 1;
-                    first_error.get_or_insert(e);
-                }
+            if result.is_ok() {
+                out.send_delays_us.push(sent.duration_since(due).as_micros() as u64);
             }
+            out.count(result, done.duration_since(due), &mut first_error);
         }
         if let Some(e) = first_error {
             eprintln!("  open loop at {rate:.0}/s: first error: {e}");
