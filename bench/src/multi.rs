@@ -11,7 +11,6 @@
 use crate::drain::Pool;
 use crate::gateway::Gateway;
 use crate::load::{Load, Outcome};
-use crate::payouts::quiet;
 use crate::{paths, Args};
 
 /// What scenario m measured.
@@ -68,7 +67,7 @@ pub async fn run(args: &Args, load: &Load, webhook_url: &str) -> anyhow::Result<
     // has seen the rows it added (as autovacuum's ANALYZE would have, in time).
     let pool = Pool::open(&gw.database_url).await?;
     let settle = async || -> anyhow::Result<()> {
-        quiet(&pool).await?;
+        pool.quiet().await?;
         gw.analyze().await
     };
     let a = load.run(one("ma", 0)).await;

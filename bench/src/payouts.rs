@@ -82,7 +82,7 @@ pub async fn run(args: &Args, load: &Load, webhook_url: &str) -> anyhow::Result<
     let first = load.run(turn("pa", 0)).await;
     // Every turn starts from a quiet gateway: the webhooks of the one before are delivered
     // first, so a turn's time is shared with the drain alone.
-    quiet(&pool).await?;
+    pool.quiet().await?;
 
     let bodies: Vec<Value> = (0..args.payout_batches).map(batch).collect();
     let mut accepted_in = Vec::with_capacity(bodies.len());
@@ -142,7 +142,7 @@ pub async fn run(args: &Args, load: &Load, webhook_url: &str) -> anyhow::Result<
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
     let drained_in = first_answer.map(|at| at.elapsed()).unwrap_or_default();
-    quiet(&pool).await?;
+    pool.quiet().await?;
     let last = load.run(turn("pd", 750_000)).await;
     gw.stop().await;
     Ok(Payouts {
@@ -154,20 +154,6 @@ pub async fn run(args: &Args, load: &Load, webhook_url: &str) -> anyhow::Result<
         drained_in,
         completed,
     })
-}
-
-/// Waits until no webhook event is pending.
-pub async fn quiet(pool: &Pool) -> anyhow::Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(600);
-    while pool
-        .count("SELECT COUNT(*) FROM outbox_events WHERE state = 'pending'")
-        .await?
-        > 0
-    {
-        anyhow::ensure!(Instant::now() < deadline, "the webhooks of c never drained");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    Ok(())
 }
 
 pub fn print(p: &Payouts) {
