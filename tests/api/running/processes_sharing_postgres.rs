@@ -91,7 +91,15 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
             match status {
                 StatusCode::OK | StatusCode::ACCEPTED => *created.entry(id).or_default() += 1,
                 StatusCode::CONFLICT => {}
-                other => panic!("unexpected {other} for {id}: {said}"),
+                other => {
+                    // The processes' own account of the failure: their warnings and errors.
+                    let logs = [&a, &b].map(|p| {
+                        let lines = p.logs.lock().unwrap();
+                        let troubles = lines.iter().filter(|l| l.contains("WARN") || l.contains("ERROR"));
+                        troubles.cloned().collect::<Vec<_>>().join("\n")
+                    });
+                    panic!("unexpected {other} for {id}: {said}\n{}\n{}", logs[0], logs[1])
+                }
             }
         }
     }
