@@ -18,5 +18,6 @@ pub async fn run_once(payouts: &Payouts, now: Timestamp) -> Result<Report, Servi
     Ok(Report {
         examined: sealed.len(),
         settled: 0,
+        unfinished: false,
     })
 }

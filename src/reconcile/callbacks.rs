@@ -8,6 +8,7 @@
 //! watermark passed its time) is settled by the reconciler's status check instead.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::{for_each_pending_after, outcome_of, Report};
 use crate::domain::{Cause, Cursor, Timestamp};
@@ -29,13 +30,20 @@ impl Watermark {
 
 /// One pass over every pending transaction whose callback is due.
 pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, ServiceError> {
-    run_after(payments, now, &Watermark::default()).await
+    run_after(payments, now, &Watermark::default(), None).await
 }
 
-/// One pass over the pending transactions that became due since `watermark`, which it moves.
-pub async fn run_after(payments: &Payments, now: Timestamp, watermark: &Watermark) -> Result<Report, ServiceError> {
+/// One pass over the pending transactions that became due since `watermark`, which it moves;
+/// it ends once it has worked `budget` (`Report::unfinished`), or with `None` once none is left.
+pub async fn run_after(
+    payments: &Payments,
+    now: Timestamp,
+    watermark: &Watermark,
+    budget: Option<Duration>,
+) -> Result<Report, ServiceError> {
     let created_before = now.minus(payments.config().simulator.delay);
-    let (report, last) = for_each_pending_after(payments, created_before, None, watermark.get(), |record| async move {
+    let start = watermark.get();
+    let (report, last) = for_each_pending_after(payments, created_before, None, start, budget, |record| async move {
         let Some(outcome) = payments
             .operator_callback(&record, now)
             .and_then(|answer| outcome_of(answer, Cause::OperatorCallback))

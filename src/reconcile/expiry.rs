@@ -9,18 +9,27 @@
 //! a collection's check past its expiry), so several processes share them and the operator is
 //! asked once per pass, not once per process.
 
+use std::time::Duration;
+
 use super::{for_each_due, missing_for_good_at, outcome_of, Report};
 use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::OperatorAnswer;
 use crate::service::{Payments, ServiceError};
 
 pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, ServiceError> {
+    run_within(payments, now, None).await
+}
+
+/// A pass that ends once it has worked `budget`, at the end of a claim, with work left
+/// (`Report::unfinished`); with `None`, once nothing is due.
+pub async fn run_within(payments: &Payments, now: Timestamp, budget: Option<Duration>) -> Result<Report, ServiceError> {
     let created_before = now.minus(payments.config().reconcile.collection_ttl);
     for_each_due(
         payments,
         now,
         created_before,
         Some(Kind::Collection),
+        budget,
         |record| async move { expire(payments, &record, now).await },
     )
     .await

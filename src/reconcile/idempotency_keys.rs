@@ -21,5 +21,6 @@ pub async fn run_once(idempotency: &Idempotency, now: Timestamp) -> Result<Repor
     Ok(Report {
         examined: usize::try_from(purged).unwrap_or(usize::MAX),
         settled: 0,
+        unfinished: false,
     })
 }

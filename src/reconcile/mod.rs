@@ -32,6 +32,13 @@ pub(crate) const BATCH: u32 = 200;
 /// How many of them a worker settles at once.
 const CONCURRENT_VISITS: usize = 16;
 
+/// How long a step of the server's loops that walks a backlog works before it ends, at the end
+/// of a claim (`budget`; `run_once`, which tests drive, walks it all): the loop runs the next
+/// step at once, where this one stopped, unless the gateway is stopping. A shutdown thus waits
+/// for no more than this and the visits in flight, whatever the backlog (tens of thousands of
+/// payments due after an operator's outage take minutes to visit).
+const STEP_BUDGET: Duration = Duration::from_secs(1);
+
 /// What one step did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Report {
@@ -39,6 +46,8 @@ pub struct Report {
     pub examined: usize,
     /// Transactions this step moved to a final state.
     pub settled: usize,
+    /// Whether the step ended at its budget with work left.
+    pub unfinished: bool,
 }
 
 /// Visits the pending transactions created at or before `created_before` that come after
@@ -49,6 +58,7 @@ pub(crate) async fn for_each_pending_after<F, Fut>(
     created_before: Timestamp,
     kind: Option<Kind>,
     start: Option<Cursor>,
+    budget: Option<Duration>,
     mut visit: F,
 ) -> Result<(Report, Option<Cursor>), ServiceError>
 where
@@ -57,6 +67,7 @@ where
 {
     let mut report = Report::default();
     let mut after: Option<Cursor> = start;
+    let started = std::time::Instant::now();
     loop {
         let batch = payments
             .pending_transactions(created_before, kind, after.as_ref(), BATCH)
@@ -71,6 +82,10 @@ where
         report.examined += batch.len();
         visit_all(batch, &mut visit, &mut report).await?;
         if !full {
+            return Ok((report, after));
+        }
+        if budget.is_some_and(|b| started.elapsed() >= b) {
+            report.unfinished = true;
             return Ok((report, after));
         }
     }
@@ -155,6 +170,7 @@ pub(crate) async fn for_each_due<F, Fut>(
     now: Timestamp,
     created_before: Timestamp,
     kind: Option<Kind>,
+    budget: Option<Duration>,
     mut visit: F,
 ) -> Result<Report, ServiceError>
 where
@@ -173,6 +189,10 @@ where
         report.examined += batch.len();
         visit_all(batch, &mut visit, &mut report).await?;
         if !full {
+            return Ok(report);
+        }
+        if budget.is_some_and(|b| started.elapsed() >= b) {
+            report.unfinished = true;
             return Ok(report);
         }
     }
@@ -195,7 +215,7 @@ pub fn spawn_loops(gateway: &Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHa
             stop.clone(),
             move |payments, now| {
                 let watermark = watermark.clone();
-                async move { callbacks::run_after(&payments, now, &watermark).await }
+                async move { callbacks::run_after(&payments, now, &watermark, Some(STEP_BUDGET)).await }
             },
         ),
         spawn_loop(
@@ -203,14 +223,14 @@ pub fn spawn_loops(gateway: &Gateway, stop: watch::Receiver<bool>) -> Vec<JoinHa
             reconcile_every,
             (gateway.payments.clone(), metrics.clone()),
             stop.clone(),
-            |payments, now| async move { reconciler::run_once(&payments, now).await },
+            |payments, now| async move { reconciler::run_within(&payments, now, Some(STEP_BUDGET)).await },
         ),
         spawn_loop(
             "collection_expiry",
             reconcile_every,
             (gateway.payments.clone(), metrics.clone()),
             stop.clone(),
-            |payments, now| async move { expiry::run_once(&payments, now).await },
+            |payments, now| async move { expiry::run_within(&payments, now, Some(STEP_BUDGET)).await },
         ),
         spawn_loop(
             "payout_sender",
@@ -256,17 +276,23 @@ where
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(every);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // A step that ended at its budget with work left is followed by the next at once.
+        let mut unfinished = false;
         loop {
-            tokio::select! {
-                _ = ticker.tick() => {}
-                _ = stop.changed() => break,
+            if !unfinished {
+                tokio::select! {
+                    _ = ticker.tick() => {}
+                    _ = stop.changed() => break,
+                }
             }
             if *stop.borrow() {
                 break;
             }
+            unfinished = false;
             let Some(result) = caught(name, &metrics, step(service.clone(), Timestamp::now())).await else {
                 continue;
             };
+            unfinished = matches!(&result, Ok(report) if report.unfinished);
             if let Ok(report) = &result {
                 metrics.worker_run(name, report.settled);
             }

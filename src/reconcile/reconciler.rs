@@ -25,8 +25,14 @@ pub fn next_check(created_at: Timestamp, now: Timestamp, reconcile_after: Durati
 }
 
 pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, ServiceError> {
+    run_within(payments, now, None).await
+}
+
+/// A pass that ends once it has worked `budget`, at the end of a claim, with work left
+/// (`Report::unfinished`); with `None`, once nothing is due.
+pub async fn run_within(payments: &Payments, now: Timestamp, budget: Option<Duration>) -> Result<Report, ServiceError> {
     let created_before = now.minus(payments.config().reconcile.after);
-    for_each_due(payments, now, created_before, None, |record| async move {
+    for_each_due(payments, now, created_before, None, budget, |record| async move {
         // A collection past its lifetime gets its last check here as in the expiry pass,
         // whichever of the two claims it first.
         if expiry::is_expired(payments, &record, now) {

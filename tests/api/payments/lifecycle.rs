@@ -234,11 +234,11 @@ async fn simulated_callbacks_read_only_what_became_due(app: TestApp) {
         .await;
     }
     let watermark = Watermark::default();
-    let first = callbacks::run_after(&app.gateway.payments, later(2_500), &watermark)
+    let first = callbacks::run_after(&app.gateway.payments, later(2_500), &watermark, None)
         .await
         .unwrap();
     assert_eq!((first.examined, first.settled), (5, 0));
-    let again = callbacks::run_after(&app.gateway.payments, later(3_000), &watermark)
+    let again = callbacks::run_after(&app.gateway.payments, later(3_000), &watermark, None)
         .await
         .unwrap();
     assert_eq!(again.examined, 0, "the backlog is not read again");
@@ -249,7 +249,7 @@ async fn simulated_callbacks_read_only_what_became_due(app: TestApp) {
         &collect_v1("due", "0701020302", "GAMMA_MONEY_CI", "1000"),
     )
     .await;
-    let next = callbacks::run_after(&app.gateway.payments, later(2_500), &watermark)
+    let next = callbacks::run_after(&app.gateway.payments, later(2_500), &watermark, None)
         .await
         .unwrap();
     assert_eq!((next.examined, next.settled), (1, 1), "only what became due");

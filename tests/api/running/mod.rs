@@ -7,5 +7,6 @@ pub mod platform_settings;
 pub mod processes;
 pub mod processes_sharing_postgres;
 pub mod startup;
+pub mod stopping_with_a_backlog;
 pub mod workers;
 pub mod workers_survive;
