@@ -100,12 +100,15 @@ pub fn print(rev: &str, before: &Summary, after: &Summary) {
             a.ratio_text()
         );
     }
-    println!(
-        "| f. webhook drain | {:.0} | {:.0} | {:.2} | | | | |",
-        before.drain_per_second,
-        after.drain_per_second,
-        after.drain_per_second / before.drain_per_second.max(1e-9)
-    );
+    // Scenario f was not run when neither side drained anything.
+    if before.drain_per_second > 0.0 || after.drain_per_second > 0.0 {
+        println!(
+            "| f. webhook drain | {:.0} | {:.0} | {:.2} | | | | |",
+            before.drain_per_second,
+            after.drain_per_second,
+            after.drain_per_second / before.drain_per_second.max(1e-9)
+        );
+    }
     println!();
     println!(
         "gateway memory: before idle {:.1} MB, peak {:.1} MB; after idle {:.1} MB, peak {:.1} MB",

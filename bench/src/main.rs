@@ -151,7 +151,9 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
         let (client, url) = (client.clone(), format!("{base}/health"));
         load.run(move |_, _| (client.get(&url), None)).await
     };
-    rows.push(Row::new("a. GET /health (HTTP ceiling)", &health, None));
+    if wants('a') {
+        rows.push(Row::new("a. GET /health (HTTP ceiling)", &health, None));
+    }
 
     eprintln!("b. single-row durable commit ceiling of the database");
     let commits = if wants('b') {
@@ -159,7 +161,9 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     } else {
         load::Outcome::default()
     };
-    rows.push(Row::new("b. one-row INSERT commit (DB ceiling)", &commits, None));
+    if wants('b') {
+        rows.push(Row::new("b. one-row INSERT commit (DB ceiling)", &commits, None));
+    }
 
     let collect =
         |scenario: &'static str, ending: &'static str| paths::collection(&client, &base, &token, scenario, ending);
@@ -186,11 +190,13 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     } else {
         load::Outcome::default()
     };
-    rows.push(Row::new(
-        "c. collection SUCCESSFUL (ledger + outbox)",
-        &successful,
-        Some(("b", &commits)),
-    ));
+    if wants('c') {
+        rows.push(Row::new(
+            "c. collection SUCCESSFUL (ledger + outbox)",
+            &successful,
+            Some(("b", &commits)),
+        ));
+    }
     eprintln!("d. POST /v1/collecte/mobile-money answered PENDING");
     let pending = if wants('d') {
         let (outcome, counters) = writers::around(&client, &base, load.run(collect("d", "06"))).await;
@@ -199,7 +205,9 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     } else {
         load::Outcome::default()
     };
-    rows.push(Row::new("d. collection PENDING", &pending, Some(("b", &commits))));
+    if wants('d') {
+        rows.push(Row::new("d. collection PENDING", &pending, Some(("b", &commits))));
+    }
 
     // A fresh PostgreSQL database has no statistics until autovacuum's first pass (up to a
     // minute): plans made meanwhile may pick the wrong index. A running database has them.
@@ -211,7 +219,9 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
     } else {
         load.run(paths::status_lookup(&client, &base, &token, ids)).await
     };
-    rows.push(Row::new("e. status lookup", &status, Some(("a", &health))));
+    if wants('e') {
+        rows.push(Row::new("e. status lookup", &status, Some(("a", &health))));
+    }
 
     let (open, open_created) = open_loop_runs(&args, &load, &client, &base, &token, (&successful, &status)).await;
 
