@@ -7,6 +7,7 @@
 //! request due while the server stalls waits in the schedule, and that wait is its latency:
 //! what a merchant whose traffic arrives at that rate feels.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -141,6 +142,80 @@ pub fn print(rows: &[OpenRow]) {
             r.send_delay_p99
         );
     }
+}
+
+/// What an open-loop run sends: collections with this id prefix and payer ending, or status
+/// lookups (`None`) of c's transactions.
+type Sends = Option<(&'static str, &'static str)>;
+
+/// The open-loop runs on the main gateway, after the closed loop: c, d and e at `--rate`, or c
+/// and e at a quarter, a half and three quarters of the closed loop's `(c, e)` rates. The ids
+/// the creations were answered with, for the correctness check.
+pub async fn run_all(
+    args: &crate::Args,
+    load: &Load,
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    (c, e): (&Outcome, &Outcome),
+) -> (Vec<OpenRow>, HashSet<String>, Vec<(String, crate::Counters)>) {
+    const SHARES: [(f64, &str); 3] = [(0.25, "oc25"), (0.50, "oc50"), (0.75, "oc75")];
+    let wants = |s: char| args.scenarios.contains(&s);
+    let ids: std::sync::Arc<Vec<String>> = std::sync::Arc::new(c.created.iter().cloned().collect());
+    // (scenario, share, rate, what it sends)
+    let mut plan: Vec<(&'static str, Option<f64>, f64, Sends)> = Vec::new();
+    match args.rate {
+        Some(rate) => {
+            if wants('c') {
+                plan.push(("c", None, rate, Some(("occ", "01"))));
+            }
+            if wants('e') && !ids.is_empty() {
+                plan.push(("e", None, rate, None));
+            }
+            // Last, for the reason d runs after the open loops.
+            if wants('d') {
+                plan.push(("d", None, rate, Some(("odd", "06"))));
+            }
+        }
+        None => {
+            for (share, prefix) in SHARES {
+                if wants('c') && c.completed > 0 {
+                    plan.push(("c", Some(share), c.throughput() * share, Some((prefix, "01"))));
+                }
+            }
+            for (share, _) in SHARES {
+                if wants('e') && e.completed > 0 && !ids.is_empty() {
+                    plan.push(("e", Some(share), e.throughput() * share, None));
+                }
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    let mut created = HashSet::new();
+    let mut batches = Vec::new();
+    for (scenario, share, rate, prefix) in plan {
+        eprintln!("open loop: {scenario} at {rate:.0} requests a second");
+        let mut written = None;
+        let outcome = match prefix {
+            Some((prefix, ending)) => {
+                let sends = load.run_open(rate, crate::paths::collection(client, base, token, prefix, ending));
+                let (outcome, counters) = crate::writers::around(client, base, sends).await;
+                written = Some(counters);
+                outcome
+            }
+            None => {
+                load.run_open(rate, crate::paths::status_lookup(client, base, token, ids.clone()))
+                    .await
+            }
+        };
+        created.extend(outcome.created.iter().cloned());
+        let row = OpenRow::new(scenario, share, rate, &outcome);
+        if let Some(counters) = written {
+            batches.push((row.label(), counters));
+        }
+        rows.push(row);
+    }
+    (rows, created, batches)
 }
 
 #[cfg(test)]
