@@ -45,7 +45,7 @@ pub static SERVICE: &[Setting] = &[
     Setting {
         key: "writers",
         var: "MOMO_WRITERS",
-        default: Initial::Value("4"),
+        default: Initial::Value("2"),
         accepts: "a whole number of writer tasks from 1 to 64",
         doc: "batch writers on PostgreSQL (SQLite always has one: its one writer connection)",
         secret: false,

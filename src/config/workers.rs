@@ -63,7 +63,7 @@ impl Default for BatchSettings {
         BatchSettings {
             max: 128,
             wait: Duration::ZERO,
-            writers: 4,
+            writers: 2,
         }
     }
 }
