@@ -219,7 +219,7 @@ async fn run(args: Args) -> anyhow::Result<compare::Summary> {
 
     // d leaves its collections PENDING, and their first status checks come due 30 s later: the
     // reconciler working through tens of thousands of them would be measured with whatever ran
-    // then. So d runs after the open loops, whose tails it once swelled tenfold.
+    // then. So d runs after the open loops.
     eprintln!("d. POST /v1/collecte/mobile-money answered PENDING");
     let pending = if wants('d') {
         let (outcome, counters) = writers::around(&client, &base, load.run(collect("d", "06"))).await;

@@ -148,9 +148,10 @@ pub fn print(rows: &[OpenRow]) {
 /// lookups (`None`) of c's transactions.
 type Sends = Option<(&'static str, &'static str)>;
 
-/// The open-loop runs on the main gateway, after the closed loop: c, d and e at `--rate`, or c
-/// and e at a quarter, a half and three quarters of the closed loop's `(c, e)` rates. The ids
-/// the creations were answered with, for the correctness check.
+/// The open-loop runs on the main gateway, after the closed loops of c and e: c, e and d at
+/// `--rate`, or c and e at a quarter, a half and three quarters of the closed loop's `(c, e)`
+/// rates. The ids the creations were answered with, for the correctness check, and each
+/// creation run's writer counters.
 pub async fn run_all(
     args: &crate::Args,
     load: &Load,
