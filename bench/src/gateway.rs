@@ -12,6 +12,7 @@ use momo_gateway::domain::{Environment, MerchantId, Tenant};
 use momo_gateway::store::{LedgerCheck, Store};
 use sqlx::Connection;
 
+use crate::database::BenchDatabase;
 use crate::{Args, Db};
 
 pub struct Gateway {
@@ -23,7 +24,7 @@ pub struct Gateway {
     /// `None` once stopped.
     child: Option<Child>,
     _dir: tempfile::TempDir,
-    postgres: Option<(String, String)>,
+    postgres: Option<BenchDatabase>,
 }
 
 /// What the load left behind.
@@ -78,17 +79,13 @@ impl Gateway {
         let (database_url, postgres) = match args.db {
             Db::Sqlite => (format!("sqlite://{}/bench.db", dir.path().display()), None),
             Db::Postgres => {
-                let name = format!("momo_bench_{}", uuid::Uuid::new_v4().simple());
-                let mut admin = sqlx::PgConnection::connect(&args.postgres_url).await?;
-                sqlx::query(&format!("CREATE DATABASE {name}"))
-                    .execute(&mut admin)
-                    .await?;
+                let database = BenchDatabase::create(&args.postgres_url).await?;
                 let base = args
                     .postgres_url
                     .rsplit_once('/')
                     .map(|(b, _)| b)
                     .unwrap_or(&args.postgres_url);
-                (format!("{base}/{name}"), Some((args.postgres_url.clone(), name)))
+                (format!("{base}/{}", database.name), Some(database))
             }
         };
         let bin = binary(args);
@@ -233,12 +230,8 @@ impl Gateway {
             let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
             let _ = tokio::task::spawn_blocking(move || child.wait()).await;
         }
-        if let Some((admin, name)) = self.postgres.take() {
-            if let Ok(mut conn) = sqlx::PgConnection::connect(&admin).await {
-                let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                    .execute(&mut conn)
-                    .await;
-            }
+        if let Some(database) = self.postgres.take() {
+            database.drop_now().await;
         }
     }
 }
@@ -313,7 +306,7 @@ impl Drop for Process {
 
 /// A bench that stops on an error (`?` before `stop`) must not leave its gateway running: it
 /// would keep its port, its database and every file descriptor it inherited, a build lock's
-/// among them.
+/// among them. The process goes first, then (its field dropped after) the database.
 impl Drop for Gateway {
     fn drop(&mut self) {
         if let Some(child) = self.child.as_mut() {

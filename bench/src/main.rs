@@ -11,6 +11,7 @@ mod backlog;
 mod ceiling;
 mod compare;
 mod cost;
+mod database;
 mod drain;
 mod gateway;
 mod load;
