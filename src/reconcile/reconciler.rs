@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
-use super::{expiry, for_each_due, missing_for_good_at, outcome_of, Report};
+use super::{expiry, for_each_due, missing_for_good_after, missing_for_good_at, outcome_of, Report};
 use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
+use crate::service::payments::pending::FirstSend;
 use crate::service::{Payments, ServiceError};
 
 /// How old a payment the operator never received may be and still be sent again: a payer
@@ -42,6 +43,7 @@ pub async fn run_within(payments: &Payments, now: Timestamp, budget: Option<Dura
             Decision::Settle(outcome) => {
                 return Ok(payments.settle_later(&record, outcome, now, None).await?.is_some());
             }
+            Decision::Nothing => return Ok(false),
             Decision::AskAgain => check_after(payments, &record, now),
             Decision::AskAgainAt(at) => at,
         };
@@ -70,6 +72,8 @@ enum Decision {
     AskAgain,
     /// Ask again at this time: when the operator's "not received" becomes final.
     AskAgainAt(Timestamp),
+    /// Settled meanwhile by someone else.
+    Nothing,
 }
 
 impl From<Option<Outcome>> for Decision {
@@ -95,11 +99,17 @@ async fn decide(payments: &Payments, record: &TransactionRecord, now: Timestamp)
     // young payment is sent again, once, with the same key (the operator executes it once
     // whichever copy arrives first). Otherwise it fails once "not received" is final, when no
     // send of ours can still arrive.
-    let young = now.millis() - t.created_at.millis() <= RESEND_WITHIN.as_millis() as i64;
-    let resent = if young {
-        payments.resend(record, now).await?
-    } else {
-        None
+    let (sent_at, resent) = match first_send(payments, record, now).await? {
+        Sent::Now(answer) => (now, Some(answer)),
+        Sent::Before(at) => (at, None),
+        Sent::InFlight(settled_by) => return Ok(Decision::AskAgainAt(settled_by)),
+        Sent::Final => return Ok(Decision::Nothing),
+    };
+    let young = now.millis() - sent_at.millis() <= RESEND_WITHIN.as_millis() as i64;
+    let resent = match resent {
+        Some(answer) => Some(answer),
+        None if young => payments.resend(record, now).await?,
+        None => None,
     };
     Ok(match resent {
         None => match missing_for_good_at(payments, record, now).await? {
@@ -123,6 +133,46 @@ async fn decide(payments: &Payments, record: &TransactionRecord, now: Timestamp)
             tracing::warn!(reference = %t.reference, error = %e, "resend failed; will ask again");
             Decision::AskAgain
         }
+    })
+}
+
+/// Where the first send of a payment the operator does not know stands.
+enum Sent {
+    /// Made by this visit: a batch's transfer the sender claimed and has not sent.
+    Now(Result<OperatorAnswer, OperatorError>),
+    /// Made at this time, and over: a creation's (sent with it), or a batch transfer's sent
+    /// longer ago than a send can last.
+    Before(Timestamp),
+    /// A batch's transfer whose send may still be on its way: ask again at this time, when it
+    /// cannot be any more. Sending it now would make two calls that both arrive; failing it
+    /// would release money the operator may still pay.
+    InFlight(Timestamp),
+    /// Settled meanwhile.
+    Final,
+}
+
+/// The first send of `record`, pending and unknown to its operator at `now`. A batch's transfer
+/// is first sent by whoever takes its mark, the payout sender or this visit; its age for a
+/// resend counts from that send, not from when its batch was recorded.
+async fn first_send(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Result<Sent, ServiceError> {
+    let t = &record.transaction;
+    if t.batch_id.is_none() {
+        return Ok(Sent::Before(t.created_at));
+    }
+    Ok(match payments.first_send(record, now).await? {
+        FirstSend::Made(answer) => {
+            tracing::warn!(reference = %t.reference, "a batch's transfer claimed but never sent: sent now");
+            Sent::Now(answer)
+        }
+        FirstSend::SentAt(at) => {
+            let over_at = at.plus(missing_for_good_after(payments.config()));
+            if over_at > now {
+                Sent::InFlight(over_at)
+            } else {
+                Sent::Before(at)
+            }
+        }
+        FirstSend::Final => Sent::Final,
     })
 }
 

@@ -32,7 +32,7 @@ pub use handoff::LeasedEvent;
 pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 pub use links::LinkStore;
 pub use merchants::{MerchantStore, NewMerchant, NewMerchantEnvironment};
-pub use payments::{CheckedLookup, LedgerCheck, PaymentStore, Settlement};
+pub use payments::{CheckedLookup, LedgerCheck, PaymentStore, SendMark, Settlement};
 pub use payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
 pub use postgres::PostgresStore;
 pub(crate) use queued::take_queued_within;

@@ -50,6 +50,17 @@ pub struct LedgerCheck {
 }
 
 /// Transactions, the ledger and the webhook outbox.
+/// Who sends a batch's transfer, as [`PaymentStore::mark_sent`] decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendMark {
+    /// The caller took the mark: it makes the call.
+    Taken,
+    /// Someone took it at this time: their call may still be on its way.
+    SentAt(Timestamp),
+    /// The transfer is final: nobody sends it any more.
+    Final,
+}
+
 #[async_trait]
 pub trait PaymentStore: Send + Sync + 'static {
     /// Records a new `PENDING` transaction and its first transition, with `entry` (a transfer's
@@ -93,6 +104,11 @@ pub trait PaymentStore: Send + Sync + 'static {
 
     /// A transaction by its service reference alone (the payer's launch page has no tenant).
     async fn transaction_by_ref(&self, reference: &Reference) -> Result<Option<TransactionRecord>, StoreError>;
+
+    /// Takes the mark a batch's transfer carries once it is first sent (`sent_at`), at `at`,
+    /// if it is still pending and nobody took it before: whoever gets [`SendMark::Taken`] makes
+    /// the call, and only they.
+    async fn mark_sent(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<SendMark, StoreError>;
 
     /// Claims the one resend a pending transaction may get, noting `at` as when it was found
     /// missing at its operator: `true` for the caller that set `missing_since`, `false` when it

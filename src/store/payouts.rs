@@ -88,16 +88,24 @@ pub trait PayoutStore: Send + Sync + 'static {
     /// The tenant's batches, newest first.
     async fn batches(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<PayoutBatch>, StoreError>;
 
-    /// Claims up to `limit` queued transfers of `operator`, oldest first: each leaves the queue
-    /// with its first status check due at `first_check`, in one statement, so a transfer is
-    /// claimed by one sender once and, if that sender dies before asking the operator, the
-    /// reconciler finds it as it finds a creation cut short.
+    /// The tenants whose batches are not complete, Production first, then by merchant: the
+    /// only ones that may have queued transfers, for the sender to go round.
+    async fn tenants_with_open_batches(&self) -> Result<Vec<Tenant>, StoreError>;
+
+    /// Claims up to `limit` queued transfers of `tenant` to `operator`, oldest first: each
+    /// leaves the queue with its first status check due at `first_check`, in one statement, so
+    /// a transfer is claimed by one sender once and, if that sender dies before asking the
+    /// operator, the reconciler finds it as it finds a creation cut short.
     async fn claim_queued(
         &self,
+        tenant: &Tenant,
         operator: OperatorCode,
         first_check: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
+
+    /// The tenant's queued transfers: what counts against its cap.
+    async fn queued_for(&self, tenant: &Tenant) -> Result<i64, StoreError>;
 
     /// Queued transfers of every operator: what the sender has left to send.
     async fn queued(&self) -> Result<i64, StoreError>;

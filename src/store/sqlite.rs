@@ -207,7 +207,7 @@ impl Backend for SqliteStore {
     const CLAIM_QUEUED: &'static str =
         "UPDATE transactions SET queued_at = NULL, next_check_at = $1, check_token = $2 \
         WHERE id IN (SELECT id FROM transactions WHERE queued_at IS NOT NULL AND operator = $3 \
-        ORDER BY queued_at LIMIT $4)";
+        AND merchant_id = $5 AND environment = $6 ORDER BY queued_at LIMIT $4)";
 
     const LOCKING: BalanceLocking = BalanceLocking::Serial;
 

@@ -5,7 +5,18 @@ use super::Payments;
 use crate::domain::{Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::ServiceError;
-use crate::store::LedgerCheck;
+use crate::store::{LedgerCheck, SendMark};
+
+/// What came of [`Payments::first_send`].
+#[derive(Debug)]
+pub enum FirstSend {
+    /// Sent now: the operator's answer.
+    Made(Result<OperatorAnswer, OperatorError>),
+    /// Sent by someone else, from this time on.
+    SentAt(Timestamp),
+    /// Final: nothing to send.
+    Final,
+}
 
 /// The final outcome an operator's answer gives, with `cause`; `None` while it is not final.
 /// `NotReceived` is final only where the caller decides so (the reconciler), never here.
@@ -100,6 +111,28 @@ impl Payments {
             return Ok(None);
         }
         tracing::warn!(reference = %t.reference, "the operator never received this payment: sending it again, once, with the same key");
+        self.call_operator(record).await.map(Some)
+    }
+
+    /// Sends a payout batch's transfer its sender claimed but did not send (it died between
+    /// the two, or is slow), if no one has yet: its mark is taken here as the sender takes it
+    /// (`send_queued`), so only one of them makes the call. [`FirstSend::SentAt`] when it was
+    /// sent (or is being sent) already.
+    pub async fn first_send(&self, record: &TransactionRecord, now: Timestamp) -> Result<FirstSend, ServiceError> {
+        Ok(match self.store.mark_sent(&record.transaction.id, now).await? {
+            SendMark::Taken => FirstSend::Made(self.call_operator(record).await?),
+            SendMark::SentAt(at) => FirstSend::SentAt(at),
+            SendMark::Final => FirstSend::Final,
+        })
+    }
+
+    /// Asks the operator for the recorded, pending `record`, as it was asked at its creation
+    /// but without the payer's one-time code (never stored: it is the payer's, for one attempt).
+    async fn call_operator(
+        &self,
+        record: &TransactionRecord,
+    ) -> Result<Result<OperatorAnswer, OperatorError>, ServiceError> {
+        let t = &record.transaction;
         let amount = super::send::stored_amount(t)?;
         // A refund names its collection at the operator by the collection's own key.
         let collection = match &t.refund_of {
@@ -111,7 +144,6 @@ impl Payments {
             })?),
             None => None,
         };
-        // No one-time code: never stored, it is the payer's, for one attempt.
         let refund = collection
             .as_ref()
             .map(|c| (&c.transaction.reference, &c.transaction.id));
@@ -126,7 +158,7 @@ impl Payments {
         if let Ok(OperatorAnswer::AwaitingPayer { launch_url }) = &answer {
             self.store.set_launch_url(&t.id, launch_url).await?;
         }
-        Ok(Some(answer))
+        Ok(answer)
     }
 
     /// When the pending `record` was first found missing at its operator (or sent again for

@@ -10,7 +10,7 @@ use crate::domain::{
 };
 use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 use crate::service::ServiceError;
-use crate::store::StoreError;
+use crate::store::{SendMark, StoreError};
 
 /// When a payment is sent: within its creation request, whose answer is the settlement (so
 /// `date_update` stays null), or later.
@@ -144,7 +144,13 @@ impl Payments {
     /// Sends a payout batch's transfer the sender claimed: `true` when the operator's answer
     /// settled it. A refusal or an unreachable operator fails it, as it fails a single
     /// transfer; an answer that settles nothing leaves it to the reconciler.
+    /// Sent only under its mark (`PaymentStore::mark_sent`), taken just before the call: not
+    /// once final, and not when the reconciler sent it first.
     pub async fn send_queued(&self, record: TransactionRecord, now: Timestamp) -> Result<bool, ServiceError> {
+        match self.store.mark_sent(&record.transaction.id, now).await? {
+            SendMark::Taken => {}
+            SendMark::SentAt(_) | SendMark::Final => return Ok(false),
+        }
         match self.send(record, None, None, now, Sent::Later).await {
             Ok(record) => Ok(record.transaction.status.is_final()),
             Err(PaymentError::Refused(_) | PaymentError::OperatorUnavailable(_)) => Ok(true),

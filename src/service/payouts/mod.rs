@@ -77,15 +77,21 @@ impl Payouts {
         Ok(self.0.store.batches(tenant, page).await?)
     }
 
-    /// Claims up to `limit` queued transfers of `operator` for the sender, their first status
-    /// check due at `first_check`.
+    /// The tenants that may have queued transfers, Production first, then by merchant.
+    pub async fn tenants_with_open_batches(&self) -> Result<Vec<Tenant>, ServiceError> {
+        Ok(self.0.store.tenants_with_open_batches().await?)
+    }
+
+    /// Claims up to `limit` queued transfers of `tenant` to `operator` for the sender, their
+    /// first status check due at `first_check`.
     pub async fn claim_queued(
         &self,
+        tenant: &Tenant,
         operator: OperatorCode,
         first_check: Timestamp,
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, ServiceError> {
-        Ok(self.0.store.claim_queued(operator, first_check, limit).await?)
+        Ok(self.0.store.claim_queued(tenant, operator, first_check, limit).await?)
     }
 
     /// Seals the batches whose request died while it recorded them one by one, once they are

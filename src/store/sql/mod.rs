@@ -57,8 +57,8 @@ pub(super) trait Backend: Send + Sync + 'static {
     const CLAIM_DUE_CHECKS: &'static str;
 
     /// Claims queued payout transfers: sets `queued_at = NULL, next_check_at = $1, check_token =
-    /// $2` on at most `$4` transfers of operator `$3` still queued, the longest queued first,
-    /// through `transactions_queued`. Several senders must never claim one at once. A queued
+    /// $2` on at most `$4` transfers of operator `$3` of merchant `$5` in environment `$6` still
+    /// queued, the longest queued first, through `transactions_queued`. Several senders must never claim one at once. A queued
     /// transfer is pending: every settlement clears `queued_at` (`settle_set`), so the statement
     /// asks nothing of `status`, whose constant test would let the planner read every pending
     /// transaction through `transactions_due` instead of the queue's own index.

@@ -16,8 +16,8 @@ use crate::domain::{
 use crate::store::lookup_batch::Lookup;
 use crate::store::names;
 use crate::store::{
-    rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, ProcessStoreStats, Settlement, StoreError, StoreStats,
-    TransactionFilter, TransactionRecord,
+    rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, ProcessStoreStats, SendMark, Settlement, StoreError,
+    StoreStats, TransactionFilter, TransactionRecord,
 };
 
 #[async_trait::async_trait]
@@ -99,6 +99,35 @@ where
             .fetch_optional(DB::pool(self.reader()))
             .await?;
         row.as_ref().map(rows::transaction_record).transpose()
+    }
+
+    async fn mark_sent(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<SendMark, StoreError> {
+        let taken = sqlx::query(
+            "UPDATE transactions SET sent_at = $1 WHERE id = $2 AND status = 'PENDING' AND sent_at IS NULL",
+        )
+        .arg(at.millis())
+        .arg(transaction_id)
+        .execute(DB::pool(self.writer()))
+        .await?;
+        if taken.rows_affected() == 1 {
+            return Ok(SendMark::Taken);
+        }
+        // From the writer: whoever took the mark committed it there.
+        let row = sqlx::query("SELECT status, sent_at FROM transactions WHERE id = $1")
+            .arg(transaction_id)
+            .fetch_optional(DB::pool(self.writer()))
+            .await?;
+        let Some(row) = row else {
+            return Err(StoreError::Corrupt(format!(
+                "transfer {transaction_id} to mark as sent is gone"
+            )));
+        };
+        let status: String = row.col("status")?;
+        let sent_at: Option<i64> = row.col("sent_at")?;
+        Ok(match (status.as_str(), sent_at) {
+            ("PENDING", Some(at)) => SendMark::SentAt(Timestamp(at)),
+            _ => SendMark::Final,
+        })
     }
 
     async fn claim_resend(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<bool, StoreError> {

@@ -4,7 +4,9 @@ use super::balance_locks::{lock_balances, BalanceUse};
 use super::batch_steps::{self, batch_of, BATCH_COLUMNS};
 use super::insert_set::{insert_all, Creation};
 use super::{Args, Backend, Get, SqlDb};
-use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
+use crate::domain::{
+    BatchId, Customer, MerchantId, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord,
+};
 use crate::store::payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
 use crate::store::{rows, StoreError};
 
@@ -234,8 +236,30 @@ where
         rows.iter().map(batch_of::<DB>).collect()
     }
 
+    async fn tenants_with_open_batches(&self) -> Result<Vec<Tenant>, StoreError> {
+        // 'Production' sorts before 'Sandbox'.
+        let rows = sqlx::query(
+            "SELECT DISTINCT environment, merchant_id FROM payout_batches WHERE completed_at IS NULL \
+             ORDER BY environment, merchant_id",
+        )
+        .fetch_all(DB::pool(self.reader()))
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let environment: String = row.col("environment")?;
+                Ok(Tenant {
+                    merchant_id: MerchantId(row.col("merchant_id")?),
+                    environment: environment
+                        .parse()
+                        .map_err(|e| StoreError::Corrupt(format!("payout batch: {e}")))?,
+                })
+            })
+            .collect()
+    }
+
     async fn claim_queued(
         &self,
+        tenant: &Tenant,
         operator: OperatorCode,
         first_check: Timestamp,
         limit: u32,
@@ -246,6 +270,8 @@ where
             .arg(&token)
             .arg(operator.name())
             .arg(i64::from(limit))
+            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.environment.as_str())
             .execute(DB::pool(self.writer()))
             .await?;
         if super::RowsAffected::rows_affected(&claimed) == 0 {
@@ -258,6 +284,17 @@ where
         // From the writer: the claim just committed there.
         let rows = sqlx::query(&sql).arg(&token).fetch_all(DB::pool(self.writer())).await?;
         rows.iter().map(rows::transaction_record).collect()
+    }
+
+    async fn queued_for(&self, tenant: &Tenant) -> Result<i64, StoreError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = $1 AND environment = $2 AND queued_at IS NOT NULL",
+        )
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .fetch_one(DB::pool(self.reader()))
+        .await?;
+        Ok(row.col("n")?)
     }
 
     async fn queued(&self) -> Result<i64, StoreError> {

@@ -7,3 +7,4 @@ pub mod crash;
 pub mod large;
 pub mod recipients;
 pub mod recipients_at_operators;
+pub mod sent_once;
