@@ -2,14 +2,16 @@
 //! (`GET /disbursement/v1_0/accountholder/msisdn/{msisdn}/active`, the product money is sent
 //! with), and its holder's name (`GET /collection/v1_0/accountholder/msisdn/{msisdn}/basicuserinfo`,
 //! which the platform serves from the collection product). Nothing is sent by asking, so a
-//! lookup that fails is `Transient`: the check could not be made, and no payment waits on it.
+//! lookup that fails is `Transient`: the check could not be made, and no payment waits on it;
+//! one the operator refuses (a 4xx, its rate limit's 429) is `Rejected`, an answer, which the
+//! breaker does not count as the operator being down.
 //! The name is a courtesy: when its lookup fails, the account is still active, unnamed.
 
 use reqwest::StatusCode;
 
 use super::wire::{ActiveAnswer, BasicUserInfo};
 use super::{MomoConnector, Product};
-use crate::domain::Msisdn;
+use crate::domain::{FailureCode, Msisdn};
 use crate::operator::{answer, AccountHolder, OperatorError};
 
 impl MomoConnector {
@@ -45,6 +47,15 @@ impl MomoConnector {
                     .await?
                     .map_err(|e| OperatorError::Transient(format!("malformed account-holder answer: {e}")))?;
                 read.result
+            }
+            // It answered, so it is up: a refusal of the lookup (its own quota, 429, or any
+            // 4xx) must not count towards opening the breaker that every payment of the
+            // operator goes through.
+            status if status.is_client_error() => {
+                return Err(OperatorError::Rejected {
+                    code: FailureCode::OperatorRefused,
+                    reason: format!("the account-holder check answered {status}"),
+                })
             }
             status => {
                 return Err(OperatorError::Transient(format!(

@@ -8,6 +8,7 @@ use futures_util::stream::{self, StreamExt};
 use super::outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
 use super::{BatchCreated, BatchError, Payouts};
 use crate::domain::payout_batch::{MAX_BATCH_ITEMS, MAX_LABEL_CHARS};
+use crate::domain::text::TextProblem;
 use crate::domain::{BatchId, Kind, Tenant, Timestamp, TransactionRecord, TransactionRef};
 use crate::service::payments::{PaymentError, PaymentRequest};
 use crate::service::ServiceError;
@@ -80,12 +81,19 @@ impl Payouts {
             ))
             .into());
         }
-        if request
-            .label
-            .as_ref()
-            .is_some_and(|l| l.chars().count() > MAX_LABEL_CHARS)
-        {
-            return Err(ServiceError::Invalid(format!("label must be at most {MAX_LABEL_CHARS} characters")).into());
+        if let Some(label) = &request.label {
+            // A control character (NUL, ESC) would corrupt logs and exports, and PostgreSQL
+            // refuses a NUL in text outright.
+            let problem = if label.chars().count() > MAX_LABEL_CHARS {
+                Some(TextProblem::TooLong { max: MAX_LABEL_CHARS })
+            } else if label.chars().any(char::is_control) {
+                Some(TextProblem::ControlCharacter)
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(ServiceError::Invalid(format!("label {problem}")).into());
+            }
         }
         let batch = NewBatch {
             id: BatchId::new(),

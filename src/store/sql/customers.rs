@@ -16,11 +16,16 @@ pub(in crate::store) static CUSTOMER_COLUMNS: LazyLock<String> = LazyLock::new(|
 pub(in crate::store) const CLAIM_PHONE: &str = "ON CONFLICT (merchant_id, environment, payer_phone) DO NOTHING";
 
 /// The end of a creation's payer upsert, after the rows of its `payer_row`s: the latest name
-/// and email win; an address line is kept when the payment gives none.
+/// and email win; an address line is kept when the payment gives none. A payer known only by
+/// their number (first name the number, no last name: a payment link's payer, who gives no
+/// name) leaves the stored name as it is, so an anonymous payment never erases what the
+/// merchant recorded.
 pub(in crate::store) static PAYER_ON_CONFLICT: LazyLock<String> = LazyLock::new(|| {
+    const ANONYMOUS: &str = "excluded.first_name = excluded.phone AND excluded.last_name = ''";
     format!(
         "ON CONFLICT (merchant_id, environment, payer_phone) DO UPDATE SET \
-        first_name = excluded.first_name, last_name = excluded.last_name, \
+        first_name = CASE WHEN {ANONYMOUS} THEN customers.first_name ELSE excluded.first_name END, \
+        last_name = CASE WHEN {ANONYMOUS} THEN customers.last_name ELSE excluded.last_name END, \
         email = COALESCE(excluded.email, customers.email), \
         city = COALESCE(excluded.city, customers.city), \
         street_address = COALESCE(excluded.street_address, customers.street_address) \

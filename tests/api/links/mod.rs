@@ -2,6 +2,7 @@
 //! paid through, their rules held by the database under concurrency.
 
 pub mod browser;
+pub mod customers;
 pub mod page;
 pub mod paying;
 pub mod routes;

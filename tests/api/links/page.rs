@@ -34,7 +34,7 @@ fn browser() -> reqwest::Client {
         .unwrap()
 }
 
-async fn make(app: &TestApp, body: Value) -> String {
+pub(super) async fn make(app: &TestApp, body: Value) -> String {
     let token = app.sandbox_token().await;
     let a = post(app, &token, "/v1/payment-links", &body).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
@@ -42,7 +42,7 @@ async fn make(app: &TestApp, body: Value) -> String {
 }
 
 /// The form page, and the CSRF cookie it set.
-async fn open(app: &TestApp, path: &str) -> (StatusCode, String, String) {
+pub(super) async fn open(app: &TestApp, path: &str) -> (StatusCode, String, String) {
     let page = browser().get(app.url(path)).send().await.unwrap();
     let status = page.status();
     let cookie = page
@@ -56,7 +56,7 @@ async fn open(app: &TestApp, path: &str) -> (StatusCode, String, String) {
     (status, cookie, page.text().await.unwrap())
 }
 
-async fn pay(app: &TestApp, id: &str, cookie: &str, form: &[(&str, &str)]) -> reqwest::Response {
+pub(super) async fn pay(app: &TestApp, id: &str, cookie: &str, form: &[(&str, &str)]) -> reqwest::Response {
     browser()
         .post(app.url(&format!("/pay/{id}")))
         .header(COOKIE, cookie)
@@ -69,7 +69,7 @@ async fn pay(app: &TestApp, id: &str, cookie: &str, form: &[(&str, &str)]) -> re
 /// A form's fields, in order.
 type Form<'a> = Vec<(&'a str, &'a str)>;
 
-fn csrf_of(cookie: &str) -> &str {
+pub(super) fn csrf_of(cookie: &str) -> &str {
     cookie.split_once('=').map(|(_, v)| v).unwrap_or("")
 }
 

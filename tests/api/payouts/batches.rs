@@ -313,6 +313,14 @@ async fn a_body_that_is_no_batch_is_refused_whole(app: TestApp) {
         (json!({"items": "all of them"}), "items not a list"),
         (json!({"items": [one.clone(), null]}), "an item null"),
         (json!({"items": [true, one.clone()]}), "an item a boolean"),
+        (
+            json!({"label": "pay\u{0}day", "items": [one.clone()]}),
+            "a NUL in the label",
+        ),
+        (
+            json!({"label": "pay\u{1b}[31mday", "items": [one.clone()]}),
+            "an ESC in the label",
+        ),
     ] {
         let a = post(&app, &token, "/v1/payout-batches", &body).await;
         assert_eq!(a.status, StatusCode::BAD_REQUEST, "{why}: {}", a.body);
@@ -326,6 +334,17 @@ async fn a_body_that_is_no_batch_is_refused_whole(app: TestApp) {
             .is_some_and(|r| r.contains("items[0] must be a JSON object")),
         "{}",
         v2_item.body
+    );
+    let nul =
+        json!({"label": "pay\u{0}day", "items": [transfer_v2("x", json!("0701020301"), "GAMMA_MONEY_CI", json!(100))]});
+    let nul = post(&app, &token, "/v2/payout-batches", &nul).await;
+    assert_eq!(nul.status, StatusCode::BAD_REQUEST, "{}", nul.body);
+    assert!(
+        nul.body["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("label must not contain control characters")),
+        "the field is named: {}",
+        nul.body
     );
     let missing = batch_of(&app, &token, "/v1/payout-batches/pbt_0000000000000000000000").await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.body);

@@ -4,6 +4,7 @@ pub mod abandoned;
 pub mod batches;
 pub mod command_line;
 pub mod crash;
+pub mod fair;
 pub mod large;
 pub mod recipients;
 pub mod recipients_at_operators;

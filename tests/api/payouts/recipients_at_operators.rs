@@ -15,6 +15,7 @@ both_backends!(
     Faulted::spawn =>
     momo_says_whether_a_number_is_active_and_whose_it_is,
     a_check_the_operator_cannot_answer_refuses_the_checked_transfer,
+    an_operator_refusing_a_flood_of_checks_leaves_its_payments_flowing,
 );
 
 async fn momo_says_whether_a_number_is_active_and_whose_it_is(f: Faulted) {
@@ -93,4 +94,36 @@ async fn a_check_the_operator_cannot_answer_refuses_the_checked_transfer(f: Faul
     assert!(paid.status.is_success(), "{}", paid.body);
     f.drain().await;
     f.assert_invariants("a check the operator could not answer").await;
+}
+
+/// An operator that answers a flood of recipient checks with 429: each check is refused, but
+/// the operator answered, so its breaker stays closed and a payment right after goes through.
+async fn an_operator_refusing_a_flood_of_checks_leaves_its_payments_flowing(f: Faulted) {
+    let gamma = MomoTransfer.operator().name();
+    let failures = f.app.gateway.config().breaker.failures;
+    f.fault("momo.accountholder.active", "status=429", failures * 3).await;
+    for i in 0..failures * 3 {
+        let refused = answer(
+            f.app
+                .get(&format!("/v1/account-holders/{gamma}_MONEY_CI/07010203{:02}", i % 100))
+                .bearer_auth(&f.token),
+        )
+        .await;
+        assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{}", refused.body);
+    }
+    let metrics = f.app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let open = metrics
+        .lines()
+        .any(|l| l.starts_with("momo_operator_breaker_state") && l.contains(gamma) && !l.ends_with(" 0"));
+    assert!(!open, "the breaker stays closed: {metrics}");
+    let paid = post(
+        &f.app,
+        &f.token,
+        "/v1/transfer/mobile-money",
+        &transfer_v1("mt-after-flood", "0701020301", &format!("{gamma}_MONEY_CI"), "1000"),
+    )
+    .await;
+    assert!(paid.status.is_success(), "{}", paid.body);
+    f.drain().await;
+    f.assert_invariants("a flood of checks refused by the operator").await;
 }
