@@ -86,6 +86,7 @@ pub fn batch_error(e: BatchError) -> (ApiError, Option<Vec<ItemOutcome>>) {
     let reason = e.to_string();
     match e {
         BatchError::Refused { items, .. } => (ApiError::new(ErrorKind::BatchRefused, reason), Some(items)),
+        BatchError::OverLimit(_) => (ApiError::new(ErrorKind::TooManyRequests, reason), None),
         BatchError::Service(e) => (e.into(), None),
     }
 }

@@ -89,6 +89,7 @@ async fn execute(args: &BatchArgs, payouts: &Payouts) -> anyhow::Result<BatchCre
                 let lines = refusals(&items).join("\n");
                 anyhow::anyhow!("the batch was refused whole, and nothing was recorded:\n{lines}")
             }
+            BatchError::OverLimit(why) => anyhow::anyhow!("the batch was not recorded: {why}"),
             BatchError::Service(e) => anyhow::anyhow!("the batch was not recorded: {e}"),
         })
 }

@@ -75,6 +75,10 @@ pub struct PayoutSettings {
     pub rate_per_s: u32,
     /// The largest body of a batch's request (a batch of 5,000 is about a megabyte).
     pub max_body_bytes: usize,
+    /// The most queued transfers one merchant may have in one environment.
+    pub queued_max: u32,
+    /// The most batch requests of one merchant in one environment recorded at once.
+    pub batches_at_once: u32,
 }
 
 /// What the reconciler and the expiry and review of pending payments need.

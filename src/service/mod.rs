@@ -226,7 +226,8 @@ impl From<StoreError> for ServiceError {
             | StoreError::Refused(_)
             | StoreError::InsufficientFunds
             | StoreError::NotRefundable
-            | StoreError::LinkClosed => ServiceError::Internal(e.to_string()),
+            | StoreError::LinkClosed
+            | StoreError::OverLimit(_) => ServiceError::Internal(e.to_string()),
         }
     }
 }

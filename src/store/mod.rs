@@ -33,7 +33,7 @@ pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 pub use links::LinkStore;
 pub use merchants::{MerchantStore, NewMerchant, NewMerchantEnvironment};
 pub use payments::{CheckedLookup, LedgerCheck, PaymentStore, SendMark, Settlement};
-pub use payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
+pub use payouts::{queued_check, BatchEventBody, BatchItem, BatchLimits, NewBatch, PayoutStore, Seal};
 pub use postgres::PostgresStore;
 pub(crate) use queued::take_queued_within;
 pub use reports::ReportStore;
@@ -71,6 +71,10 @@ pub enum StoreError {
     /// more payments: nothing was written.
     #[error("the payment link takes no more payments")]
     LinkClosed,
+    /// A merchant's cap (queued payout transfers, batches being recorded at once) would be
+    /// passed: nothing was written. The text says which and how to proceed.
+    #[error("{0}")]
+    OverLimit(String),
     /// The credential a write was made with is revoked (or no longer the tenant's): nothing
     /// was written.
     #[error("the caller's credential is revoked")]

@@ -28,6 +28,18 @@ pub struct NewBatch {
     pub all_or_nothing: bool,
     pub submitted: i64,
     pub created_at: Timestamp,
+    /// What one merchant may have queued and being recorded; the store refuses past them.
+    pub limits: BatchLimits,
+}
+
+/// A merchant's caps on payout batches in one environment, settled by the database under a
+/// lock of the merchant's environment, whichever process records the batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchLimits {
+    /// The most transfers queued (not yet sent), this batch's included.
+    pub queued_max: i64,
+    /// The most batches being recorded item by item (unsealed) at once, this one included.
+    pub at_once: i64,
 }
 
 /// One transfer of an all-or-nothing batch, as `PaymentStore::insert_pending` takes it.
@@ -50,12 +62,13 @@ pub struct Seal {
 #[async_trait]
 pub trait PayoutStore: Send + Sync + 'static {
     /// Records a batch that its items will join one by one (`insert_pending` with the batch's
-    /// id on each transaction), each in its own database transaction.
+    /// id on each transaction), each in its own database transaction. `OverLimit` when the
+    /// tenant is at one of its [`BatchLimits`], counting all `submitted` items as queued.
     async fn insert_batch(&self, batch: &NewBatch) -> Result<(), StoreError>;
 
     /// Records a batch with every one of `items`, sealed, in one database transaction, or
     /// nothing: `Conflict` when a transaction id is taken, `InsufficientFunds` when the items'
-    /// reservations together would overdraw.
+    /// reservations together would overdraw, `OverLimit` past the tenant's [`BatchLimits`].
     async fn insert_batch_whole(
         &self,
         batch: &NewBatch,

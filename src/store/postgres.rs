@@ -77,6 +77,9 @@ impl Backend for PostgresStore {
         WHERE id IN (SELECT id FROM transactions WHERE queued_at IS NOT NULL AND operator = $3 \
         AND merchant_id = $5 AND environment = $6 ORDER BY queued_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
 
+    const LOCK_TENANT: &'static str =
+        "SELECT 1 AS locked FROM merchant_environments WHERE merchant_id = $1 AND environment = $2 FOR UPDATE";
+
     const LOCKING: BalanceLocking = BalanceLocking::CreditSlots;
 
     const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\

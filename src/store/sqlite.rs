@@ -209,6 +209,10 @@ impl Backend for SqliteStore {
         WHERE id IN (SELECT id FROM transactions WHERE queued_at IS NOT NULL AND operator = $3 \
         AND merchant_id = $5 AND environment = $6 ORDER BY queued_at LIMIT $4)";
 
+    /// The one writer connection serializes every write transaction.
+    const LOCK_TENANT: &'static str =
+        "SELECT 1 AS locked FROM merchant_environments WHERE merchant_id = $1 AND environment = $2";
+
     const LOCKING: BalanceLocking = BalanceLocking::Serial;
 
     const CLAIM_DUE_CHECKS: &'static str = "UPDATE transactions SET next_check_at = $1, check_token = $2 WHERE id IN (\

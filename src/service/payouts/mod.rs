@@ -7,10 +7,17 @@
 //!
 //! Recording: the whole batch first goes to the database in one transaction (a few set-based
 //! statements, well under a second for 5,000 items). When that is refused (an id taken, the
-//! balance short), an all-or-nothing batch is refused whole; any other is recorded item by item,
-//! each reserved on its own, so an item that does not fit is refused alone.
+//! balance short), an all-or-nothing batch is refused whole. Any other batch short of money is
+//! fitted to the balance in the request's order (each item that does not fit what the earlier
+//! ones left is refused) and goes in one transaction again; when that is refused too (the
+//! balance moved, an id was taken), it is recorded item by item, each reserved on its own.
+//!
+//! Caps: a merchant's queued transfers and batches being recorded at once are bounded per
+//! environment (`MOMO_PAYOUT_QUEUED_MAX`, `MOMO_PAYOUT_BATCHES_AT_ONCE`), counted by the store
+//! under a lock of the merchant's environment, so one merchant cannot fill the queue.
 
 pub mod csv;
+mod fitting;
 mod outcome;
 mod record;
 
@@ -18,7 +25,7 @@ use std::sync::Arc;
 
 use crate::domain::{BatchId, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
 use crate::service::{Payments, ServiceError};
-use crate::store::PayoutStore;
+use crate::store::{PayoutStore, StoreError};
 
 pub use outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
 pub use record::Previewed;
@@ -46,8 +53,21 @@ pub enum BatchError {
     /// Every item's outcome says which and why (the others are refused as not attempted).
     #[error("the batch asks for all items or none, and {refused} of them cannot be accepted: nothing was recorded")]
     Refused { refused: usize, items: Vec<ItemOutcome> },
+    /// The merchant is at a cap (transfers queued, batches being recorded at once): nothing
+    /// was written. The text says which, and what to do.
+    #[error("{0}")]
+    OverLimit(String),
     #[error(transparent)]
     Service(#[from] ServiceError),
+}
+
+impl From<StoreError> for BatchError {
+    fn from(e: StoreError) -> BatchError {
+        match e {
+            StoreError::OverLimit(why) => BatchError::OverLimit(why),
+            e => BatchError::Service(e.into()),
+        }
+    }
 }
 
 impl Payouts {

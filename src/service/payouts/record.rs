@@ -12,7 +12,7 @@ use crate::domain::text::TextProblem;
 use crate::domain::{BatchId, Kind, Tenant, Timestamp, TransactionRecord, TransactionRef};
 use crate::service::payments::{PaymentError, PaymentRequest};
 use crate::service::ServiceError;
-use crate::store::{queued_check, BatchItem, NewBatch, Seal, StoreError};
+use crate::store::{queued_check, BatchItem, BatchLimits, NewBatch, Seal, StoreError};
 
 /// Items checked at once (a recipient check is an operator call).
 const CONCURRENT_CHECKS: usize = 32;
@@ -31,9 +31,17 @@ pub enum Previewed {
 }
 
 /// An item on its way: checked and ready to record, or settled already.
-enum Step {
+pub(super) enum Step {
     Ready(Box<PaymentRequest>),
     Done(ItemOutcome),
+}
+
+/// Why the database refused a batch in one transaction.
+enum WholeRefused {
+    /// A transaction id was taken meanwhile.
+    IdTaken,
+    /// The items together would overdraw the balance.
+    BalanceShort,
 }
 
 /// The refusal of a payment that could not be recorded.
@@ -102,21 +110,35 @@ impl Payouts {
             all_or_nothing: request.all_or_nothing,
             submitted: submitted as i64,
             created_at: now,
+            limits: BatchLimits {
+                queued_max: i64::from(self.payments().config().payouts.queued_max),
+                at_once: i64::from(self.payments().config().payouts.batches_at_once),
+            },
         };
         let steps = self.check_items(tenant, &batch.id, request.items).await?;
         let steps = self.find_duplicates(tenant, steps).await?;
-        // All or nothing: an item not accepted (refused, or a duplicate) refuses the batch.
+        // All or nothing: an item not accepted (refused, or a duplicate) refuses the batch,
+        // unless it is this very batch sent again.
         if request.all_or_nothing && steps.iter().any(|s| matches!(s, Step::Done(_))) {
+            if let Some(recorded) = self.recorded_before(tenant, &steps).await? {
+                return Ok(recorded);
+            }
             return Err(not_attempted(steps));
         }
-        match self.record_whole(&batch, &steps, now).await {
-            Ok(Some(created)) => return Ok(created),
-            Ok(None) => {}
-            Err(e) => return Err(e),
-        }
-        if request.all_or_nothing {
-            return Err(self.refuse_whole(tenant, steps).await?);
-        }
+        let steps = match self.record_whole(&batch, &steps, now).await? {
+            Ok(created) => return Ok(created),
+            Err(_) if request.all_or_nothing => return Err(self.refuse_whole(tenant, steps).await?),
+            // Short of money: the items that fit, in order, in one transaction again, unless
+            // the balance moved meanwhile.
+            Err(WholeRefused::BalanceShort) => {
+                let fitted = self.fit_balance(tenant, steps, now).await?;
+                match self.record_whole(&batch, &fitted, now).await? {
+                    Ok(created) => return Ok(created),
+                    Err(_) => fitted,
+                }
+            }
+            Err(WholeRefused::IdTaken) => steps,
+        };
         self.record_each(batch, steps, now).await
     }
 
@@ -223,14 +245,14 @@ impl Payouts {
             .collect())
     }
 
-    /// The batch in one database transaction: `None` when the database refuses it (an id
-    /// taken, the balance short), having written nothing.
+    /// The batch in one database transaction, or why the database refused it, having written
+    /// nothing.
     async fn record_whole(
         &self,
         batch: &NewBatch,
         steps: &[Step],
         now: Timestamp,
-    ) -> Result<Option<BatchCreated>, BatchError> {
+    ) -> Result<Result<BatchCreated, WholeRefused>, BatchError> {
         let payments = self.payments();
         let prepared: Vec<BatchItem> = steps
             .iter()
@@ -259,8 +281,9 @@ impl Payouts {
             .await
         {
             Ok(customers) => customers,
-            Err(StoreError::Conflict { .. } | StoreError::InsufficientFunds) => return Ok(None),
-            Err(e) => return Err(ServiceError::from(e).into()),
+            Err(StoreError::Conflict { .. }) => return Ok(Err(WholeRefused::IdTaken)),
+            Err(StoreError::InsufficientFunds) => return Ok(Err(WholeRefused::BalanceShort)),
+            Err(e) => return Err(e.into()),
         };
         let mut accepted = prepared.into_iter().zip(customers).map(|(item, customer)| {
             let mut transaction = item.transaction;
@@ -283,7 +306,7 @@ impl Payouts {
         let recorded = self.batch(&batch.tenant, &batch.id).await?;
         let batch = recorded.ok_or_else(|| ServiceError::Internal("a recorded batch is gone".into()))?;
         tracing::info!(batch = %batch.id, accepted = batch.accepted.count, refused = batch.refused, "payout batch recorded");
-        Ok(Some(BatchCreated { batch, items }))
+        Ok(Ok(BatchCreated { batch, items }))
     }
 
     /// Why an all-or-nothing batch the database refused was refused: the items whose ids were
@@ -328,7 +351,7 @@ impl Payouts {
 
     /// The batch item by item, each in the write batches like a single transfer, then sealed.
     async fn record_each(&self, batch: NewBatch, steps: Vec<Step>, now: Timestamp) -> Result<BatchCreated, BatchError> {
-        self.0.store.insert_batch(&batch).await.map_err(ServiceError::from)?;
+        self.0.store.insert_batch(&batch).await?;
         let payments = self.payments();
         let tenant = &batch.tenant;
         let items: Vec<ItemOutcome> = stream::iter(steps)

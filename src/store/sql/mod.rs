@@ -64,6 +64,10 @@ pub(super) trait Backend: Send + Sync + 'static {
     /// transaction through `transactions_due` instead of the queue's own index.
     const CLAIM_QUEUED: &'static str;
 
+    /// Locks tenant `$1`, `$2` (its `merchant_environments` row) until the transaction ends, so
+    /// that counts made under it hold until its writes commit (the payout caps).
+    const LOCK_TENANT: &'static str;
+
     /// How the writers share a tenant's balance (`balance_locks`).
     const LOCKING: balance_locks::BalanceLocking;
 

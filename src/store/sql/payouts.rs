@@ -31,6 +31,48 @@ async fn insert_row<DB: SqlDb>(tx: &mut sqlx::Transaction<'_, DB>, batch: &NewBa
     Ok(())
 }
 
+/// Refuses `batch` with `OverLimit` when its tenant would pass one of its caps with `adding`
+/// more queued transfers; the tenant stays locked until `tx` ends, so two batches of one
+/// merchant cannot both pass on the same count.
+async fn within_limits<S: Backend<Db = DB>, DB: SqlDb>(
+    tx: &mut sqlx::Transaction<'_, DB>,
+    batch: &NewBatch,
+    adding: i64,
+) -> Result<(), StoreError> {
+    let (merchant, environment) = (batch.tenant.merchant_id.0.as_str(), batch.tenant.environment.as_str());
+    sqlx::query(S::LOCK_TENANT)
+        .arg(merchant)
+        .arg(environment)
+        .fetch_optional(DB::on(&mut **tx))
+        .await?;
+    let row = sqlx::query(
+        "SELECT (SELECT COUNT(*) FROM payout_batches WHERE merchant_id = $1 AND environment = $2 \
+           AND sealed_at IS NULL) AS running, \
+         (SELECT COUNT(*) FROM transactions WHERE merchant_id = $1 AND environment = $2 \
+           AND queued_at IS NOT NULL) AS queued",
+    )
+    .arg(merchant)
+    .arg(environment)
+    .fetch_one(DB::on(&mut **tx))
+    .await?;
+    let (running, queued): (i64, i64) = (row.col("running")?, row.col("queued")?);
+    let limits = batch.limits;
+    if running >= limits.at_once {
+        return Err(StoreError::OverLimit(format!(
+            "{running} payout batches of this merchant are being recorded, the most at once: \
+             retry once one of them has answered"
+        )));
+    }
+    if queued + adding > limits.queued_max {
+        return Err(StoreError::OverLimit(format!(
+            "{queued} transfers of this merchant are queued, and {adding} more would pass the cap of {}: \
+             retry once some are sent, or send a smaller batch",
+            limits.queued_max
+        )));
+    }
+    Ok(())
+}
+
 /// Seals batch `id` with `seal`'s counts, and completes it when nothing of it is open.
 async fn seal_in<DB: SqlDb>(
     tx: &mut sqlx::Transaction<'_, DB>,
@@ -84,6 +126,7 @@ where
 {
     async fn insert_batch(&self, batch: &NewBatch) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
+        within_limits::<S, DB>(&mut tx, batch, batch.submitted).await?;
         insert_row(&mut tx, batch).await?;
         tx.commit().await?;
         Ok(())
@@ -96,6 +139,7 @@ where
         seal: Seal,
     ) -> Result<Vec<Customer>, StoreError> {
         let mut tx = self.writer().begin().await?;
+        within_limits::<S, DB>(&mut tx, batch, items.len() as i64).await?;
         let tenant = (
             batch.tenant.merchant_id.0.as_str(),
             batch.tenant.environment.as_str(),

@@ -6,6 +6,7 @@ pub mod command_line;
 pub mod crash;
 pub mod fair;
 pub mod large;
+pub mod limits;
 pub mod recipients;
 pub mod recipients_at_operators;
 pub mod sent_once;

@@ -180,6 +180,7 @@ pub static EN: Text = Text {
     batch_refreshes: "This page refreshes every 2 seconds until the batch completes.",
     batch_transfers: "Its transfers",
     batch_refused_whole: "All or nothing: the batch was refused, and nothing was paid.",
+    batch_over_limit: "Too many transfers waiting or batches being recorded for this account: nothing was recorded. Retry once some have been sent.",
     link_url_invalid: "Invalid return URL: an http:// or https:// address.",
     link_url: "Public address",
     link_url_hint: "Select the address to copy it, then paste it in a chat.",

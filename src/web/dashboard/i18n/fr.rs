@@ -181,6 +181,7 @@ pub static FR: Text = Text {
     batch_refreshes: "Cette page se rafraîchit toutes les 2 secondes jusqu’à la fin du lot.",
     batch_transfers: "Ses transferts",
     batch_refused_whole: "Tout ou rien\u{202f}: le lot a été refusé et rien n’a été payé.",
+    batch_over_limit: "Trop de virements en attente ou de lots en cours pour ce compte\u{202f}: rien n’a été enregistré. Réessayez quand une partie aura été envoyée.",
     link_url_invalid: "URL de retour invalide : une adresse http:// ou https://.",
     link_url: "Adresse publique",
     link_url_hint: "Sélectionnez l'adresse pour la copier, puis collez-la dans une discussion.",

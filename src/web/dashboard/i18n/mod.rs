@@ -235,6 +235,7 @@ pub struct Text {
     pub batch_refreshes: &'static str,
     pub batch_transfers: &'static str,
     pub batch_refused_whole: &'static str,
+    pub batch_over_limit: &'static str,
     pub link_url_invalid: &'static str,
     pub link_url: &'static str,
     pub link_url_hint: &'static str,

@@ -51,6 +51,10 @@ pub async fn create(State(payouts): State<Payouts>, ctx: Ctx, form: FormFields) 
             let flash = Flash::Failed(ctx.t().batch_refused_whole.to_owned());
             super::preview::render(&payouts, &ctx, text, label, all_or_nothing, flash).await
         }
+        Err(BatchError::OverLimit(_)) => {
+            let flash = Flash::Failed(ctx.t().batch_over_limit.to_owned());
+            super::preview::render(&payouts, &ctx, text, label, all_or_nothing, flash).await
+        }
         Err(BatchError::Service(e)) => layout::service_error(ctx.lang(), e),
     }
 }
