@@ -62,6 +62,8 @@ pub enum ErrorKind {
     NotRefundable,
     /// A transfer to a number that holds no active account with its operator.
     RecipientInactive,
+    /// A recipient check asked by a merchant environment it is off for.
+    RecipientCheckOff,
     /// A payment link the body describes well but that cannot be (bounds the wrong way round,
     /// an expiry already past).
     LinkInvalid,
@@ -87,7 +89,7 @@ impl ErrorKind {
                 StatusCode::BAD_REQUEST
             }
             ErrorKind::Unauthorized => StatusCode::UNAUTHORIZED,
-            ErrorKind::AmountOutOfRange | ErrorKind::NotOffered => StatusCode::FORBIDDEN,
+            ErrorKind::AmountOutOfRange | ErrorKind::NotOffered | ErrorKind::RecipientCheckOff => StatusCode::FORBIDDEN,
             ErrorKind::NotFound | ErrorKind::TransactionNotFound => StatusCode::NOT_FOUND,
             ErrorKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorKind::Duplicate

@@ -48,6 +48,7 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
             | ErrorKind::NotRefundable
             | ErrorKind::LinkClosed
             | ErrorKind::RecipientInactive
+            | ErrorKind::RecipientCheckOff
             | ErrorKind::LinkInvalid
             | ErrorKind::BatchRefused
             | ErrorKind::PayloadTooLarge

@@ -149,6 +149,7 @@ fn kept(response: &Response) -> bool {
             | ErrorKind::NotRefundable
             | ErrorKind::LinkClosed
             | ErrorKind::RecipientInactive
+            | ErrorKind::RecipientCheckOff
             | ErrorKind::LinkInvalid
             | ErrorKind::BatchRefused
             | ErrorKind::PayloadTooLarge

@@ -4,7 +4,9 @@
 
 use axum::extract::FromRef;
 
-use crate::service::{Auth, Customers, Dashboard, Gateway, Links, Merchants, Payments, Payouts, Reports, Webhooks};
+use crate::service::{
+    Auth, Customers, Dashboard, Gateway, Links, Merchants, Payments, Payouts, Recipients, Reports, Webhooks,
+};
 
 macro_rules! service_state {
     ($($service:ident: $field:ident),* $(,)?) => {
@@ -23,6 +25,7 @@ service_state!(
     Customers: customers,
     Links: links,
     Payouts: payouts,
+    Recipients: recipients,
     Webhooks: webhooks,
     Reports: reports,
     Merchants: merchants,

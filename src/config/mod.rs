@@ -87,6 +87,8 @@ pub struct Config {
     pub link_payments_per_min: u32,
     /// Payments one client address may start per minute through payment links (0: no limit).
     pub link_payments_per_address_per_min: u32,
+    /// Payments one payer number may be asked for per hour through payment links (0: no limit).
+    pub link_payments_per_number_per_hour: u32,
     /// How payout batches are taken and sent.
     pub payouts: PayoutSettings,
     pub log_format: LogFormat,
@@ -126,6 +128,7 @@ impl fmt::Debug for Config {
             sign_in_failures,
             link_payments_per_min,
             link_payments_per_address_per_min,
+            link_payments_per_number_per_hour,
             payouts,
             log_format,
             v2_successfull_spelling,
@@ -156,6 +159,7 @@ impl fmt::Debug for Config {
             .field("sign_in_failures", sign_in_failures)
             .field("link_payments_per_min", link_payments_per_min)
             .field("link_payments_per_address_per_min", link_payments_per_address_per_min)
+            .field("link_payments_per_number_per_hour", link_payments_per_number_per_hour)
             .field("payouts", payouts)
             .field("log_format", log_format)
             .field("v2_successfull_spelling", v2_successfull_spelling)
@@ -310,6 +314,7 @@ impl Config {
             sign_in_failures: 10,
             link_payments_per_min: 0,
             link_payments_per_address_per_min: 0,
+            link_payments_per_number_per_hour: 0,
             payouts: PayoutSettings::default(),
             log_format: LogFormat::default(),
             v2_successfull_spelling: false,

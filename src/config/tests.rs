@@ -228,7 +228,7 @@ fn every_stated_range_is_the_range_the_parser_accepts() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 34, "every numeric setting states its range");
+    assert_eq!(checked, 37, "every numeric setting states its range");
 }
 
 #[test]

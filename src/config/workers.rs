@@ -79,6 +79,8 @@ pub struct PayoutSettings {
     pub queued_max: u32,
     /// The most batch requests of one merchant in one environment recorded at once.
     pub batches_at_once: u32,
+    /// The recipient checks one merchant may ask in one environment per UTC day.
+    pub recipient_checks_per_day: u32,
 }
 
 /// What the reconciler and the expiry and review of pending payments need.
@@ -90,6 +92,25 @@ pub struct ReconcileSettings {
     pub after: Duration,
     /// Age after which a pending collection expires and a pending transfer needs review.
     pub collection_ttl: Duration,
+    /// Age after which a pending collection started from a payment link expires.
+    pub link_payment_ttl: Duration,
+}
+
+impl ReconcileSettings {
+    /// How long a pending collection lives: a link's payments less long (they hold the link's
+    /// place), never longer than any other collection.
+    pub fn collection_lifetime(&self, from_link: bool) -> Duration {
+        if from_link {
+            self.link_payment_ttl.min(self.collection_ttl)
+        } else {
+            self.collection_ttl
+        }
+    }
+
+    /// The shortest lifetime of a collection: the expiry pass looks at collections this old.
+    pub fn shortest_collection_lifetime(&self) -> Duration {
+        self.collection_lifetime(true)
+    }
 }
 
 /// What the webhook dispatcher needs.

@@ -126,6 +126,12 @@ pub enum LinkClosed {
     Expired,
     #[error("this payment link has been paid")]
     Exhausted,
+    /// Every place is held, some by a payment still pending: a place comes free if that
+    /// payment fails or expires (`MOMO_LINK_PAYMENT_TTL_S`).
+    #[error(
+        "this payment link is being paid by someone else; it takes payments again if that payment is not approved"
+    )]
+    Busy,
 }
 
 /// A merchant's payment link.
@@ -213,8 +219,11 @@ impl PaymentLink {
         if self.expires_at.is_some_and(|at| at <= now) {
             return Err(LinkClosed::Expired);
         }
-        if self.max_payments.is_some_and(|max| self.held >= max) {
+        if self.max_payments.is_some_and(|max| self.paid >= max) {
             return Err(LinkClosed::Exhausted);
+        }
+        if self.max_payments.is_some_and(|max| self.held >= max) {
+            return Err(LinkClosed::Busy);
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
 //! Collection expiry: a collection still pending after `MOMO_COLLECTION_TTL_S` (the payer never
-//! approved) fails with cause `EXPIRED`, but only after one last question to the operator: a
+//! approved), or `MOMO_LINK_PAYMENT_TTL_S` for one started on a payment link's page (it holds
+//! the link's place while pending), fails with cause `EXPIRED`, but only after one last question to the operator: a
 //! payer who approved at the last moment is paid, and the operator says so. An operator that
 //! knows nothing of it is asked again until that is final ([`super::missing_for_good_after`]):
 //! our initiation may still be on its way. Transfers never expire: money may have left, so they
@@ -23,22 +24,30 @@ pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, Ser
 /// A pass that ends once it has worked `budget`, at the end of a claim, with work left
 /// (`Report::unfinished`); with `None`, once nothing is due.
 pub async fn run_within(payments: &Payments, now: Timestamp, budget: Option<Duration>) -> Result<Report, ServiceError> {
-    let created_before = now.minus(payments.config().reconcile.collection_ttl);
+    let created_before = now.minus(payments.config().reconcile.shortest_collection_lifetime());
+    // A collection old enough for a link's lifetime but not for its own is due for an ordinary
+    // check: the reconciler's visit does both.
     for_each_due(
         payments,
         now,
         created_before,
         Some(Kind::Collection),
         budget,
-        |record| async move { expire(payments, &record, now).await },
+        |record| async move { super::reconciler::visit(payments, record, now).await },
     )
     .await
 }
 
+/// When the pending `record`, a collection, expires.
+pub fn expires_at(payments: &Payments, record: &TransactionRecord) -> Timestamp {
+    let t = &record.transaction;
+    let lifetime = payments.config().reconcile.collection_lifetime(t.link_id.is_some());
+    t.created_at.plus(lifetime)
+}
+
 /// Whether a collection is past its lifetime at `now`.
 pub fn is_expired(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> bool {
-    let t = &record.transaction;
-    t.kind == Kind::Collection && t.created_at <= now.minus(payments.config().reconcile.collection_ttl)
+    record.transaction.kind == Kind::Collection && expires_at(payments, record) <= now
 }
 
 /// The last check of an expired collection, claimed by this pass: settled as the operator says,

@@ -33,34 +33,43 @@ pub async fn run_once(payments: &Payments, now: Timestamp) -> Result<Report, Ser
 /// (`Report::unfinished`); with `None`, once nothing is due.
 pub async fn run_within(payments: &Payments, now: Timestamp, budget: Option<Duration>) -> Result<Report, ServiceError> {
     let created_before = now.minus(payments.config().reconcile.after);
-    for_each_due(payments, now, created_before, None, budget, |record| async move {
-        // A collection past its lifetime gets its last check here as in the expiry pass,
-        // whichever of the two claims it first.
-        if expiry::is_expired(payments, &record, now) {
-            return expiry::expire(payments, &record, now).await;
-        }
-        let next = match decide(payments, &record, now).await? {
-            Decision::Settle(outcome) => {
-                return Ok(payments.settle_later(&record, outcome, now, None).await?.is_some());
-            }
-            Decision::Nothing => return Ok(false),
-            Decision::AskAgain => check_after(payments, &record, now),
-            Decision::AskAgainAt(at) => at,
-        };
-        payments.schedule_check(&record.transaction.id, next).await?;
-        Ok(false)
+    for_each_due(payments, now, created_before, None, budget, |record| {
+        visit(payments, record, now)
     })
     .await
+}
+
+/// One claimed pending payment: its status asked and settled, or its next check set. `true`
+/// when it was settled.
+pub(crate) async fn visit(
+    payments: &Payments,
+    record: TransactionRecord,
+    now: Timestamp,
+) -> Result<bool, ServiceError> {
+    // A collection past its lifetime gets its last check here as in the expiry pass,
+    // whichever of the two claims it first.
+    if expiry::is_expired(payments, &record, now) {
+        return expiry::expire(payments, &record, now).await;
+    }
+    let next = match decide(payments, &record, now).await? {
+        Decision::Settle(outcome) => {
+            return Ok(payments.settle_later(&record, outcome, now, None).await?.is_some());
+        }
+        Decision::Nothing => return Ok(false),
+        Decision::AskAgain => check_after(payments, &record, now),
+        Decision::AskAgainAt(at) => at,
+    };
+    payments.schedule_check(&record.transaction.id, next).await?;
+    Ok(false)
 }
 
 /// When to ask again about `record`, still pending at `now`: by its age, and for a collection
 /// no later than its expiry, so the last check comes on time.
 fn check_after(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Timestamp {
     let t = &record.transaction;
-    let reconcile = &payments.config().reconcile;
-    let next = next_check(t.created_at, now, reconcile.after);
+    let next = next_check(t.created_at, now, payments.config().reconcile.after);
     match t.kind {
-        Kind::Collection => next.min(t.created_at.plus(reconcile.collection_ttl)),
+        Kind::Collection => next.min(expiry::expires_at(payments, record)),
         Kind::Transfer | Kind::Refund => next,
     }
 }

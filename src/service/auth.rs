@@ -41,6 +41,12 @@ impl Keys {
         Ok(Keys::from_secrets(jwt_secret.as_bytes(), pepper.as_bytes()))
     }
 
+    /// A key of its own for `purpose`, derived from the pepper, so that no two uses (credential
+    /// hashes, payer status-page tokens, recipient lookups' hashes) share one key.
+    pub fn derived(&self, purpose: &str) -> Vec<u8> {
+        super::credentials::secret_hash(&self.pepper, &format!("momo-gateway derived key: {purpose}"))
+    }
+
     pub fn from_secrets(jwt_secret: &[u8], pepper: &[u8]) -> Keys {
         let digest = Sha256::digest(jwt_secret);
         Keys {

@@ -267,7 +267,18 @@ impl Links {
             check_recipient: false,
             batch: None,
         };
-        self.0.payments.create_payment(&link.tenant, request, now).await
+        match self.0.payments.create_payment(&link.tenant, request, now).await {
+            // The database found every place taken: say whether paid or held by a payment
+            // still pending, as the link stands now.
+            Err(PaymentError::LinkClosed(_)) => {
+                let now_read = self.0.store.link_by_id(id).await?;
+                let why = now_read
+                    .and_then(|l| l.open_at(now).err())
+                    .unwrap_or(crate::domain::LinkClosed::Busy);
+                Err(PaymentError::LinkClosed(why))
+            }
+            made => made,
+        }
     }
 }
 

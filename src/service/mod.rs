@@ -15,6 +15,7 @@ pub mod merchants;
 pub mod payments;
 pub mod payouts;
 pub mod rate_limit;
+pub mod recipients;
 pub mod reports;
 pub mod webhooks;
 
@@ -41,6 +42,7 @@ pub use payments::checkout::{CheckoutPayment, PayerDecision};
 pub use payments::pending::outcome_of;
 pub use payments::{Party, PaymentError, PaymentRequest, Payments};
 pub use payouts::Payouts;
+pub use recipients::{Checked, LookupError, Recipients};
 pub use reports::Reports;
 pub use webhooks::Webhooks;
 
@@ -65,6 +67,7 @@ pub struct Parts {
     pub customers: Customers,
     pub links: Links,
     pub payouts: Payouts,
+    pub recipients: Recipients,
     pub webhooks: Webhooks,
     pub reports: Reports,
     pub merchants: Merchants,
@@ -109,14 +112,16 @@ impl Gateway {
             store.clone(),
             store.clone(),
             payments.clone(),
-            keys.pepper.clone(),
+            keys.derived("payer status pages"),
             config.public_url.clone(),
         );
+        let recipients = Recipients::new(store.clone(), payments.clone(), keys.derived("recipient lookups"));
         let payouts = Payouts::new(store.clone(), payments.clone());
         Ok(Gateway(Arc::new(Parts {
             payments,
             links,
             payouts,
+            recipients,
             dashboard: Dashboard::new(
                 store.clone(),
                 auth.clone(),
@@ -145,6 +150,7 @@ impl Gateway {
         Gateway(Arc::new(Parts {
             links: self.links.with_payments(payments.clone()),
             payouts: self.payouts.with_payments(payments.clone()),
+            recipients: self.recipients.with_payments(payments.clone()),
             payments,
             ..(*self.0).clone()
         }))

@@ -163,8 +163,24 @@ pub struct RateLimits {
     pub sign_in: Option<SignInLimits>,
     /// Payments started through each payment link.
     pub link_payments: Option<TokenBuckets>,
-    /// Payments started through payment links from each client address.
+    /// Payments started through payment links from each client address (an IPv6 one by its
+    /// /64: [`address_group`]).
     pub link_payers: Option<TokenBuckets>,
+    /// Payments asked of each payer number through payment links.
+    pub link_numbers: Option<TokenBuckets>,
+}
+
+/// The key a client address is limited under: an IPv4 address itself; an IPv6 address its /64,
+/// the block one subscriber line or host is given, so that walking its 2^64 addresses gains
+/// nothing.
+pub fn address_group(address: std::net::IpAddr) -> std::net::IpAddr {
+    match address {
+        std::net::IpAddr::V4(v4) => std::net::IpAddr::V4(v4),
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => std::net::IpAddr::V4(v4),
+            None => std::net::IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+        },
+    }
 }
 
 impl RateLimits {
@@ -175,6 +191,10 @@ impl RateLimits {
             sign_in: SignInLimits::new(config.auth_rate_limit_per_min, config.sign_in_failures),
             link_payments: per_minute(config.link_payments_per_min),
             link_payers: per_minute(config.link_payments_per_address_per_min),
+            link_numbers: TokenBuckets::new(
+                f64::from(config.link_payments_per_number_per_hour) / 3600.0,
+                f64::from(config.link_payments_per_number_per_hour),
+            ),
         }
     }
 }
@@ -187,6 +207,16 @@ pub fn retry_after_seconds(wait: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ipv6_address_counts_as_its_64_and_ipv4_as_itself() {
+        let group = |a: &str| address_group(a.parse().unwrap()).to_string();
+        assert_eq!(group("2001:db8:1:2:aaaa::1"), "2001:db8:1:2::");
+        assert_eq!(group("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::");
+        assert_ne!(group("2001:db8:1:3::1"), group("2001:db8:1:2::1"));
+        assert_eq!(group("192.0.2.7"), "192.0.2.7");
+        assert_eq!(group("::ffff:192.0.2.7"), "192.0.2.7");
+    }
 
     #[test]
     fn a_burst_passes_then_the_rate_refills() {

@@ -14,7 +14,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 24] = [
+const NAMES: [&str; 25] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -39,10 +39,11 @@ const NAMES: [&str; 24] = [
     "0022_fewer_index_entries",
     "0023_missing_since",
     "0024_payout_sending",
+    "0025_recipient_checks",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 24] = [
+const SQLITE: [&str; 25] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -67,9 +68,10 @@ const SQLITE: [&str; 24] = [
     include_str!("../../migrations/sqlite/0022_fewer_index_entries.sql"),
     include_str!("../../migrations/sqlite/0023_missing_since.sql"),
     include_str!("../../migrations/sqlite/0024_payout_sending.sql"),
+    include_str!("../../migrations/sqlite/0025_recipient_checks.sql"),
 ];
 
-const POSTGRES: [&str; 24] = [
+const POSTGRES: [&str; 25] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -94,6 +96,7 @@ const POSTGRES: [&str; 24] = [
     include_str!("../../migrations/postgres/0022_fewer_index_entries.sql"),
     include_str!("../../migrations/postgres/0023_missing_since.sql"),
     include_str!("../../migrations/postgres/0024_payout_sending.sql"),
+    include_str!("../../migrations/postgres/0025_recipient_checks.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

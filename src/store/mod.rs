@@ -16,6 +16,7 @@ mod payments;
 mod payouts;
 mod postgres;
 mod queued;
+mod recipients;
 mod reports;
 mod rows;
 mod sessions;
@@ -36,6 +37,7 @@ pub use payments::{CheckedLookup, LedgerCheck, PaymentStore, SendMark, Settlemen
 pub use payouts::{queued_check, BatchEventBody, BatchItem, BatchLimits, NewBatch, PayoutStore, Seal};
 pub use postgres::PostgresStore;
 pub(crate) use queued::take_queued_within;
+pub use recipients::RecipientStore;
 pub use reports::ReportStore;
 pub use sessions::SessionStore;
 pub use sql::batch::BatchSettings;
@@ -123,6 +125,7 @@ pub trait Store:
     + IdempotencyStore
     + LinkStore
     + PayoutStore
+    + RecipientStore
 {
 }
 
@@ -136,6 +139,7 @@ impl<T> Store for T where
         + IdempotencyStore
         + LinkStore
         + PayoutStore
+        + RecipientStore
 {
 }
 

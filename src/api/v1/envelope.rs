@@ -31,7 +31,7 @@ pub fn error_name(kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::BadRequest | ErrorKind::UnsupportedOperator | ErrorKind::TransactionIdTooLong => "BadRequestError",
         ErrorKind::Unauthorized => "UnauthorizedError",
-        ErrorKind::AmountOutOfRange | ErrorKind::NotOffered => "ForbiddenError",
+        ErrorKind::AmountOutOfRange | ErrorKind::NotOffered | ErrorKind::RecipientCheckOff => "ForbiddenError",
         ErrorKind::NotFound | ErrorKind::TransactionNotFound => "NotFoundError",
         ErrorKind::MethodNotAllowed => "MethodNotAllowedError",
         ErrorKind::Duplicate | ErrorKind::NotRefundable | ErrorKind::LinkClosed => "ConflictError",

@@ -35,6 +35,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/collecte/card/create", post(payments::card_not_offered))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
         .route("/v1/refunds", post(refunds::create))
+        .route("/v1/account-holders/lookups", get(recipients::lookups))
         .route("/v1/account-holders/{operator}/{phone}", get(recipients::show))
         .route("/v1/payment-links", post(links::create).get(links::list))
         .route("/v1/payment-links/{id}", get(links::fetch))

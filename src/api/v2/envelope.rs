@@ -35,6 +35,7 @@ pub fn error_constant(kind: ErrorKind) -> &'static str {
         ErrorKind::NotRefundable => "REFUND_NOT_POSSIBLE",
         ErrorKind::LinkClosed => "PAYMENT_LINK_CLOSED",
         ErrorKind::RecipientInactive => "RECIPIENT_ACCOUNT_INACTIVE",
+        ErrorKind::RecipientCheckOff => "RECIPIENT_CHECK_NOT_ALLOWED",
         ErrorKind::LinkInvalid => "INVALID_PAYMENT_LINK",
         ErrorKind::BatchRefused => "PAYOUT_BATCH_REFUSED",
         ErrorKind::IdempotencyKeyInUse => "IDEMPOTENCY_KEY_IN_USE",

@@ -22,6 +22,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v2/collecte/mobile-money", post(payments::collect))
         .route("/v2/transfers/mobile-money", post(payments::transfer))
         .route("/v2/refunds", post(refunds::create))
+        .route("/v2/account-holders/lookups", get(recipients::lookups))
         .route("/v2/account-holders/{operator}/{phone}", get(recipients::show))
         .route("/v2/payment-links", post(links::create).get(links::list))
         .route("/v2/payment-links/{id}", get(links::fetch))

@@ -50,5 +50,19 @@ pub async fn create(
     JsonBody(body): JsonBody<RefundV2>,
 ) -> Result<Response, Error> {
     let request = body.parse()?;
-    answer(&payments, payments.refund_as(&caller, request, Timestamp::now()).await)
+    answer(&payments, payments.refund_as(&caller, request, Timestamp::now()).await).map_err(collection_not_found)
+}
+
+/// What a refund names and may not find is a collection, a transaction: `TRANSACTION_NOT_FOUND`,
+/// as the status lookup answers for the same id (docs/openapi.yaml), not the `NOT_FOUND` of a
+/// route or a link.
+fn collection_not_found(Error(e): Error) -> Error {
+    if e.kind == ErrorKind::NotFound {
+        Error(ApiError {
+            kind: ErrorKind::TransactionNotFound,
+            ..e
+        })
+    } else {
+        Error(e)
+    }
 }

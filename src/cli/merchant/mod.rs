@@ -8,7 +8,7 @@ use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
 use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
-use crate::service::{CreatedMerchant, Merchants, Payments, RotatedWebhookSecret};
+use crate::service::{CreatedMerchant, Merchants, Payments, Recipients, RotatedWebhookSecret};
 
 #[derive(Debug, Subcommand)]
 pub enum MerchantCommand {
@@ -57,6 +57,18 @@ pub enum MerchantCommand {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Switch the recipient check (GET /v1/account-holders/…) on or off for an environment. It
+    /// is on in Sandbox and off in Production until switched: a holder's name is personal data.
+    RecipientCheck {
+        #[command(flatten)]
+        target: Target,
+        /// Allow the merchant to ask it.
+        #[arg(long, required_unless_present = "off")]
+        on: bool,
+        /// Refuse it (403).
+        #[arg(long, conflicts_with = "on")]
+        off: bool,
     },
     /// Issue a new webhook signing secret for an environment (shown once); deliveries carry
     /// the old secret's signature too until the overlap (MOMO_WEBHOOK_SECRET_OVERLAP_S) ends.
@@ -110,6 +122,10 @@ enum Done {
         api_secret: String,
     },
     WebhookSecretRotated(RotatedWebhookSecret),
+    RecipientCheckSet {
+        environment: Environment,
+        allowed: bool,
+    },
 }
 
 /// Opens the database, runs the command and prints what it did.
@@ -117,7 +133,12 @@ pub(super) async fn run(command: MerchantCommand, config: Config) -> anyhow::Res
     let format = command.format();
     let gateway = app::open(config).await?;
     let done = command
-        .execute(&gateway.merchants, &gateway.payments, Timestamp::now())
+        .execute(
+            &gateway.merchants,
+            &gateway.payments,
+            &gateway.recipients,
+            Timestamp::now(),
+        )
         .await?;
     print_lines(&render(&done, format)?);
     Ok(())
@@ -130,12 +151,20 @@ impl MerchantCommand {
             | MerchantCommand::List { json }
             | MerchantCommand::RotateSecret { json, .. }
             | MerchantCommand::RotateWebhookSecret { json, .. } => Format::json_if(*json),
-            MerchantCommand::SetWebhook { .. } | MerchantCommand::TopUp { .. } => Format::Text,
+            MerchantCommand::SetWebhook { .. }
+            | MerchantCommand::TopUp { .. }
+            | MerchantCommand::RecipientCheck { .. } => Format::Text,
         }
     }
 
     /// Runs the command's use case.
-    async fn execute(self, merchants: &Merchants, payments: &Payments, now: Timestamp) -> anyhow::Result<Done> {
+    async fn execute(
+        self,
+        merchants: &Merchants,
+        payments: &Payments,
+        recipients: &Recipients,
+        now: Timestamp,
+    ) -> anyhow::Result<Done> {
         Ok(match self {
             MerchantCommand::Create { name, webhook_url, .. } => {
                 Done::Created(merchants.create_merchant(&name, webhook_url.as_deref(), now).await?)
@@ -163,6 +192,13 @@ impl MerchantCommand {
                     environment: target.env,
                     api_key,
                     api_secret,
+                }
+            }
+            MerchantCommand::RecipientCheck { target, on, .. } => {
+                recipients.set_allowed(&target.tenant(), on).await?;
+                Done::RecipientCheckSet {
+                    environment: target.env,
+                    allowed: on,
                 }
             }
             MerchantCommand::RotateWebhookSecret { target, .. } => {
@@ -217,6 +253,11 @@ fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
                 format!("  API secret: {api_secret}"),
             ],
         },
+        Done::RecipientCheckSet { environment, allowed } => vec![if *allowed {
+            format!("{environment}: the recipient check is on (each lookup is counted against the daily quota and listed for the merchant)")
+        } else {
+            format!("{environment}: the recipient check is off (lookups are refused with 403)")
+        }],
         Done::WebhookSecretRotated(rotated) => {
             let until = rotated.previous_valid_until.iso8601_millis();
             match format {

@@ -16,6 +16,7 @@
 //! environment (`MOMO_PAYOUT_QUEUED_MAX`, `MOMO_PAYOUT_BATCHES_AT_ONCE`), counted by the store
 //! under a lock of the merchant's environment, so one merchant cannot fill the queue.
 
+mod checks;
 pub mod csv;
 mod fitting;
 mod outcome;
@@ -24,6 +25,7 @@ mod record;
 use std::sync::Arc;
 
 use crate::domain::{BatchId, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
+use crate::service::rate_limit::TokenBuckets;
 use crate::service::{Payments, ServiceError};
 use crate::store::{PayoutStore, StoreError};
 
@@ -37,6 +39,10 @@ pub struct Payouts(Arc<PayoutsParts>);
 struct PayoutsParts {
     store: Arc<dyn PayoutStore>,
     payments: Payments,
+    /// Each operator's pace for the recipient checks batches ask (`MOMO_PAYOUT_RATE_PER_S`
+    /// per process, as their sending): a batch of 5,000 checked items must not flood an
+    /// operator's lookup API, which would refuse every merchant's checks.
+    check_pace: Arc<TokenBuckets>,
 }
 
 /// A batch as recorded, with each item's outcome in the order of the request.
@@ -72,7 +78,20 @@ impl From<StoreError> for BatchError {
 
 impl Payouts {
     pub(super) fn new(store: Arc<dyn PayoutStore>, payments: Payments) -> Payouts {
-        Payouts(Arc::new(PayoutsParts { store, payments }))
+        let rate = f64::from(payments.config().payouts.rate_per_s.max(1));
+        let check_pace = TokenBuckets::new(rate, rate).unwrap_or_else(|| unreachable!("a positive rate"));
+        Payouts(Arc::new(PayoutsParts {
+            store,
+            payments,
+            check_pace: Arc::new(check_pace),
+        }))
+    }
+
+    /// Waits until `operator`'s pace allows one more recipient check.
+    async fn check_turn(&self, operator: OperatorCode) {
+        while let Err(wait) = self.0.check_pace.take(operator.name(), std::time::Instant::now()) {
+            tokio::time::sleep(wait).await;
+        }
     }
 
     /// The same payouts, their transfers sent through `payments` (other operator connectors).
@@ -80,6 +99,7 @@ impl Payouts {
         Payouts(Arc::new(PayoutsParts {
             store: self.0.store.clone(),
             payments,
+            check_pace: self.0.check_pace.clone(),
         }))
     }
 

@@ -1,21 +1,17 @@
 //! Recording a batch: each item checked, then the whole batch in one database transaction, or
 //! item by item when that is refused (see the module's documentation).
 
-use std::collections::{HashMap, HashSet};
-
 use futures_util::stream::{self, StreamExt};
 
 use super::outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
 use super::{BatchCreated, BatchError, Payouts};
 use crate::domain::payout_batch::{MAX_BATCH_ITEMS, MAX_LABEL_CHARS};
 use crate::domain::text::TextProblem;
-use crate::domain::{BatchId, Kind, Tenant, Timestamp, TransactionRecord, TransactionRef};
+use crate::domain::{BatchId, Tenant, Timestamp, TransactionRecord, TransactionRef};
 use crate::service::payments::{PaymentError, PaymentRequest};
 use crate::service::ServiceError;
 use crate::store::{queued_check, BatchItem, BatchLimits, NewBatch, Seal, StoreError};
 
-/// Items checked at once (a recipient check is an operator call).
-const CONCURRENT_CHECKS: usize = 32;
 /// Items recorded at once when they go one by one: one, so that they take the balance in the
 /// request's order. With several in flight, PostgreSQL's several writers reach the balance row
 /// in any order, and a later, larger item could take what the earlier ones needed.
@@ -45,7 +41,7 @@ enum WholeRefused {
 }
 
 /// The refusal of a payment that could not be recorded.
-fn refusal(e: PaymentError) -> Result<ItemOutcome, ServiceError> {
+pub(super) fn refusal(e: PaymentError) -> Result<ItemOutcome, ServiceError> {
     let (code, reason) = match &e {
         PaymentError::Duplicate(existing) => return Ok(ItemOutcome::Duplicate(existing.clone())),
         PaymentError::InsufficientFunds => (
@@ -86,6 +82,22 @@ impl Payouts {
         if submitted == 0 || submitted > MAX_BATCH_ITEMS {
             return Err(ServiceError::Invalid(format!(
                 "a batch holds from 1 to {MAX_BATCH_ITEMS} items; this one has {submitted}"
+            ))
+            .into());
+        }
+        // Checked items are checked at the operators' pace: a batch must be answered well
+        // within a request's time.
+        let checked = request
+            .items
+            .iter()
+            .filter(|i| i.as_ref().is_ok_and(|r| r.check_recipient))
+            .count();
+        let config = self.payments().config();
+        let most_checked = (u64::from(config.payouts.rate_per_s) * config.http.request_timeout.as_secs() / 2).max(1);
+        if checked as u64 > most_checked {
+            return Err(ServiceError::Invalid(format!(
+                "a batch may ask to check at most {most_checked} recipients (half a request's time at \
+                 MOMO_PAYOUT_RATE_PER_S checks a second); this one asks {checked}: split it, or check fewer"
             ))
             .into());
         }
@@ -164,83 +176,6 @@ impl Payouts {
                     Previewed::Sent { request, total }
                 }
                 Step::Done(outcome) => Previewed::Not(outcome),
-            })
-            .collect())
-    }
-
-    /// Each item checked as a transfer would be before anything is written: ids unique in
-    /// the batch, its operator served here, its recipient (when asked).
-    async fn check_items(
-        &self,
-        tenant: &Tenant,
-        id: &BatchId,
-        items: Vec<Result<PaymentRequest, Refusal>>,
-    ) -> Result<Vec<Step>, ServiceError> {
-        let mut seen = HashSet::with_capacity(items.len());
-        let items: Vec<Result<PaymentRequest, Refusal>> = items
-            .into_iter()
-            .map(|item| {
-                let mut request = item?;
-                if !seen.insert(request.transaction_id.as_str().to_owned()) {
-                    return Err(Refusal::new(
-                        RefusalCode::DuplicateInBatch,
-                        format!(
-                            "transaction id {:?} is used by an earlier item of this batch",
-                            request.transaction_id.as_str()
-                        ),
-                    ));
-                }
-                request.kind = Kind::Transfer;
-                request.batch = Some(id.clone());
-                Ok(request)
-            })
-            .collect();
-        let payments = self.payments();
-        stream::iter(items)
-            .map(|item| async move {
-                let request = match item {
-                    Ok(request) => request,
-                    Err(refusal) => return Ok(Step::Done(ItemOutcome::Refused(refusal))),
-                };
-                match payments.creatable(tenant, &request).await {
-                    Ok(()) => Ok(Step::Ready(Box::new(request))),
-                    Err(e) => refusal(e).map(Step::Done),
-                }
-            })
-            .buffered(CONCURRENT_CHECKS)
-            .collect::<Vec<_>>()
-            .await
-            .into_iter()
-            .collect()
-    }
-
-    /// The items whose ids were used before, found in one read so that the batch may still go
-    /// in one database transaction. The database's unique key stays the judge: an id taken in
-    /// between fails that transaction, and the items then go one by one.
-    async fn find_duplicates(&self, tenant: &Tenant, steps: Vec<Step>) -> Result<Vec<Step>, ServiceError> {
-        let ids: Vec<&str> = steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Ready(request) => Some(request.transaction_id.as_str()),
-                Step::Done(_) => None,
-            })
-            .collect();
-        let found = self.0.store.transactions_by_ids(tenant, &ids).await?;
-        if found.is_empty() {
-            return Ok(steps);
-        }
-        let mut found: HashMap<String, TransactionRecord> = found
-            .into_iter()
-            .map(|r| (r.transaction.transaction_id.as_str().to_owned(), r))
-            .collect();
-        Ok(steps
-            .into_iter()
-            .map(|step| match step {
-                Step::Ready(request) => match found.remove(request.transaction_id.as_str()) {
-                    Some(existing) => Step::Done(ItemOutcome::Duplicate(Box::new(existing))),
-                    None => Step::Ready(request),
-                },
-                done => done,
             })
             .collect())
     }

@@ -23,6 +23,7 @@ mod links;
 pub(super) mod merchants;
 pub(super) mod payments;
 mod payouts;
+mod recipients;
 pub(super) mod refund_steps;
 pub(super) mod reports;
 pub(super) mod row_values;

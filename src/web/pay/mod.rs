@@ -28,10 +28,10 @@ use axum::{Extension, Router};
 use self::page::Filled;
 use self::words::Words;
 use super::dashboard::session::cookie;
-use crate::domain::{Amount, LinkAmount, LinkId, Msisdn, OperatorCode, Reference, Status, Timestamp};
+use crate::domain::{Amount, LinkAmount, LinkClosed, LinkId, Msisdn, OperatorCode, Reference, Status, Timestamp};
 use crate::http::client_address::client_address;
 use crate::http::security_headers::Transport;
-use crate::service::rate_limit::retry_after_seconds;
+use crate::service::rate_limit::{address_group, retry_after_seconds};
 use crate::service::{Gateway, LinkPayment, Links, PaymentError, PublicLink, ServiceError};
 
 /// The double-submit cookie of the payer's form.
@@ -106,7 +106,7 @@ pub async fn show(
         Err(page) => return page,
     };
     if let Err(closed) = found.link.open_at(Timestamp::now()) {
-        return page::plain(w, StatusCode::GONE, w.closed_title, w.closed(closed));
+        return closed_page(&gateway, w, closed);
     }
     let (token, new) = csrf(&headers);
     let form = page::form(
@@ -125,12 +125,39 @@ pub async fn show(
     }
 }
 
-/// Whether this link and this address may start a payment now; else how long to wait.
-fn admitted(gateway: &Gateway, link: &LinkId, address: Option<std::net::IpAddr>) -> Result<(), std::time::Duration> {
+/// The page of a link that takes no payment now: 410, or 409 with `Retry-After` while its
+/// every place is held by payments still pending, which free it if they expire
+/// (`MOMO_LINK_PAYMENT_TTL_S`).
+fn closed_page(gateway: &Gateway, w: &'static Words, closed: LinkClosed) -> Response {
+    if closed != LinkClosed::Busy {
+        return page::plain(w, StatusCode::GONE, w.closed_title, w.closed(closed));
+    }
+    let hold = gateway.config().reconcile.collection_lifetime(true);
+    let minutes = hold.as_secs().div_ceil(60).max(1);
+    let text = w.closed(closed).replace("{minutes}", &minutes.to_string());
+    let mut response = page::plain(w, StatusCode::CONFLICT, w.busy_title, &text);
+    if let Ok(value) = HeaderValue::from_str(&hold.as_secs().max(1).to_string()) {
+        response.headers_mut().insert(RETRY_AFTER, value);
+    }
+    response
+}
+
+/// Whether this link, this address and this payer number may start a payment now; else how
+/// long to wait. An address counts by its group (an IPv6 one by its /64); a number is limited
+/// whoever types it, so a stranger cannot have it sent prompts under the merchant's name.
+fn admitted(
+    gateway: &Gateway,
+    link: &LinkId,
+    address: Option<std::net::IpAddr>,
+    phone: &Msisdn,
+) -> Result<(), std::time::Duration> {
     let limits = gateway.limits();
     let now = Instant::now();
     if let (Some(payers), Some(address)) = (&limits.link_payers, address) {
-        payers.take(address, now)?;
+        payers.take(address_group(address), now)?;
+    }
+    if let Some(numbers) = &limits.link_numbers {
+        numbers.take(phone.as_str(), now)?;
     }
     if let Some(per_link) = &limits.link_payments {
         per_link.take(link.as_str(), now)?;
@@ -160,7 +187,7 @@ pub async fn submit(
         return page::plain(w, StatusCode::FORBIDDEN, w.closed_title, w.expired_form);
     }
     if let Err(closed) = link.open_at(Timestamp::now()) {
-        return page::plain(w, StatusCode::GONE, w.closed_title, w.closed(closed));
+        return closed_page(&gateway, w, closed);
     }
     let filled = Filled {
         operator: field("operator").to_owned(),
@@ -202,7 +229,7 @@ pub async fn submit(
     };
     let trusted = &gateway.config().http.trusted_proxies;
     let client = address.map(|peer| client_address(peer.0 .0.ip(), &headers, trusted));
-    if let Err(wait) = admitted(&gateway, &link.id, client) {
+    if let Err(wait) = admitted(&gateway, &link.id, client, &phone) {
         gateway.metrics().rate_limited("payment_link");
         let mut response = page::plain(w, StatusCode::TOO_MANY_REQUESTS, w.pending_title, w.too_many);
         if let Ok(value) = HeaderValue::from_str(&retry_after_seconds(wait).to_string()) {
@@ -220,9 +247,7 @@ pub async fn submit(
     let record = match links.pay_link(link, payment, Timestamp::now()).await {
         Ok(record) => record,
         Err(PaymentError::Refused(record) | PaymentError::OperatorUnavailable(record)) => *record,
-        Err(PaymentError::LinkClosed(closed)) => {
-            return page::plain(w, StatusCode::GONE, w.closed_title, w.closed(closed))
-        }
+        Err(PaymentError::LinkClosed(closed)) => return closed_page(&gateway, w, closed),
         Err(PaymentError::Unrouted(..) | PaymentError::OperatorDisabled(_)) => return refuse(w.bad_operator),
         Err(PaymentError::Service(ServiceError::Invalid(_))) => return refuse(w.bad_amount),
         Err(PaymentError::Service(e)) => return failure(w, e),

@@ -30,6 +30,9 @@ pub struct Words {
     pub deactivated: &'static str,
     pub expired: &'static str,
     pub exhausted: &'static str,
+    pub busy_title: &'static str,
+    /// `{minutes}`: the most a pending payment holds the link's place.
+    pub busy: &'static str,
     pub bad_phone: &'static str,
     pub bad_amount: &'static str,
     pub bad_operator: &'static str,
@@ -52,6 +55,7 @@ impl Words {
             LinkClosed::Deactivated => self.deactivated,
             LinkClosed::Expired => self.expired,
             LinkClosed::Exhausted => self.exhausted,
+            LinkClosed::Busy => self.busy,
         }
     }
 }
@@ -83,6 +87,8 @@ pub static FR: Words = Words {
     deactivated: "Ce lien de paiement a été désactivé par le marchand.",
     expired: "Ce lien de paiement a expiré.",
     exhausted: "Ce lien de paiement a déjà été payé.",
+    busy_title: "Lien occupé",
+    busy: "Quelqu'un est en train de payer ce lien. S'il ne valide pas son paiement, le lien sera de nouveau disponible d'ici {minutes} minutes au plus : réessayez alors.",
     bad_phone: "Ce numéro n'est pas un numéro mobile ivoirien valide (10 chiffres, par exemple 07 01 02 03 04).",
     bad_amount: "Le montant doit être un nombre entier de francs dans les limites indiquées.",
     bad_operator: "Choisissez un des opérateurs proposés.",
@@ -119,6 +125,8 @@ pub static EN: Words = Words {
     deactivated: "The merchant has deactivated this payment link.",
     expired: "This payment link has expired.",
     exhausted: "This payment link has already been paid.",
+    busy_title: "Link busy",
+    busy: "Someone is paying this link right now. If they do not approve their payment, the link takes payments again within {minutes} minutes at most: try again then.",
     bad_phone: "This is not a valid Ivorian mobile number (10 digits, for example 07 01 02 03 04).",
     bad_amount: "The amount must be a whole number of francs within the limits shown.",
     bad_operator: "Choose one of the operators offered.",

@@ -1,7 +1,9 @@
-//! The HTTP surface: envelopes, limits, request ids, hostile bytes, and the OpenAPI document.
+//! The HTTP surface: envelopes, limits, request ids, hostile bytes, and the OpenAPI document with
+//! the error codes it names.
 
 pub mod control_characters;
 pub mod envelopes;
+pub mod error_codes;
 pub mod openapi;
 pub mod openapi_document;
 pub mod request_ids;

@@ -183,7 +183,7 @@ fn simple_pattern_matches(pattern: &str, text: &str) -> bool {
 }
 
 /// The document's path template for a concrete path, preferring literal segments.
-fn template_for(path: &str) -> Option<String> {
+pub(super) fn template_for(path: &str) -> Option<String> {
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
     let paths = document()["paths"].as_object().unwrap();
     paths

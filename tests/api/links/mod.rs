@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod customers;
+pub mod held;
 pub mod page;
 pub mod paying;
 pub mod routes;

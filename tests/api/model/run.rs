@@ -119,6 +119,8 @@ impl World {
                 interval: Duration::from_secs(5),
                 after: Duration::from_millis(SETTINGS.reconcile_after as u64),
                 collection_ttl: Duration::from_millis(SETTINGS.collection_ttl as u64),
+                // The model makes no link payments; they would live as long as any collection.
+                link_payment_ttl: Duration::from_millis(SETTINGS.collection_ttl as u64),
             },
             sandbox_initial_balance: OPENING_SANDBOX_BALANCE,
             ..Config::default()

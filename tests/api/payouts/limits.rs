@@ -31,6 +31,15 @@ fn half_the_batch(c: &mut momo_gateway::config::Config) {
     c.sandbox_initial_balance = 260_000;
 }
 
+both_backends!(
+    TestApp::spawn_with(twenty_a_second) =>
+    a_batchs_recipient_checks_go_at_the_operators_pace,
+);
+
+fn twenty_a_second(c: &mut momo_gateway::config::Config) {
+    c.payouts.rate_per_s = 20;
+}
+
 fn ten_queued_at_most(c: &mut momo_gateway::config::Config) {
     c.payouts.queued_max = 10;
     c.payouts.batches_at_once = 2;
@@ -198,4 +207,41 @@ async fn the_same_all_or_nothing_batch_sent_again_answers_with_the_recorded_batc
     let mixed = json!({"items": [items("again", 1)[0].clone(), items("fresh", 1)[0].clone()], "allOrNothing": true});
     let refused = post(&app, &token, "/v1/payout-batches", &mixed).await;
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
+}
+
+async fn a_batchs_recipient_checks_go_at_the_operators_pace(app: TestApp) {
+    let token = app.sandbox_token().await;
+    let checked: Vec<Value> = items("checked", 60)
+        .into_iter()
+        .map(|mut item| {
+            item["checkRecipient"] = json!(true);
+            item
+        })
+        .collect();
+    let started = Instant::now();
+    let created = post(&app, &token, "/v1/payout-batches", &json!({"items": checked})).await;
+    let took = started.elapsed();
+    assert_eq!(created.status, StatusCode::ACCEPTED, "{}", created.body);
+    assert_eq!(created.body["data"]["batch"]["accepted"]["count"], 60);
+    // A second's burst (20), then 20 a second: the last of 60 checks comes after 2 s.
+    assert!(took >= Duration::from_millis(1_900), "paced: {took:?}");
+
+    // More checks than half a request's time allows at that pace: refused before any is asked.
+    let too_many: Vec<Value> = items("many", 301)
+        .into_iter()
+        .map(|mut item| {
+            item["checkRecipient"] = json!(true);
+            item
+        })
+        .collect();
+    let refused = post(&app, &token, "/v1/payout-batches", &json!({"items": too_many})).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(
+        refused.body["reason"]
+            .as_str()
+            .unwrap()
+            .contains("at most 300 recipients"),
+        "{}",
+        refused.body
+    );
 }

@@ -7,6 +7,7 @@ pub mod crash;
 pub mod fair;
 pub mod large;
 pub mod limits;
+pub mod recipient_lookups;
 pub mod recipients;
 pub mod recipients_at_operators;
 pub mod sent_once;

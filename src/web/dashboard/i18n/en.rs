@@ -110,6 +110,7 @@ pub static EN: Text = Text {
     link_deactivated: "Deactivated",
     link_expired: "Expired",
     link_exhausted: "Limit reached",
+    link_busy: "Being paid",
     link_payments_count: "Payments (successful / pending)",
     payments_successful: "Successful payments",
     payments_pending: "Pending payments",

@@ -111,6 +111,7 @@ pub static FR: Text = Text {
     link_deactivated: "Désactivé",
     link_expired: "Expiré",
     link_exhausted: "Limite atteinte",
+    link_busy: "Paiement en cours",
     link_payments_count: "Paiements (réussis / en attente)",
     payments_successful: "Paiements réussis",
     payments_pending: "Paiements en attente",

@@ -164,6 +164,7 @@ pub struct Text {
     pub link_deactivated: &'static str,
     pub link_expired: &'static str,
     pub link_exhausted: &'static str,
+    pub link_busy: &'static str,
     pub link_payments_count: &'static str,
     pub payments_successful: &'static str,
     pub payments_pending: &'static str,

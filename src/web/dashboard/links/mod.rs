@@ -27,6 +27,7 @@ pub fn state(t: &Text, link: &PaymentLink, now: Timestamp) -> (&'static str, &'s
         Err(LinkClosed::Deactivated) => ("deactivated", t.link_deactivated),
         Err(LinkClosed::Expired) => ("expired", t.link_expired),
         Err(LinkClosed::Exhausted) => ("exhausted", t.link_exhausted),
+        Err(LinkClosed::Busy) => ("busy", t.link_busy),
     }
 }
 

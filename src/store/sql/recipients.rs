@@ -1,0 +1,118 @@
+//! The `RecipientStore` methods for every [`Backend`]: the same SQL on both databases.
+
+use super::{Args, Backend, Get, RowsAffected, SqlDb};
+use crate::domain::{LookupOutcome, OperatorCode, PageRequest, RecipientLookup, Tenant, Timestamp};
+use crate::store::recipients::RecipientStore;
+use crate::store::StoreError;
+
+const COLUMNS: &str = "id, merchant_id, environment, operator, phone_hash, outcome, name_matched, asked_at";
+
+fn lookup_of<DB: SqlDb>(row: &DB::Row) -> Result<RecipientLookup, StoreError> {
+    let environment: String = row.col("environment")?;
+    let operator: String = row.col("operator")?;
+    let outcome: String = row.col("outcome")?;
+    let matched: Option<i64> = row.col("name_matched")?;
+    Ok(RecipientLookup {
+        id: row.col("id")?,
+        tenant: Tenant {
+            merchant_id: crate::domain::MerchantId(row.col("merchant_id")?),
+            environment: environment
+                .parse()
+                .map_err(|e| StoreError::Corrupt(format!("recipient lookup: {e}")))?,
+        },
+        operator: OperatorCode::from_name(&operator)
+            .ok_or_else(|| StoreError::Corrupt(format!("recipient lookup of operator {operator:?}")))?,
+        phone_hash: row.col("phone_hash")?,
+        outcome: LookupOutcome::parse(&outcome)
+            .ok_or_else(|| StoreError::Corrupt(format!("recipient lookup outcome {outcome:?}")))?,
+        name_matched: matched.map(|m| m != 0),
+        asked_at: Timestamp::from_millis(row.col("asked_at")?),
+    })
+}
+
+#[async_trait::async_trait]
+impl<S, DB> RecipientStore for S
+where
+    S: Backend<Db = DB>,
+    DB: SqlDb,
+{
+    async fn recipient_check_allowed(&self, tenant: &Tenant) -> Result<Option<bool>, StoreError> {
+        let row = sqlx::query(
+            "SELECT recipient_check FROM merchant_environments WHERE merchant_id = $1 AND environment = $2",
+        )
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .fetch_optional(DB::pool(self.reader()))
+        .await?
+        .ok_or(StoreError::NotFound)?;
+        let allowed: Option<i64> = row.col("recipient_check")?;
+        Ok(allowed.map(|a| a != 0))
+    }
+
+    async fn set_recipient_check_allowed(&self, tenant: &Tenant, allowed: bool) -> Result<(), StoreError> {
+        let set = sqlx::query(
+            "UPDATE merchant_environments SET recipient_check = $1 WHERE merchant_id = $2 AND environment = $3",
+        )
+        .arg(i64::from(allowed))
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .execute(DB::pool(self.writer()))
+        .await?;
+        match set.rows_affected() {
+            0 => Err(StoreError::NotFound),
+            _ => Ok(()),
+        }
+    }
+
+    async fn take_recipient_check(&self, tenant: &Tenant, day: i64, quota: i64) -> Result<bool, StoreError> {
+        let taken = sqlx::query(
+            "INSERT INTO recipient_check_days (merchant_id, environment, day, used) VALUES ($1, $2, $3, 1) \
+             ON CONFLICT (merchant_id, environment, day) DO UPDATE SET used = recipient_check_days.used + 1 \
+             WHERE recipient_check_days.used < $4",
+        )
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(day)
+        .arg(quota)
+        .execute(DB::pool(self.writer()))
+        .await?;
+        Ok(taken.rows_affected() == 1)
+    }
+
+    async fn record_lookup(&self, l: &RecipientLookup) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO recipient_lookups ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        ))
+        .arg(l.id.as_str())
+        .arg(l.tenant.merchant_id.0.as_str())
+        .arg(l.tenant.environment.as_str())
+        .arg(l.operator.name())
+        .arg(l.phone_hash.as_str())
+        .arg(l.outcome.as_str())
+        .arg(l.name_matched.map(i64::from))
+        .arg(l.asked_at.millis())
+        .execute(DB::pool(self.writer()))
+        .await?;
+        Ok(())
+    }
+
+    async fn lookups(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<RecipientLookup>, StoreError> {
+        let (after_at, after_id) = match &page.after {
+            Some(c) => (c.created_at.millis(), c.id.clone()),
+            None => (i64::MAX, String::new()),
+        };
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM recipient_lookups WHERE merchant_id = $1 AND environment = $2 \
+               AND (asked_at < $3 OR (asked_at = $3 AND ($4 = '' OR id < $4))) \
+             ORDER BY asked_at DESC, id DESC LIMIT $5"
+        ))
+        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.environment.as_str())
+        .arg(after_at)
+        .arg(after_id)
+        .arg(i64::from(page.limit))
+        .fetch_all(DB::pool(self.reader()))
+        .await?;
+        rows.iter().map(lookup_of::<DB>).collect()
+    }
+}
