@@ -20,15 +20,19 @@ pub async fn alive() -> Response {
 /// database's gauges: the process's own series are what an outage is diagnosed from.
 ///
 /// With `MOMO_METRICS_TOKEN` set, a scrape without that bearer token is 401 in the v1 envelope,
-/// before anything is read.
+/// before anything is read; without it, so is every scrape of a gateway that serves Production,
+/// unless `MOMO_METRICS_PUBLIC=true`.
 pub async fn metrics(State(gateway): State<Gateway>, headers: axum::http::HeaderMap) -> Response {
     use crate::telemetry::metrics::{OPENMETRICS, PROMETHEUS_TEXT};
     if !gateway.metrics_reader_allowed(super::auth::bearer_token(&headers)) {
         gateway.metrics().auth_failure("metrics");
-        let mut refused = envelope::error(ApiError::new(
-            ErrorKind::Unauthorized,
-            "/metrics requires the bearer token of MOMO_METRICS_TOKEN: send Authorization: Bearer <token>",
-        ));
+        let reason = if gateway.metrics_closed() {
+            "/metrics is closed: this gateway serves Production, whose figures describe real merchants' business; \
+             set MOMO_METRICS_TOKEN and scrape with Authorization: Bearer <token> (or MOMO_METRICS_PUBLIC=true to serve it to anyone)"
+        } else {
+            "/metrics requires the bearer token of MOMO_METRICS_TOKEN: send Authorization: Bearer <token>"
+        };
+        let mut refused = envelope::error(ApiError::new(ErrorKind::Unauthorized, reason));
         refused.headers_mut().insert(
             axum::http::header::WWW_AUTHENTICATE,
             axum::http::HeaderValue::from_static("Bearer realm=\"metrics\""),

@@ -180,7 +180,7 @@ pub static CORE: &[Setting] = &[
     Setting {
         key: "metrics_token",
         var: "MOMO_METRICS_TOKEN",
-        default: Initial::Unset("none: `/metrics` answers anyone who reaches it"),
+        default: Initial::Unset("none: `/metrics` answers anyone who reaches it, unless the gateway serves Production (see MOMO_METRICS_PUBLIC)"),
         accepts: "at least 16 printable ASCII characters without spaces",
         doc: "the bearer token `/metrics` requires (`Authorization: Bearer <token>`); without it or with another, 401 in the v1 envelope",
         secret: true,
@@ -188,6 +188,15 @@ pub static CORE: &[Setting] = &[
             let ok = v.len() >= 16 && v.bytes().all(|b| b.is_ascii_graphic());
             put(&mut c.metrics.token, ok.then(|| Some(v.to_owned())))
         },
+    },
+    Setting {
+        key: "metrics_public",
+        var: "MOMO_METRICS_PUBLIC",
+        default: Initial::Value("false"),
+        accepts: "true or false",
+        doc: "serve `/metrics` to anyone even though the gateway serves Production (a route in MOMO_OPERATOR_CONNECTORS names Production) and no MOMO_METRICS_TOKEN is set; otherwise such a gateway answers `/metrics` 403, since its figures describe real merchants' business",
+        secret: false,
+        write: |c, v| put(&mut c.metrics.public, parse::boolean(v)),
     },
     Setting {
         key: "metrics_database_refresh_ms",

@@ -131,8 +131,11 @@ pub struct WebhookSettings {
 /// Who may read `/metrics`, and how fresh its database figures are.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct MetricsSettings {
-    /// The bearer token a scrape must send; `None` lets anyone read.
+    /// The bearer token a scrape must send; `None` lets anyone read, unless the gateway serves
+    /// Production and `public` is false.
     pub token: Option<String>,
+    /// Serve `/metrics` without a token even when Production is served.
+    pub public: bool,
     /// How long one reading of the database's figures serves the scrapes after it.
     pub database_refresh: std::time::Duration,
 }

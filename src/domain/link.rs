@@ -299,7 +299,7 @@ mod tests {
     }
 
     #[test]
-    fn a_link_closes_when_deactivated_expired_or_paid() {
+    fn a_link_closes_when_deactivated_expired_paid_or_held() {
         let now = Timestamp(1_000_000);
         let make = |max, expires| {
             PaymentLink::new(
@@ -319,8 +319,14 @@ mod tests {
         assert_eq!(link.open_at(now), Ok(()));
         assert_eq!(link.open_at(Timestamp(2_000_000)), Err(LinkClosed::Expired));
         link.held = 1;
-        assert_eq!(link.open_at(now), Err(LinkClosed::Exhausted));
-        link.held = 0;
+        assert_eq!(
+            link.open_at(now),
+            Err(LinkClosed::Busy),
+            "held by a payment still pending"
+        );
+        link.paid = 1;
+        assert_eq!(link.open_at(now), Err(LinkClosed::Exhausted), "paid");
+        (link.held, link.paid) = (0, 0);
         link.deactivated_at = Some(now);
         assert_eq!(link.open_at(now), Err(LinkClosed::Deactivated));
         assert_eq!(make(Some(0), None), Err(LinkProblem::NoPayments));

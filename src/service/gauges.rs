@@ -35,11 +35,25 @@ struct Reading {
 const TOKEN_KEY: &[u8] = b"momo-gateway /metrics bearer token";
 
 impl Gateway {
+    /// Whether `/metrics` is closed to everyone: the gateway serves Production (a route names
+    /// it), no `MOMO_METRICS_TOKEN` is set, and `MOMO_METRICS_PUBLIC` does not open it.
+    pub fn metrics_closed(&self) -> bool {
+        let metrics = &self.config.metrics;
+        let serves_production = self
+            .config
+            .connectors
+            .routes
+            .iter()
+            .any(|(_, environment, _)| *environment == crate::domain::Environment::Production);
+        metrics.token.is_none() && !metrics.public && serves_production
+    }
+
     /// Whether a scrape presenting `bearer` (the token of `Authorization: Bearer`) may read
-    /// `/metrics`: anyone when `MOMO_METRICS_TOKEN` is unset, else only its bearer.
+    /// `/metrics`: anyone when `MOMO_METRICS_TOKEN` is unset (and `/metrics` is not closed),
+    /// else only its bearer.
     pub fn metrics_reader_allowed(&self, bearer: Option<&str>) -> bool {
         match (&self.config.metrics.token, bearer) {
-            (None, _) => true,
+            (None, _) => !self.metrics_closed(),
             (Some(_), None) => false,
             (Some(expected), Some(presented)) => {
                 secret_matches(TOKEN_KEY, presented, &secret_hash(TOKEN_KEY, expected))

@@ -1,16 +1,25 @@
 //! Who may read `/metrics` and what a scrape costs the database: with `MOMO_METRICS_TOKEN`
-//! set, only its bearer (anyone else is 401 in the v1 envelope); the database's figures are
-//! read at most once per `MOMO_METRICS_DATABASE_REFRESH_MS`, whatever the scrapes.
+//! set, only its bearer (anyone else is 401 in the v1 envelope); without it, anyone, unless the
+//! gateway serves Production, where nobody may until a token is set or `MOMO_METRICS_PUBLIC`
+//! opens it; the database's figures are read at most once per
+//! `MOMO_METRICS_DATABASE_REFRESH_MS`, whatever the scrapes.
 
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::support::helpers::{answer, later, TestApp};
+use crate::support::helpers::{answer, later, production_simulated, TestApp};
 use crate::support::requests::{collect_v1, post};
 use momo_test_support::both_backends;
 
 both_backends!(TestApp::spawn_with(with_token) => with_a_metrics_token_only_its_bearer_reads_metrics);
 both_backends!(TestApp::spawn => the_database_figures_are_read_at_most_once_per_refresh_period);
+both_backends!(TestApp::spawn_with(production_simulated) => a_gateway_serving_production_serves_metrics_to_no_one_without_a_token);
+both_backends!(TestApp::spawn_with(production_in_public) => metrics_public_opens_them_on_a_gateway_serving_production);
+
+fn production_in_public(c: &mut momo_gateway::config::Config) {
+    production_simulated(c);
+    c.metrics.public = true;
+}
 
 const METRICS_TOKEN: &str = "scrape-0123456789-abcdef";
 
@@ -96,4 +105,19 @@ async fn the_database_figures_are_read_at_most_once_per_refresh_period(app: Test
     assert_eq!(figures.pending_transactions, 1);
     let after = scrape(&app).await;
     assert!(has_line(&after, "momo_pending_transactions 1"), "{after}");
+}
+
+async fn a_gateway_serving_production_serves_metrics_to_no_one_without_a_token(app: TestApp) {
+    let a = answer(app.get("/metrics")).await;
+    assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{}", a.body);
+    let reason = a.body["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("serves Production") && reason.contains("MOMO_METRICS_PUBLIC"),
+        "says why and what to set: {reason}"
+    );
+}
+
+async fn metrics_public_opens_them_on_a_gateway_serving_production(app: TestApp) {
+    let text = scrape(&app).await;
+    assert!(has_line(&text, "momo_database_up 1"), "{text}");
 }
