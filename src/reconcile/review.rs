@@ -1,19 +1,19 @@
-//! Transfers that need a person: pending longer than the collection time to live, which the
-//! operator never settled. `momo-payments transactions stuck` lists them and
-//! `momo-payments transactions resolve` settles one, keeping an audit record.
+//! Payments that need a person: transfers and refunds (money may have left) pending longer
+//! than the collection time to live since they were sent, which the operator never settled.
+//! `momo-gateway transactions stuck` lists them and `momo-gateway transactions resolve` settles
+//! one, keeping an audit record. A batch's transfer still queued is not one of them: nothing
+//! was sent.
 
-use crate::domain::{Cause, Cursor, FailureCode, Kind, Outcome, Reference, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, Cursor, FailureCode, Outcome, Reference, Status, Timestamp, TransactionRecord};
 use crate::service::{Payments, ServiceError};
 
-/// Pending transfers older than the collection TTL, oldest first.
+/// Pending transfers and refunds sent longer than the collection TTL ago, oldest first.
 pub async fn stuck_transfers(payments: &Payments, now: Timestamp) -> Result<Vec<TransactionRecord>, ServiceError> {
-    let created_before = now.minus(payments.config().reconcile.collection_ttl);
+    let sent_before = now.minus(payments.config().reconcile.collection_ttl);
     let mut all = Vec::new();
     let mut after: Option<Cursor> = None;
     loop {
-        let batch = payments
-            .pending_transactions(created_before, Some(Kind::Transfer), after.as_ref(), 500)
-            .await?;
+        let batch = payments.needing_review(sent_before, after.as_ref(), 500).await?;
         let full = batch.len() == 500;
         after = batch.last().map(|r| Cursor {
             created_at: r.transaction.created_at,

@@ -137,6 +137,16 @@ pub trait PaymentStore: Send + Sync + 'static {
         page: &PageRequest,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 
+    /// Payments that need a person, oldest first, after `after`: `PENDING` transfers and
+    /// refunds (money may have left) sent at or before `sent_before`, a batch's transfer
+    /// counted from when it was sent (`sent_at`), never while it waits in the queue.
+    async fn needing_review(
+        &self,
+        sent_before: Timestamp,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError>;
+
     /// `PENDING` transactions of every tenant created at or before `created_before`, oldest
     /// first, after `after` (the last of the previous batch).
     async fn pending_transactions(

@@ -60,7 +60,7 @@ impl Collector for DatabaseCollector {
         super::unlabelled(
             &mut encoder,
             "momo_transfers_needing_review",
-            "Transfers pending past the collection TTL",
+            "Transfers and refunds pending longer than the collection TTL since they were sent (queued batch transfers not counted)",
             ConstGauge::new(f.pending_transfers_needing_review),
         )?;
         super::unlabelled(

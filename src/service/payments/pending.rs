@@ -54,6 +54,16 @@ impl Payments {
             .await?)
     }
 
+    /// Payments that need a person (`PaymentStore::needing_review`).
+    pub async fn needing_review(
+        &self,
+        sent_before: Timestamp,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self.store.needing_review(sent_before, after, limit).await?)
+    }
+
     /// Claims pending transactions whose next status check is due at `now`, oldest first,
     /// until `lease_until` (see `Store::claim_due_checks`).
     pub async fn claim_due_checks(

@@ -20,6 +20,11 @@ use crate::store::{
     StoreStats, TransactionFilter, TransactionRecord,
 };
 
+/// The payments a person must look at (`PaymentStore::needing_review`, the review metric):
+/// pending transfers and refunds sent at or before `$1`.
+const NEEDING_REVIEW: &str = "t.status = 'PENDING' AND t.kind IN ('transfer', 'refund') AND t.queued_at IS NULL \
+     AND COALESCE(t.sent_at, t.created_at) <= $1";
+
 #[async_trait::async_trait]
 impl<S, DB> PaymentStore for S
 where
@@ -226,6 +231,25 @@ where
         rows.iter().map(rows::transaction_record).collect()
     }
 
+    async fn needing_review(
+        &self,
+        sent_before: Timestamp,
+        after: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<TransactionRecord>, StoreError> {
+        let sql = format!(
+            "{} WHERE {NEEDING_REVIEW} AND (t.created_at, t.id) > ($2, $3) ORDER BY t.created_at, t.id LIMIT {limit}",
+            transactions::TRANSACTION_SELECT
+        );
+        let rows = sqlx::query(&sql)
+            .arg(sent_before.millis())
+            .arg(after.map(|c| c.created_at.millis()).unwrap_or(i64::MIN))
+            .arg(after.map(|c| c.id.as_str()).unwrap_or(""))
+            .fetch_all(DB::pool(self.reader()))
+            .await?;
+        rows.iter().map(rows::transaction_record).collect()
+    }
+
     async fn claim_due_checks(
         &self,
         now: Timestamp,
@@ -309,10 +333,9 @@ where
         )
         .fetch_one(DB::pool(self.reader()))
         .await?;
-        let review = sqlx::query(
-            "SELECT COUNT(*) AS n FROM transactions \
-             WHERE status = 'PENDING' AND kind = 'transfer' AND created_at <= $1",
-        )
+        let review = sqlx::query(&format!(
+            "SELECT COUNT(*) AS n FROM transactions t WHERE {NEEDING_REVIEW}"
+        ))
         .arg(review_before.millis())
         .fetch_one(DB::pool(self.reader()))
         .await?;

@@ -4,6 +4,7 @@
 //! within an environment), not after A's 5,000.
 
 use momo_gateway::reconcile::payout_sender::{self, Pace};
+use momo_gateway::reconcile::review;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -14,6 +15,11 @@ use momo_test_support::both_backends;
 both_backends!(
     TestApp::spawn_with(production_simulated) =>
     a_single_payout_is_sent_in_the_next_step_while_another_merchants_large_batch_drains,
+);
+
+both_backends!(
+    TestApp::spawn =>
+    a_batch_transfer_needs_review_only_once_it_was_sent_long_enough_ago,
 );
 
 /// The sender's pace in this test: a step sends at most this many transfers per operator.
@@ -77,5 +83,34 @@ async fn a_single_payout_is_sent_in_the_next_step_while_another_merchants_large_
     assert!(
         (1..=RATE as u64 - 2).contains(&sent),
         "A's batch drains at the pace left: {draining}"
+    );
+}
+
+/// The review list (`transactions stuck`, `momo_transfers_needing_review`) holds transfers
+/// pending long after they were sent: a batch's transfer waiting in the queue is not one, nor
+/// one sent a moment ago from a batch recorded long before.
+async fn a_batch_transfer_needs_review_only_once_it_was_sent_long_enough_ago(app: TestApp) {
+    let token = app.sandbox_token().await;
+    // Numbers ending 06: the operator never settles a transfer to them.
+    let items = json!([transfer_v1("never", "0701020306", "GAMMA_MONEY_CI", "1000")]);
+    let made = post(&app, &token, "/v1/payout-batches", &json!({"items": items})).await;
+    assert_eq!(made.status, StatusCode::ACCEPTED, "{}", made.body);
+    let stuck = |at| review::stuck_transfers(&app.gateway.payments, at);
+    assert!(stuck(later(901_000)).await.unwrap().is_empty(), "queued: nothing sent");
+    let gauges = app.gateway.gauges(later(901_000)).await;
+    assert_eq!(gauges.database.unwrap().pending_transfers_needing_review, 0);
+    // Sent ten minutes after its batch was recorded.
+    let pace = Pace::new(RATE);
+    payout_sender::run_once(&app.gateway.payouts, &pace, later(600_000))
+        .await
+        .unwrap();
+    assert!(
+        stuck(later(901_000)).await.unwrap().is_empty(),
+        "sent five minutes before"
+    );
+    assert_eq!(
+        stuck(later(1_501_000)).await.unwrap().len(),
+        1,
+        "sent fifteen minutes before"
     );
 }

@@ -9,8 +9,8 @@
 //! misrouted or malformed callback is refused before the payment it names is read. A refund
 //! never expires (only collections do).
 
-use momo_gateway::domain::FailureCode;
-use momo_gateway::reconcile::reconciler;
+use momo_gateway::domain::{FailureCode, Reference, Status, Timestamp};
+use momo_gateway::reconcile::{reconciler, review};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -30,6 +30,7 @@ both_backends!(
     a_momo_refund_lost_twice_fails_not_sent,
     a_momo_refund_settles_once_whatever_its_callbacks_and_lookups_say,
     twenty_refunds_at_once_give_back_no_more_than_was_taken,
+    a_refund_the_operator_leaves_pending_is_listed_for_review,
 );
 
 /// The emulator's endpoint that receives a refund of a collection taken on `route`.
@@ -345,4 +346,35 @@ async fn twenty_refunds_at_once_give_back_no_more_than_was_taken(f: Faulted) {
     }
     assert_eq!(recorded, 1, "one whole refund");
     f.assert_invariants("twenty refunds at once").await;
+}
+
+/// A refund the operator keeps pending (money may have left) needs a person once it is older
+/// than the collection time to live, as a transfer does: listed by `transactions stuck` and
+/// counted in `momo_transfers_needing_review`.
+async fn a_refund_the_operator_leaves_pending_is_listed_for_review(f: Faulted) {
+    paid(&f, MomoCollection, "review-c").await;
+    f.fault("momo.refund", "approve_after=60m", 1).await;
+    let refund = pending_refund(&f, MomoCollection, "review-r", "review-c", None).await;
+    let stuck = |at| review::stuck_transfers(&f.app.gateway.payments, at);
+    assert!(stuck(later(0)).await.unwrap().is_empty(), "just sent");
+    let listed = stuck(later(901_000)).await.unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(
+        listed[0].transaction.reference.as_str(),
+        refund["ref"].as_str().unwrap()
+    );
+    let gauges = f.app.gateway.gauges(later(901_000)).await;
+    assert_eq!(gauges.database.unwrap().pending_transfers_needing_review, 1);
+    let reference = Reference::from(refund["ref"].as_str().unwrap());
+    let reason = "operator ticket 7: refund reversed";
+    review::resolve(
+        &f.app.gateway.payments,
+        &reference,
+        Status::Failed,
+        reason,
+        Timestamp::now(),
+    )
+    .await
+    .unwrap();
+    assert!(stuck(later(901_000)).await.unwrap().is_empty());
 }
