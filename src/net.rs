@@ -7,7 +7,7 @@ mod redact;
 mod return_url;
 
 pub use redact::{redact_error, redact_url};
-pub use return_url::{return_url, ReturnUrlProblem, MAX_RETURN_URL_CHARS};
+pub use return_url::{origins, return_url, ReturnUrlProblem, MAX_RETURN_URL_CHARS};
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

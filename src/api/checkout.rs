@@ -56,16 +56,7 @@ fn page(title: &str, form_targets: &[String], body: Markup) -> Response {
 /// The origins of the payment's return URLs, where approving or declining sends the payer.
 fn return_origins(record: &TransactionRecord) -> Vec<String> {
     let t = &record.transaction;
-    let mut origins: Vec<String> = [&t.success_url, &t.error_url]
-        .into_iter()
-        .flatten()
-        .filter_map(|url| reqwest::Url::parse(url).ok())
-        .map(|url| url.origin())
-        .filter(|origin| origin.is_tuple())
-        .map(|origin| origin.ascii_serialization())
-        .collect();
-    origins.dedup();
-    origins
+    crate::net::origins([&t.success_url, &t.error_url].into_iter().flatten().map(String::as_str))
 }
 
 fn result_page(record: &TransactionRecord) -> Response {

@@ -32,6 +32,20 @@ pub fn return_url(raw: &str) -> Result<Option<String>, ReturnUrlProblem> {
     }
 }
 
+/// The origins (`https://shop.ci`) of `urls`, each once: where a page's form may lead a browser
+/// on to (`form-action`), for the return URLs a payer is sent to.
+pub fn origins<'a>(urls: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut origins: Vec<String> = Vec::new();
+    for url in urls {
+        let Ok(url) = reqwest::Url::parse(url) else { continue };
+        let origin = url.origin();
+        if origin.is_tuple() && !origins.contains(&origin.ascii_serialization()) {
+            origins.push(origin.ascii_serialization());
+        }
+    }
+    origins
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

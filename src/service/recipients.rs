@@ -56,7 +56,7 @@ pub struct Checked {
 /// Why a check was not made or gave no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum LookupError {
-    #[error("the recipient check is off for this merchant's {0}: an administrator switches it on with `momo-gateway merchant recipient-check --on`, or the merchant on the dashboard's settings page")]
+    #[error("the recipient check is off for this merchant's {0}: an administrator switches it on with `momo-gateway merchant recipient-check --on`, or the merchant on the dashboard's API keys page")]
     NotAllowed(Environment),
     #[error("the daily quota of {quota} recipient checks is used up; it starts again at 00:00 UTC")]
     QuotaUsed { quota: u32, retry_after_s: u64 },

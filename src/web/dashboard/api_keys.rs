@@ -1,21 +1,27 @@
 //! `GET /dashboard/api-keys`: the environment's API key, and its rotation. Rotating revokes
 //! the old key with its tokens and every dashboard session opened with it, this one
 //! included: the answer shows the new key and secret once, then the merchant signs in again.
+//! The page also switches the recipient check (`service::recipients`) on or off for the
+//! environment: what the API may ask besides payments.
 
 use axum::extract::State;
-use axum::http::header::SET_COOKIE;
+use axum::http::header::{LOCATION, SET_COOKIE};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use maud::html;
 
 use super::layout::{self, html_response, Flash, Spec};
 use super::session::{fields, Ctx, FormFields};
 use crate::domain::Timestamp;
-use crate::service::{Dashboard, Merchants};
+use crate::service::{Dashboard, Merchants, Recipients};
 
-pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
+pub async fn show(State(dashboard): State<Dashboard>, State(recipients): State<Recipients>, ctx: Ctx) -> Response {
     let api_key = match dashboard.dashboard_api_key(&ctx.session).await {
         Ok(key) => key,
+        Err(e) => return layout::service_error(ctx.lang(), e),
+    };
+    let checks = match recipients.allowed(&ctx.session.tenant).await {
+        Ok(allowed) => allowed,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
     let t = ctx.t();
@@ -29,6 +35,18 @@ pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
             input type="hidden" name="csrf_token" value=(ctx.csrf);
             button #rotate-api-key-submit type="submit" { (t.rotate_api_key) }
         }
+        h2 { (t.recipient_check) }
+        p #recipient-check data-state=(if checks { "on" } else { "off" }) {
+            (if checks { t.recipient_check_on } else { t.recipient_check_off })
+        }
+        p.hint { (t.recipient_check_hint) }
+        form #recipient-check-switch method="post" action="/dashboard/api-keys/recipient-check" {
+            input type="hidden" name="csrf_token" value=(ctx.csrf);
+            input type="hidden" name="allowed" value=(if checks { "off" } else { "on" });
+            button #recipient-check-submit type="submit" {
+                (if checks { t.recipient_check_turn_off } else { t.recipient_check_turn_on })
+            }
+        }
     };
     let spec = Spec {
         title: t.api_keys,
@@ -37,6 +55,23 @@ pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
     };
     let page = layout::page(&ctx, spec, Flash::None, body);
     ctx.remember(html_response(StatusCode::OK, page))
+}
+
+/// `POST /dashboard/api-keys/recipient-check`: `allowed` is `on` or `off`; back to the page.
+pub async fn switch_recipient_check(State(recipients): State<Recipients>, ctx: Ctx, form: FormFields) -> Response {
+    let form = fields(form);
+    if !ctx.csrf_ok(&form) {
+        return layout::forbidden(ctx.lang());
+    }
+    let allowed = match form.get("allowed").map(String::as_str) {
+        Some("on") => true,
+        Some("off") => false,
+        _ => return layout::forbidden(ctx.lang()),
+    };
+    if let Err(e) = recipients.set_allowed(&ctx.session.tenant, allowed).await {
+        return layout::service_error(ctx.lang(), e);
+    }
+    (StatusCode::SEE_OTHER, [(LOCATION, "/dashboard/api-keys")]).into_response()
 }
 
 /// `POST /dashboard/api-keys/rotate`.

@@ -50,6 +50,10 @@ pub fn routes() -> Router<Gateway> {
         .route("/dashboard/webhooks/rotate-secret", post(webhooks::rotate_secret))
         .route("/dashboard/api-keys", get(api_keys::show))
         .route("/dashboard/api-keys/rotate", post(api_keys::rotate))
+        .route(
+            "/dashboard/api-keys/recipient-check",
+            post(api_keys::switch_recipient_check),
+        )
         .route("/dashboard/{*rest}", get(not_found).post(not_found))
 }
 

@@ -24,7 +24,15 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:26em;margin
 /// A whole page, with the dashboard's headers (no framing, no sniffing, no referrer).
 /// `refresh`: seconds and target of a `<meta http-equiv="refresh">`, which follows the payment
 /// without a script.
-pub fn page(w: &Words, status: StatusCode, title: &str, refresh: Option<(u32, &str)>, body: Markup) -> Response {
+/// Its form, if any, may lead the browser on to `form_targets` (origins) beside the gateway.
+pub fn page(
+    w: &Words,
+    status: StatusCode,
+    title: &str,
+    refresh: Option<(u32, &str)>,
+    form_targets: &[String],
+    body: Markup,
+) -> Response {
     let html = html! {
         (DOCTYPE)
         html lang=(w.lang) {
@@ -41,7 +49,7 @@ pub fn page(w: &Words, status: StatusCode, title: &str, refresh: Option<(u32, &s
         }
     };
     let mut response = (status, Html(html.into_string())).into_response();
-    crate::http::security_headers::page_headers(response.headers_mut(), &[]);
+    crate::http::security_headers::page_headers(response.headers_mut(), form_targets);
     response
         .headers_mut()
         .insert("cache-control", HeaderValue::from_static("no-store"));
@@ -50,7 +58,14 @@ pub fn page(w: &Words, status: StatusCode, title: &str, refresh: Option<(u32, &s
 
 /// A page that only says something: an unknown or closed link, a refusal.
 pub fn plain(w: &Words, status: StatusCode, title: &str, text: &str) -> Response {
-    page(w, status, title, None, html! { h1 { (title) } p #message { (text) } })
+    page(
+        w,
+        status,
+        title,
+        None,
+        &[],
+        html! { h1 { (title) } p #message { (text) } },
+    )
 }
 
 /// What the form was filled with, to show it again with an error.
@@ -121,7 +136,15 @@ pub fn form(
             button #pay-submit type="submit" { (w.pay) }
         }
     };
-    page(w, status, &format!("{} · {merchant}", w.pay), None, body)
+    // A payment that succeeds or fails at once sends the payer on to the link's return URL as
+    // the answer to this form: browsers hold that redirect to `form-action` too.
+    let returns = crate::net::origins(
+        [&link.success_url, &link.error_url]
+            .into_iter()
+            .flatten()
+            .map(String::as_str),
+    );
+    page(w, status, &format!("{} · {merchant}", w.pay), None, &returns, body)
 }
 
 /// Where a payment stands, for its payer. Pending: the page reloads itself every few seconds
@@ -141,6 +164,7 @@ pub fn status(w: &Words, link_id: &str, record: &TransactionRecord, here: &str, 
                 StatusCode::OK,
                 w.pending_title,
                 Some(refresh),
+                &[],
                 html! {
                     h1 #state data-status="PENDING" { (w.pending_title) }
                     (amount)
@@ -157,6 +181,7 @@ pub fn status(w: &Words, link_id: &str, record: &TransactionRecord, here: &str, 
             StatusCode::OK,
             w.paid_title,
             None,
+            &[],
             html! { h1 #state data-status="SUCCESSFUL" { (w.paid_title) } (amount) p { (w.paid) } (reference) },
         ),
         Status::Failed => page(
@@ -164,6 +189,7 @@ pub fn status(w: &Words, link_id: &str, record: &TransactionRecord, here: &str, 
             StatusCode::OK,
             w.failed_title,
             None,
+            &[],
             html! {
                 h1 #state data-status="FAILED" { (w.failed_title) }
                 p { (w.failed) }

@@ -22,6 +22,7 @@ both_backends!(
     a_session_ends_when_idle_too_long_and_at_its_absolute_end,
     a_webhook_url_is_validated_and_refused_when_it_points_inside,
     the_customers_pages_list_a_payer_and_their_transactions,
+    the_recipient_check_is_switched_from_the_api_keys_page,
 );
 
 both_backends!(
@@ -337,4 +338,56 @@ async fn the_customers_pages_list_a_payer_and_their_transactions(app: TestApp) {
         theirs.get(&format!("/dashboard/customers/{customer_id}")).await.status,
         StatusCode::NOT_FOUND
     );
+}
+
+/// Production's recipient check is off until the merchant switches it on here; the API then
+/// answers it, and switching it off refuses it again.
+async fn the_recipient_check_is_switched_from_the_api_keys_page(app: TestApp) {
+    let mut browser = Browser::new(&app);
+    browser.sign_in(&app.merchant.production).await;
+    let token = app.token(&app.merchant.production.clone()).await;
+    let check = || async {
+        app.get("/v1/account-holders/GAMMA_MONEY_CI/0701020301")
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    let page = browser.get("/dashboard/api-keys").await;
+    assert!(
+        page.body.contains("id=\"recipient-check\" data-state=\"off\""),
+        "{}",
+        page.body
+    );
+    assert_eq!(check().await, StatusCode::FORBIDDEN);
+    let hidden = Browser::hidden_fields(&page, "recipient-check-switch");
+    assert!(hidden.contains(&("allowed".to_owned(), "on".to_owned())), "{hidden:?}");
+    let switched = browser
+        .submit(
+            "/dashboard/api-keys",
+            "/dashboard/api-keys/recipient-check",
+            &[("allowed", "on")],
+        )
+        .await;
+    assert_eq!(switched.location(), Some("/dashboard/api-keys"), "{}", switched.body);
+    let page = browser.get("/dashboard/api-keys").await;
+    assert!(page.body.contains("data-state=\"on\""), "{}", page.body);
+    // Production has no operator here: the check is allowed, then refused as unrouted.
+    assert_ne!(check().await, StatusCode::FORBIDDEN);
+    browser
+        .submit(
+            "/dashboard/api-keys",
+            "/dashboard/api-keys/recipient-check",
+            &[("allowed", "off")],
+        )
+        .await;
+    assert_eq!(check().await, StatusCode::FORBIDDEN);
+    let forged = browser
+        .post(
+            "/dashboard/api-keys/recipient-check",
+            &[("csrf_token", "forged"), ("allowed", "on")],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
 }

@@ -15,6 +15,7 @@ both_backends!(
     a_payer_pays_a_link_from_its_page_and_follows_the_payment,
     every_refusal_is_a_page_and_creates_nothing,
     twenty_phones_paying_a_single_payment_link_at_once_pay_it_once,
+    the_form_may_lead_on_to_the_links_return_origins,
 );
 
 both_backends!(
@@ -352,4 +353,21 @@ async fn twenty_phones_paying_a_single_payment_link_at_once_pay_it_once(app: Tes
     // Numbers ending 10 to 29 are approved after the Sandbox delay: the one payment is pending.
     assert_eq!((made.len(), &made[0]["status"]), (1, &json!("PENDING")));
     app.assert_ledger().await;
+}
+
+/// A payment that succeeds at once sends the payer on to the link's return URL as the answer to
+/// the form, and browsers hold that redirect to the form page's `form-action`.
+async fn the_form_may_lead_on_to_the_links_return_origins(app: TestApp) {
+    let id = make(
+        &app,
+        json!({"amount": "1000", "description": "Ticket", "reusable": true,
+               "successUrl": "https://shop.example/merci?order=7", "errorUrl": "https://pay.shop.example:8443/oops"}),
+    )
+    .await;
+    let page = browser().get(app.url(&format!("/pay/{id}"))).send().await.unwrap();
+    let policy = page.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    assert!(
+        policy.contains("form-action 'self' https://shop.example https://pay.shop.example:8443;"),
+        "{policy}"
+    );
 }
