@@ -77,8 +77,11 @@ impl Backend for PostgresStore {
         WHERE id IN (SELECT id FROM transactions WHERE queued_at IS NOT NULL AND operator = $3 \
         AND merchant_id = $5 AND environment = $6 ORDER BY queued_at LIMIT $4 FOR UPDATE SKIP LOCKED)";
 
+    /// `NO KEY UPDATE`, not `UPDATE`: it does not conflict with the `KEY SHARE` locks that the
+    /// inserts of the merchant's other payments take on the row (their foreign keys), so it
+    /// neither holds them up nor deadlocks with a write batch that holds the balance row.
     const LOCK_TENANT: &'static str =
-        "SELECT 1 AS locked FROM merchant_environments WHERE merchant_id = $1 AND environment = $2 FOR UPDATE";
+        "SELECT 1 AS locked FROM merchant_environments WHERE merchant_id = $1 AND environment = $2 FOR NO KEY UPDATE";
 
     const LOCKING: BalanceLocking = BalanceLocking::CreditSlots;
 

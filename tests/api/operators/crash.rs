@@ -12,6 +12,7 @@ use momo_operator_emulator::{Emulator, EmulatorSettings};
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use crate::support::emulated::admin;
 use crate::support::helpers::{answer, TEST_JWT_SECRET};
 use crate::support::process_merchant::ProcessMerchant;
 use crate::support::requests::transfer_v1;
@@ -111,15 +112,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
         .await
         .unwrap();
     assert_eq!(record.transaction.failure_code, None);
-    let initiations: Value = reqwest::get(format!(
-        "{}/_emulator/initiations/{}",
-        emulator.url, record.transaction.id
-    ))
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let initiations: Value = admin(&emulator, &format!("initiations/{}", record.transaction.id)).await;
     assert_eq!(initiations["executed"], 1, "paid exactly once: {initiations}");
     assert_eq!(initiations["received"], 1, "the first call never left: {initiations}");
     let balance = answer(client.get(format!("{}/v1/balance", second.base)).bearer_auth(&token)).await;

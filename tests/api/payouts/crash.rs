@@ -9,6 +9,7 @@ use momo_operator_emulator::{Emulator, EmulatorSettings};
 use serde_json::{json, Value};
 
 use crate::operators::crash::gateway;
+use crate::support::emulated::admin;
 use crate::support::helpers::answer;
 use crate::support::process_merchant::ProcessMerchant;
 use crate::support::requests::transfer_v1;
@@ -87,15 +88,7 @@ async fn a_batch_killed_while_it_drains_pays_every_item_exactly_once(db: TestDat
             .transaction(&tenant, &TransactionRef::from(format!("drain-{i}").as_str()))
             .await
             .unwrap();
-        let initiations: Value = reqwest::get(format!(
-            "{}/_emulator/initiations/{}",
-            emulator.url, record.transaction.id
-        ))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        let initiations: Value = admin(&emulator, &format!("initiations/{}", record.transaction.id)).await;
         assert_eq!(
             initiations["executed"].as_u64(),
             Some(1),

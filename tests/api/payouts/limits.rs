@@ -54,6 +54,15 @@ fn items(prefix: &str, n: usize) -> Vec<Value> {
         .collect()
 }
 
+/// [`items`], each asking to be checked first.
+fn checked_items(prefix: &str, n: usize) -> Vec<Value> {
+    let mut items = items(prefix, n);
+    for item in &mut items {
+        item["checkRecipient"] = json!(true);
+    }
+    items
+}
+
 async fn five_thousand_items_over_the_balance_are_answered_at_once_in_order(app: TestApp) {
     let token = app.sandbox_token().await;
     let mut items = items("over", 5_000);
@@ -211,13 +220,7 @@ async fn the_same_all_or_nothing_batch_sent_again_answers_with_the_recorded_batc
 
 async fn a_batchs_recipient_checks_go_at_the_operators_pace(app: TestApp) {
     let token = app.sandbox_token().await;
-    let checked: Vec<Value> = items("checked", 60)
-        .into_iter()
-        .map(|mut item| {
-            item["checkRecipient"] = json!(true);
-            item
-        })
-        .collect();
+    let checked = checked_items("checked", 60);
     let started = Instant::now();
     let created = post(&app, &token, "/v1/payout-batches", &json!({"items": checked})).await;
     let took = started.elapsed();
@@ -227,13 +230,7 @@ async fn a_batchs_recipient_checks_go_at_the_operators_pace(app: TestApp) {
     assert!(took >= Duration::from_millis(1_900), "paced: {took:?}");
 
     // More checks than half a request's time allows at that pace: refused before any is asked.
-    let too_many: Vec<Value> = items("many", 301)
-        .into_iter()
-        .map(|mut item| {
-            item["checkRecipient"] = json!(true);
-            item
-        })
-        .collect();
+    let too_many = checked_items("many", 301);
     let refused = post(&app, &token, "/v1/payout-batches", &json!({"items": too_many})).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
     assert!(

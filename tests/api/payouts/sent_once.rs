@@ -13,6 +13,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::operators::crash::gateway;
+use crate::support::emulated::admin;
 use crate::support::helpers::answer;
 use crate::support::process_merchant::ProcessMerchant;
 use crate::support::requests::transfer_v1;
@@ -117,15 +118,7 @@ async fn drain_and_count(db: TestDatabase, kill: bool) {
             .transaction(&tenant, &TransactionRef::from(format!("once-{i}").as_str()))
             .await
             .unwrap();
-        let initiations: Value = reqwest::get(format!(
-            "{}/_emulator/initiations/{}",
-            emulator.url, record.transaction.id
-        ))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        let initiations: Value = admin(&emulator, &format!("initiations/{}", record.transaction.id)).await;
         if (initiations["received"].as_u64(), initiations["executed"].as_u64()) != (Some(1), Some(1)) {
             twice.push(format!("once-{i}: {initiations}"));
         }

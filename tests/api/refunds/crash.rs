@@ -12,6 +12,7 @@ use momo_operator_emulator::{Emulator, EmulatorSettings};
 use serde_json::{json, Value};
 
 use crate::operators::crash::{black_hole, gateway, status};
+use crate::support::emulated::admin;
 use crate::support::helpers::answer;
 use crate::support::process_merchant::ProcessMerchant;
 use crate::support::requests::collect_v1;
@@ -88,15 +89,7 @@ async fn a_crash_before_a_refund_is_sent_is_recovered_by_sending_it_once(db: Tes
         .transaction(&tenant, &TransactionRef::from("crash-refund"))
         .await
         .unwrap();
-    let initiations: Value = reqwest::get(format!(
-        "{}/_emulator/initiations/{}",
-        emulator.url, record.transaction.id
-    ))
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let initiations: Value = admin(&emulator, &format!("initiations/{}", record.transaction.id)).await;
     assert_eq!(
         (initiations["received"].as_u64(), initiations["executed"].as_u64()),
         (Some(1), Some(1)),
