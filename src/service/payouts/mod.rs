@@ -5,12 +5,12 @@
 //! lifecycle as a single transfer (`reconcile::payout_sender`). The batch completes, with its own webhook event, when its
 //! last item is final (`store::sql::batch_steps`).
 //!
-//! Recording: the whole batch first goes to the database in one transaction (a few set-based
-//! statements, well under a second for 5,000 items). When that is refused (an id taken, the
-//! balance short), an all-or-nothing batch is refused whole. Any other batch short of money is
-//! fitted to the balance in the request's order (each item that does not fit what the earlier
-//! ones left is refused) and goes in one transaction again; when that is refused too (the
-//! balance moved, an id was taken), it is recorded item by item, each reserved on its own.
+//! Recording: a batch that is not all-or-nothing is first fitted to the balance as read, in the
+//! request's order (each item that does not fit what the earlier ones left is refused); then
+//! the whole batch goes to the database in one transaction (a few set-based statements, well
+//! under a second for 5,000 items), which checks the balance again. When that is refused (an id
+//! taken, the balance short), an all-or-nothing batch is refused whole; any other is fitted
+//! again and tried whole once more, then recorded item by item, each reserved on its own.
 //!
 //! Caps: a merchant's queued transfers and batches being recorded at once are bounded per
 //! environment (`MOMO_PAYOUT_QUEUED_MAX`, `MOMO_PAYOUT_BATCHES_AT_ONCE`), counted by the store

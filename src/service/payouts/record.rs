@@ -137,11 +137,17 @@ impl Payouts {
             }
             return Err(not_attempted(steps));
         }
+        // Fitted to the balance as read, in the request's order, so that a batch over it is not
+        // first tried whole in vain; the database checks the balance again as it records.
+        let steps = if request.all_or_nothing {
+            steps
+        } else {
+            self.fit_balance(tenant, steps, now).await?
+        };
         let steps = match self.record_whole(&batch, &steps, now).await? {
             Ok(created) => return Ok(created),
             Err(_) if request.all_or_nothing => return Err(self.refuse_whole(tenant, steps).await?),
-            // Short of money: the items that fit, in order, in one transaction again, unless
-            // the balance moved meanwhile.
+            // The balance moved since it was read: fitted again, in one transaction again.
             Err(WholeRefused::BalanceShort) => {
                 let fitted = self.fit_balance(tenant, steps, now).await?;
                 match self.record_whole(&batch, &fitted, now).await? {
