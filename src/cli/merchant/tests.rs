@@ -166,3 +166,44 @@ fn a_webhook_secret_rotation_prints_the_new_secret_and_the_end_of_the_overlap() 
             "{\"environment\":\"Production\",\"previousSecretValidUntil\":\"2026-11-18T11:06:40.123Z\",\"webhookSecret\":\"whsec_new\"}\n"
         );
 }
+
+#[test]
+fn switching_the_recipient_check_says_what_it_now_is() {
+    let on = Done::RecipientCheckSet {
+        environment: Environment::Production,
+        allowed: true,
+    };
+    let off = Done::RecipientCheckSet {
+        environment: Environment::Production,
+        allowed: false,
+    };
+    assert!(printed(&on, Format::Text).starts_with("Production: the recipient check is on"));
+    assert!(printed(&off, Format::Text).contains("refused with 403"));
+}
+
+#[test]
+fn the_recipient_check_is_switched_with_on_or_off_but_not_both() {
+    use clap::Parser;
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        command: MerchantCommand,
+    }
+    let parse = |args: &[&str]| Cli::try_parse_from(["merchant"].iter().chain(args));
+    let base = ["recipient-check", "--merchant", "m-1", "--env", "Production"];
+    let on = parse(&[&base[..], &["--on"]].concat()).unwrap();
+    assert!(matches!(
+        on.command,
+        MerchantCommand::RecipientCheck {
+            on: true,
+            off: false,
+            ..
+        }
+    ));
+    assert!(parse(&[&base[..], &["--off"]].concat()).is_ok());
+    assert!(
+        parse(&[&base[..], &["--on", "--off"]].concat()).is_err(),
+        "one or the other"
+    );
+    assert!(parse(&base).is_err(), "one of them is needed");
+}
