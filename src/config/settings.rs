@@ -194,7 +194,7 @@ pub static CORE: &[Setting] = &[
         var: "MOMO_METRICS_PUBLIC",
         default: Initial::Value("false"),
         accepts: "true or false",
-        doc: "serve `/metrics` to anyone even though the gateway serves Production (a route in MOMO_OPERATOR_CONNECTORS names Production) and no MOMO_METRICS_TOKEN is set; otherwise such a gateway answers `/metrics` 403, since its figures describe real merchants' business",
+        doc: "serve `/metrics` to anyone even though the gateway serves Production (a route in MOMO_OPERATOR_CONNECTORS names Production) and no MOMO_METRICS_TOKEN is set; otherwise such a gateway answers `/metrics` 401 to everyone, since its figures describe real merchants' business",
         secret: false,
         write: |c, v| put(&mut c.metrics.public, parse::boolean(v)),
     },
