@@ -80,7 +80,7 @@ where
             });
         }
         report.examined += batch.len();
-        visit_all(batch, &mut visit, &mut report).await?;
+        visit_all(batch, CONCURRENT_VISITS, &mut visit, &mut report).await?;
         if !full {
             return Ok((report, after));
         }
@@ -91,12 +91,13 @@ where
     }
 }
 
-/// Visits `batch`, several at a time: each visit is its own database transaction and operator
+/// Visits `batch`, `at_once` at a time: each visit is its own database transaction and operator
 /// call, and one at a time cannot keep up with a busy gateway's creations. A failing visit (its
 /// database write or its operator away) does not stop the others, which may be claimed already
 /// and would otherwise wait out their lease; the first failure is returned after them.
-async fn visit_all<F, Fut>(
+pub(crate) async fn visit_all<F, Fut>(
     batch: Vec<TransactionRecord>,
+    at_once: usize,
     visit: &mut F,
     report: &mut Report,
 ) -> Result<(), ServiceError>
@@ -104,7 +105,7 @@ where
     F: FnMut(TransactionRecord) -> Fut,
     Fut: Future<Output = Result<bool, ServiceError>>,
 {
-    let mut visits = stream::iter(batch).map(visit).buffer_unordered(CONCURRENT_VISITS);
+    let mut visits = stream::iter(batch).map(visit).buffer_unordered(at_once);
     let mut failed = None;
     while let Some(settled) = visits.next().await {
         match settled {
@@ -187,7 +188,7 @@ where
             .await?;
         let full = batch.len() == CONCURRENT_VISITS;
         report.examined += batch.len();
-        visit_all(batch, &mut visit, &mut report).await?;
+        visit_all(batch, CONCURRENT_VISITS, &mut visit, &mut report).await?;
         if !full {
             return Ok(report);
         }

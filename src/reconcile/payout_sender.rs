@@ -17,13 +17,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use futures_util::stream::{self, StreamExt};
-
 use super::Report;
-use crate::domain::{Environment, OperatorCode, Tenant, Timestamp, TransactionRecord};
+use crate::domain::{Environment, OperatorCode, Tenant, Timestamp};
 use crate::service::payouts::Payouts;
 use crate::service::rate_limit::TokenBuckets;
-use crate::service::{Payments, ServiceError};
+use crate::service::ServiceError;
 
 /// How often the sender looks at the queue.
 pub const SEND_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
@@ -103,7 +101,8 @@ pub async fn run_once(payouts: &Payouts, pace: &Pace, now: Timestamp) -> Result<
                         still_queued.push(tenant);
                     }
                     report.examined += claimed.len();
-                    if let Err(e) = send_all(payments, claimed, at, &mut report).await {
+                    let mut send = |record| payments.send_queued(record, at);
+                    if let Err(e) = super::visit_all(claimed, CONCURRENT_SENDS as usize, &mut send, &mut report).await {
                         failed.get_or_insert(e);
                     }
                 }
@@ -112,27 +111,4 @@ pub async fn run_once(payouts: &Payouts, pace: &Pace, now: Timestamp) -> Result<
         }
     }
     failed.map_or(Ok(report), Err)
-}
-
-/// Sends `claimed` at once; the first failure after them all.
-async fn send_all(
-    payments: &Payments,
-    claimed: Vec<TransactionRecord>,
-    at: Timestamp,
-    report: &mut Report,
-) -> Result<(), ServiceError> {
-    let mut sends = stream::iter(claimed)
-        .map(|record| payments.send_queued(record, at))
-        .buffer_unordered(CONCURRENT_SENDS as usize);
-    let mut failed = None;
-    while let Some(sent) = sends.next().await {
-        match sent {
-            Ok(true) => report.settled += 1,
-            Ok(false) => {}
-            Err(e) => {
-                failed.get_or_insert(e);
-            }
-        }
-    }
-    failed.map_or(Ok(()), Err)
 }
