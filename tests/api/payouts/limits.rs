@@ -107,9 +107,10 @@ async fn five_thousand_items_over_the_balance_are_answered_at_once_in_order(app:
         "what is left fits no more item: {}",
         balance.body
     );
-    // Recorded item by item this took 6-19 s in a release build; in one transaction well under
-    // a second there. The bound here is loose for a debug build on a busy machine.
-    assert!(took < Duration::from_secs(5), "answered in {took:?}");
+    // Recorded item by item this took 6-19 s in a release build; in one transaction it takes
+    // well under a second there (docs/reliability.md). The bound here is loose: a debug build on
+    // a machine busy with the rest of the suite.
+    assert!(took < Duration::from_secs(10), "answered in {took:?}");
     app.assert_ledger().await;
 }
 
