@@ -239,3 +239,30 @@ fn no_source_file_is_over_400_lines() {
         .collect();
     assert!(long.is_empty(), "split these: {long:?}");
 }
+
+/// A page's form reaches its handler only through `web::csrf`'s extractors, which check its
+/// token: no handler reads a form or an upload itself, or compares a token.
+#[test]
+fn only_the_csrf_extractors_read_a_page_form() {
+    let readers = ["Form", "Multipart", "csrf_matches", "same_secret"];
+    let found: Vec<String> = code_lines("web")
+        .into_iter()
+        .filter(|(place, line)| {
+            !place.starts_with("src/web/csrf.rs")
+                && !line.contains("fn csrf_matches(")
+                && readers.iter().any(|reader| names(line, reader, true, true))
+        })
+        .map(|(place, line)| format!("{place}: {}", line.trim()))
+        .collect();
+    assert!(found.is_empty(), "read the form through web::csrf: {found:?}");
+    let extractors: Vec<String> = code_lines("web")
+        .into_iter()
+        .filter(|(place, line)| place.starts_with("src/web/csrf.rs") && line.contains("csrf_matches("))
+        .map(|(place, _)| place)
+        .collect();
+    assert_eq!(
+        extractors.len(),
+        2,
+        "the scan sees the two session extractors: {extractors:?}"
+    );
+}

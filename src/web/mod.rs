@@ -8,6 +8,7 @@
 //! have their own router, guard (`guard.rs`) and error pages. These routes are not API
 //! operations: docs/openapi.yaml does not list them.
 
+mod csrf;
 pub mod dashboard;
 mod guard;
 pub mod pay;

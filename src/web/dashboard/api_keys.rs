@@ -11,9 +11,10 @@ use axum::response::{IntoResponse, Response};
 use maud::html;
 
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{fields, Ctx, FormFields};
+use super::session::Ctx;
 use crate::domain::Timestamp;
 use crate::service::{Dashboard, Merchants, Recipients};
+use crate::web::csrf::{CsrfForm, NoFields};
 
 pub async fn show(State(dashboard): State<Dashboard>, State(recipients): State<Recipients>, ctx: Ctx) -> Response {
     let api_key = match dashboard.dashboard_api_key(&ctx.session).await {
@@ -57,13 +58,18 @@ pub async fn show(State(dashboard): State<Dashboard>, State(recipients): State<R
     ctx.remember(html_response(StatusCode::OK, page))
 }
 
+/// The recipient check's switch.
+#[derive(serde::Deserialize)]
+pub struct SwitchForm {
+    allowed: Option<String>,
+}
+
 /// `POST /dashboard/api-keys/recipient-check`: `allowed` is `on` or `off`; back to the page.
-pub async fn switch_recipient_check(State(recipients): State<Recipients>, ctx: Ctx, form: FormFields) -> Response {
-    let form = fields(form);
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
-    let allowed = match form.get("allowed").map(String::as_str) {
+pub async fn switch_recipient_check(
+    State(recipients): State<Recipients>,
+    CsrfForm { ctx, form }: CsrfForm<SwitchForm>,
+) -> Response {
+    let allowed = match form.allowed.as_deref() {
         Some("on") => true,
         Some("off") => false,
         _ => return layout::forbidden(ctx.lang()),
@@ -75,10 +81,7 @@ pub async fn switch_recipient_check(State(recipients): State<Recipients>, ctx: C
 }
 
 /// `POST /dashboard/api-keys/rotate`.
-pub async fn rotate(State(merchants): State<Merchants>, ctx: Ctx, form: FormFields) -> Response {
-    if !ctx.csrf_ok(&fields(form)) {
-        return layout::forbidden(ctx.lang());
-    }
+pub async fn rotate(State(merchants): State<Merchants>, CsrfForm { ctx, .. }: CsrfForm<NoFields>) -> Response {
     let (api_key, api_secret) = match merchants.rotate_secret(&ctx.session.tenant, Timestamp::now()).await {
         Ok(pair) => pair,
         Err(e) => return layout::service_error(ctx.lang(), e),

@@ -16,12 +16,13 @@ use axum::Extension;
 use maud::html;
 
 use super::layout::{self, html_response, Flash, Spec};
-use super::session::{cookie, fields, Ctx, FormFields, Visitor, LOGIN_CSRF_COOKIE};
+use super::session::{cookie, Visitor, LOGIN_CSRF_COOKIE};
 use crate::domain::{Environment, Timestamp};
 use crate::http::client_address::client_address;
 use crate::service::credentials::random_token;
 use crate::service::rate_limit::retry_after_seconds;
 use crate::service::{Dashboard, Gateway, ServiceError};
+use crate::web::csrf::{CookieCsrfForm, CookieForm, CsrfForm, CsrfRefused, NoFields};
 
 /// The sign-in page; `status` 401 after wrong credentials, 429 when limited.
 fn login_page(visitor: &Visitor, status: StatusCode, flash: Flash) -> Response {
@@ -73,11 +74,6 @@ pub async fn show(visitor: Visitor) -> Response {
     login_page(&visitor, StatusCode::OK, Flash::None)
 }
 
-/// Constant-time equality of two texts (the login form's double-submit token).
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 /// Slows guessing with the limits of `/v1/auth` (`SignInLimits`), counted apart.
 fn limited(gateway: &Gateway, address: Option<std::net::IpAddr>, api_key: &str) -> Option<std::time::Duration> {
     let limits = gateway.limits().sign_in.as_ref()?;
@@ -86,22 +82,31 @@ fn limited(gateway: &Gateway, address: Option<std::net::IpAddr>, api_key: &str) 
     Some(refused.wait)
 }
 
+/// The sign-in form: an API key and its secret, of either environment.
+#[derive(serde::Deserialize)]
+pub struct SignInForm {
+    #[serde(default)]
+    api_key: String,
+    #[serde(default)]
+    api_secret: String,
+}
+
+impl CookieForm for SignInForm {
+    const COOKIE: &'static str = LOGIN_CSRF_COOKIE;
+}
+
 pub async fn submit(
     State(gateway): State<Gateway>,
     address: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     visitor: Visitor,
-    form: FormFields,
+    form: Result<CookieCsrfForm<SignInForm>, CsrfRefused>,
 ) -> Response {
     let lang = visitor.lang;
-    let form = fields(form);
-    let expected = cookie(&headers, LOGIN_CSRF_COOKIE).unwrap_or("");
-    let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
-    if expected.is_empty() || !same(expected, presented) {
+    let Ok(CookieCsrfForm(form)) = form else {
         return layout::forbidden(lang);
-    }
-    let field = |name: &str| form.get(name).map(|v| v.trim()).unwrap_or("");
-    let (api_key, api_secret) = (field("api_key"), field("api_secret"));
+    };
+    let (api_key, api_secret) = (form.api_key.trim(), form.api_secret.trim());
     let trusted = &gateway.config().http.trusted_proxies;
     let client = address.map(|peer| client_address(peer.0 .0.ip(), &headers, trusted));
     if let Some(wait) = limited(&gateway, client, api_key) {
@@ -156,11 +161,7 @@ pub async fn submit(
 }
 
 /// Ends the session, then to the sign-in page.
-pub async fn logout(State(dashboard): State<Dashboard>, ctx: Ctx, form: FormFields) -> Response {
-    let form = fields(form);
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
+pub async fn logout(State(dashboard): State<Dashboard>, CsrfForm { ctx, .. }: CsrfForm<NoFields>) -> Response {
     if let Err(e) = dashboard.dashboard_sign_out(ctx.token()).await {
         return layout::service_error(ctx.lang(), e);
     }

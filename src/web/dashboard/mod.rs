@@ -5,8 +5,8 @@
 
 mod api_keys;
 mod customers;
-mod i18n;
-mod layout;
+pub(in crate::web) mod i18n;
+pub(in crate::web) mod layout;
 mod links;
 mod login;
 mod overview;

@@ -7,8 +7,6 @@
 //! The form carries the refund's own transaction id, made when the page was served: sending
 //! the same form twice (a double click, a reload) records one refund, and says so.
 
-use std::collections::HashMap;
-
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -16,29 +14,38 @@ use maud::{html, Markup};
 
 use super::i18n::Text;
 use super::layout::{self, money, segment, when, Flash};
-use super::session::{fields, Ctx, FormFields};
+use super::session::Ctx;
 use super::transaction;
 use crate::domain::refund::new_refund_id;
 use crate::domain::text::checked_text;
 use crate::domain::{Amount, Kind, RefundReason, Status, TextId, Timestamp, TransactionId, TransactionRef};
 use crate::service::payments::refunds::RefundRequest;
 use crate::service::{Dashboard, PaymentError, Payments, Principal, ServiceError, Timeline};
+use crate::web::csrf::CsrfForm;
 
 /// The longest transaction id the form may carry, as the v1 API takes them.
 const MAX_TRANSACTION_ID: usize = 64;
+
+/// The refund form; every field may be blank.
+#[derive(serde::Deserialize)]
+pub struct RefundForm {
+    #[serde(default)]
+    confirm: String,
+    #[serde(default)]
+    amount: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    transaction_id: String,
+}
 
 /// `POST /dashboard/transactions/{id}/refund`.
 pub async fn submit(
     State(dashboard): State<Dashboard>,
     State(payments): State<Payments>,
-    ctx: Ctx,
     Path(id): Path<String>,
-    form: FormFields,
+    CsrfForm { ctx, form }: CsrfForm<RefundForm>,
 ) -> Response {
-    let form = fields(form);
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
     let id = TransactionRef::from(id);
     let t = ctx.t();
     let request = match parse(&form, &id) {
@@ -78,23 +85,21 @@ type Problem = fn(&Text) -> &'static str;
 
 /// The refund the form asks for: confirmed, an amount (blank: all that is left), a reason
 /// (blank: none).
-fn parse(form: &HashMap<String, String>, collection: &TransactionRef) -> Result<RefundRequest, Problem> {
-    let field = |name: &str| form.get(name).map(|v| v.trim()).unwrap_or("");
-    if field("confirm") != "yes" {
+fn parse(form: &RefundForm, collection: &TransactionRef) -> Result<RefundRequest, Problem> {
+    if form.confirm.trim() != "yes" {
         return Err(|t| t.refund_confirm_missing);
     }
     // "4 000" as a French speaker writes it: spaces (narrow ones too) group the thousands.
-    let amount: String = field("amount").chars().filter(|c| !c.is_whitespace()).collect();
+    let amount: String = form.amount.chars().filter(|c| !c.is_whitespace()).collect();
     let amount = match amount.as_str() {
         "" => None,
         raw => Some(Amount::parse_text(raw).map_err(|_| -> Problem { |t| t.refund_amount_invalid })?),
     };
-    let reason = match form.get("reason").map(String::as_str) {
-        None => None,
-        Some(raw) if raw.trim().is_empty() => None,
-        Some(raw) => Some(RefundReason::parse(raw).map_err(|_| -> Problem { |t| t.refund_reason_invalid })?),
+    let reason = match form.reason.as_str() {
+        raw if raw.trim().is_empty() => None,
+        raw => Some(RefundReason::parse(raw).map_err(|_| -> Problem { |t| t.refund_reason_invalid })?),
     };
-    let transaction_id = checked_text(field("transaction_id"), MAX_TRANSACTION_ID)
+    let transaction_id = checked_text(form.transaction_id.trim(), MAX_TRANSACTION_ID)
         .map(TransactionId::from_text)
         .unwrap_or_else(|_| new_refund_id());
     Ok(RefundRequest {

@@ -28,14 +28,6 @@ pub const LANG_COOKIE: &str = "momo_lang";
 /// The double-submit cookie of the sign-in form, which has no session to derive a token from.
 pub const LOGIN_CSRF_COOKIE: &str = "momo_login_csrf";
 
-/// A POSTed form, whatever went wrong reading it (a missing form has no CSRF token: 403).
-pub type FormFields = Result<axum::Form<HashMap<String, String>>, axum::extract::rejection::FormRejection>;
-
-/// The fields of a POSTed form; none when it could not be read.
-pub fn fields(form: FormFields) -> HashMap<String, String> {
-    form.map(|f| f.0).unwrap_or_default()
-}
-
 /// The value of cookie `name`, if the request carries it.
 pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
@@ -142,10 +134,10 @@ impl Ctx {
         self.visitor.lang
     }
 
-    /// Whether a POSTed form carries this session's CSRF token (constant-time comparison).
-    pub fn csrf_ok(&self, form: &HashMap<String, String>) -> bool {
-        form.get("csrf_token")
-            .is_some_and(|presented| self.dashboard.dashboard_csrf_matches(&self.token, presented))
+    /// Whether `presented` is this session's CSRF token (constant-time comparison); asked by
+    /// the form extractors of `web::csrf` only.
+    pub(in crate::web) fn csrf_matches(&self, presented: &str) -> bool {
+        self.dashboard.dashboard_csrf_matches(&self.token, presented)
     }
 
     /// `response` with the language cookie when `?lang=` chose it.

@@ -10,9 +10,10 @@ use maud::{html, Markup};
 
 use super::layout::{self, html_response, kind_name, money, segment, when, Flash, Spec};
 use super::refund;
-use super::session::{fields, Ctx, FormFields};
+use super::session::Ctx;
 use crate::domain::{Timestamp, TransactionRef};
 use crate::service::{Dashboard, ServiceError, Timeline};
+use crate::web::csrf::{CsrfForm, NoFields};
 
 pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx, Path(id): Path<String>) -> Response {
     render(&dashboard, &ctx, &TransactionRef::from(id), StatusCode::OK, Flash::None).await
@@ -20,13 +21,9 @@ pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx, Path(id): Path<S
 
 pub async fn resend(
     State(dashboard): State<Dashboard>,
-    ctx: Ctx,
     Path(id): Path<String>,
-    form: FormFields,
+    CsrfForm { ctx, .. }: CsrfForm<NoFields>,
 ) -> Response {
-    if !ctx.csrf_ok(&fields(form)) {
-        return layout::forbidden(ctx.lang());
-    }
     let id = TransactionRef::from(id);
     let t = ctx.t();
     let (status, flash) = match dashboard

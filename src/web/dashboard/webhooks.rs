@@ -8,9 +8,10 @@ use axum::response::Response;
 use maud::{html, Markup};
 
 use super::layout::{self, html_response, when, Flash, Spec};
-use super::session::{fields, Ctx, FormFields};
+use super::session::Ctx;
 use crate::domain::Timestamp;
 use crate::service::{Dashboard, Merchants, ServiceError};
+use crate::web::csrf::{CsrfForm, NoFields};
 
 const RECENT: u32 = 20;
 
@@ -18,19 +19,20 @@ pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
     render(&dashboard, &ctx, StatusCode::OK, Flash::None, None).await
 }
 
+/// The webhook URL's form.
+#[derive(serde::Deserialize)]
+pub struct UrlForm {
+    url: Option<String>,
+}
+
 /// `POST /dashboard/webhooks/url`: an empty URL clears it.
 pub async fn set_url(
     State(dashboard): State<Dashboard>,
     State(merchants): State<Merchants>,
-    ctx: Ctx,
-    form: FormFields,
+    CsrfForm { ctx, form }: CsrfForm<UrlForm>,
 ) -> Response {
-    let form = fields(form);
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
     let t = ctx.t();
-    let url = form.get("url").map(|u| u.trim()).filter(|u| !u.is_empty());
+    let url = form.url.as_deref().map(str::trim).filter(|u| !u.is_empty());
     let (status, flash) = match merchants.set_webhook_url(&ctx.session.tenant, url).await {
         Ok(()) if url.is_some() => (StatusCode::OK, Flash::Done(t.webhook_url_saved.to_owned())),
         Ok(()) => (StatusCode::OK, Flash::Done(t.webhook_url_cleared.to_owned())),
@@ -41,10 +43,7 @@ pub async fn set_url(
 }
 
 /// `POST /dashboard/webhooks/test`.
-pub async fn send_test(State(dashboard): State<Dashboard>, ctx: Ctx, form: FormFields) -> Response {
-    if !ctx.csrf_ok(&fields(form)) {
-        return layout::forbidden(ctx.lang());
-    }
+pub async fn send_test(State(dashboard): State<Dashboard>, CsrfForm { ctx, .. }: CsrfForm<NoFields>) -> Response {
     let t = ctx.t();
     let (status, flash) = match dashboard.send_test_webhook(&ctx.session.tenant, Timestamp::now()).await {
         Ok(a) => {
@@ -65,12 +64,8 @@ pub async fn send_test(State(dashboard): State<Dashboard>, ctx: Ctx, form: FormF
 pub async fn rotate_secret(
     State(dashboard): State<Dashboard>,
     State(merchants): State<Merchants>,
-    ctx: Ctx,
-    form: FormFields,
+    CsrfForm { ctx, .. }: CsrfForm<NoFields>,
 ) -> Response {
-    if !ctx.csrf_ok(&fields(form)) {
-        return layout::forbidden(ctx.lang());
-    }
     match merchants
         .rotate_webhook_secret(&ctx.session.tenant, Timestamp::now())
         .await

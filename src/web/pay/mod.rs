@@ -27,6 +27,7 @@ use axum::{Extension, Router};
 
 use self::page::Filled;
 use self::words::Words;
+use super::csrf::{CookieCsrfForm, CookieForm, CsrfRefused};
 use super::dashboard::session::cookie;
 use crate::domain::{Amount, LinkAmount, LinkClosed, LinkId, Msisdn, OperatorCode, Reference, Status, Timestamp};
 use crate::http::client_address::client_address;
@@ -165,6 +166,23 @@ fn admitted(
     Ok(())
 }
 
+/// The payer's form; every field may be blank.
+#[derive(serde::Deserialize)]
+pub struct PayForm {
+    #[serde(default)]
+    operator: String,
+    #[serde(default)]
+    phone: String,
+    #[serde(default)]
+    amount: String,
+    #[serde(default)]
+    otp_code: String,
+}
+
+impl CookieForm for PayForm {
+    const COOKIE: &'static str = CSRF_COOKIE;
+}
+
 pub async fn submit(
     State(gateway): State<Gateway>,
     State(links): State<Links>,
@@ -172,27 +190,26 @@ pub async fn submit(
     query: Lang,
     address: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
-    form: Result<axum::Form<HashMap<String, String>>, axum::extract::rejection::FormRejection>,
+    form: Result<CookieCsrfForm<PayForm>, CsrfRefused>,
 ) -> Response {
     let w = words(&query);
-    let form = form.map(|f| f.0).unwrap_or_default();
-    let field = |name: &str| form.get(name).map(|v| v.trim()).unwrap_or("");
     let found = match find(&links, w, &raw).await {
         Ok(found) => found,
         Err(page) => return page,
     };
     let link = &found.link;
-    let expected = cookie(&headers, CSRF_COOKIE).unwrap_or("");
-    if expected.is_empty() || !crate::operator::same_secret(expected, field("csrf_token")) {
+    let Ok(CookieCsrfForm(form)) = form else {
         return page::plain(w, StatusCode::FORBIDDEN, w.closed_title, w.expired_form);
-    }
+    };
+    // The token the form was checked against, for the form served again.
+    let expected = cookie(&headers, CSRF_COOKIE).unwrap_or("");
     if let Err(closed) = link.open_at(Timestamp::now()) {
         return closed_page(&gateway, w, closed);
     }
     let filled = Filled {
-        operator: field("operator").to_owned(),
-        phone: field("phone").to_owned(),
-        amount: field("amount").to_owned(),
+        operator: form.operator.trim().to_owned(),
+        phone: form.phone.trim().to_owned(),
+        amount: form.amount.trim().to_owned(),
     };
     let refuse = |error: &str| {
         page::form(
@@ -221,8 +238,7 @@ pub async fn submit(
             }
         }
     };
-    let otp = field("otp_code");
-    let otp_code = match otp {
+    let otp_code = match form.otp_code.trim() {
         "" => None,
         code if code.chars().count() <= 16 && code.chars().all(|c| c.is_ascii_alphanumeric()) => Some(code.to_owned()),
         _ => return refuse(w.bad_otp),

@@ -15,11 +15,12 @@ use maud::{html, Markup};
 
 use super::super::i18n::Text;
 use super::super::layout::{self, html_response, Flash, Spec};
-use super::super::session::{fields, Ctx, FormFields};
+use super::super::session::Ctx;
 use crate::domain::link::MAX_DESCRIPTION_CHARS;
 use crate::domain::text::checked_text;
 use crate::domain::{Amount, LinkAmount, LinkProblem, OperatorCode, Timestamp};
 use crate::service::{Links, NewLink, ServiceError};
+use crate::web::csrf::CsrfForm;
 
 /// A refusal, in the page's language.
 type Problem = fn(&Text) -> &'static str;
@@ -28,11 +29,9 @@ pub async fn new(ctx: Ctx) -> Response {
     page(&ctx, &HashMap::new(), StatusCode::OK, Flash::None)
 }
 
-pub async fn create(State(links): State<Links>, ctx: Ctx, form: FormFields) -> Response {
-    let form = fields(form);
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
+/// The form's fields by name: it names a checkbox per operator, and a refused form comes back
+/// as it was sent, so it stays a map of what was sent; `parse` reads it as the API would.
+pub async fn create(State(links): State<Links>, CsrfForm { ctx, form }: CsrfForm<HashMap<String, String>>) -> Response {
     let now = Timestamp::now();
     let new = match parse(&form, now) {
         Ok(new) => new,

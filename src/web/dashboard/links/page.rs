@@ -13,11 +13,12 @@ use qrcode::render::svg;
 use qrcode::QrCode;
 
 use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
-use super::super::session::{fields, Ctx, FormFields};
+use super::super::session::Ctx;
 use super::super::transactions;
 use crate::domain::page::split_page;
 use crate::domain::{Cursor, LinkId, PageRequest, PaymentLink, Timestamp, TransactionFilter, TransactionRecord};
 use crate::service::{Links, Payments};
+use crate::web::csrf::CsrfForm;
 
 /// Payments per page, as the transactions list.
 const PAGE_SIZE: u32 = 50;
@@ -35,22 +36,23 @@ pub async fn show(
     render(&links, &payments, &ctx, &id, StatusCode::OK, flash).await
 }
 
+/// The deactivation's form: `confirm` ticked.
+#[derive(serde::Deserialize)]
+pub struct ConfirmForm {
+    confirm: Option<String>,
+}
+
 pub async fn deactivate(
     State(links): State<Links>,
     State(payments): State<Payments>,
-    ctx: Ctx,
     Path(id): Path<String>,
-    form: FormFields,
+    CsrfForm { ctx, form }: CsrfForm<ConfirmForm>,
 ) -> Response {
-    let form = fields(form);
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
     let t = ctx.t();
     let Some(link_id) = LinkId::parse(&id) else {
         return layout::not_found(ctx.lang());
     };
-    if form.get("confirm").map(|v| v.trim()) != Some("yes") {
+    if form.confirm.as_deref().map(str::trim) != Some("yes") {
         let flash = Flash::Failed(t.deactivate_confirm_missing.to_owned());
         return render(&links, &payments, &ctx, &id, StatusCode::BAD_REQUEST, flash).await;
     }

@@ -11,24 +11,30 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
 use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
-use super::super::session::{fields, Ctx, FormFields};
+use super::super::session::Ctx;
 use super::super::transactions;
 use crate::domain::page::split_page;
 use crate::domain::{BatchId, Cursor, PageRequest, PayoutBatch, Timestamp, TransactionFilter, TransactionRecord};
 use crate::service::payouts::{csv, BatchError, BatchRequest};
 use crate::service::{Payments, Payouts};
+use crate::web::csrf::CsrfForm;
 
 /// Transfers per page, as the transactions list.
 const PAGE_SIZE: u32 = 50;
 
-pub async fn create(State(payouts): State<Payouts>, ctx: Ctx, form: FormFields) -> Response {
-    let form = fields(form);
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
-    let text = form.get("csv").map(String::as_str).unwrap_or_default();
-    let label = form.get("label").map(|l| l.trim()).filter(|l| !l.is_empty());
-    let all_or_nothing = form.contains_key("all_or_nothing");
+/// The confirmation form of a preview: the file's text again, its label and choice.
+#[derive(serde::Deserialize)]
+pub struct ConfirmForm {
+    #[serde(default)]
+    csv: String,
+    label: Option<String>,
+    all_or_nothing: Option<String>,
+}
+
+pub async fn create(State(payouts): State<Payouts>, CsrfForm { ctx, form }: CsrfForm<ConfirmForm>) -> Response {
+    let text = form.csv.as_str();
+    let label = form.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
+    let all_or_nothing = form.all_or_nothing.is_some();
     let aliases = &payouts.payments().config().operator_aliases;
     let Ok(items) = csv::read(text.as_bytes(), aliases) else {
         // The preview read it; a form that no longer holds a batch goes back to the preview.

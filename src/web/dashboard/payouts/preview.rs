@@ -4,10 +4,7 @@
 //! carries the file on to `POST /dashboard/payouts` (`page.rs`); a file that is no batch comes
 //! back to the upload form with what is wrong.
 
-use std::collections::HashMap;
-
-use axum::extract::multipart::MultipartRejection;
-use axum::extract::{Multipart, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
@@ -18,33 +15,11 @@ use super::list;
 use crate::domain::Timestamp;
 use crate::service::payouts::{csv, ItemOutcome, Previewed};
 use crate::service::Payouts;
+use crate::web::csrf::{CsrfUpload, Upload};
 
-/// The upload's fields: the file's bytes and the form's text fields.
-async fn read_upload(mut multipart: Multipart) -> Option<(Option<Vec<u8>>, HashMap<String, String>)> {
-    let mut file = None;
-    let mut form = HashMap::new();
-    while let Some(field) = multipart.next_field().await.ok()? {
-        let name = field.name().unwrap_or_default().to_owned();
-        let bytes = field.bytes().await.ok()?;
-        if name == "file" {
-            file = Some(bytes.to_vec());
-        } else {
-            form.insert(name, String::from_utf8_lossy(&bytes).into_owned());
-        }
-    }
-    Some((file, form))
-}
-
-pub async fn preview(
-    State(payouts): State<Payouts>,
-    ctx: Ctx,
-    multipart: Result<Multipart, MultipartRejection>,
-) -> Response {
+pub async fn preview(State(payouts): State<Payouts>, CsrfUpload { ctx, upload }: CsrfUpload) -> Response {
     let t = ctx.t();
-    let Some((file, form)) = (match multipart {
-        Ok(multipart) => read_upload(multipart).await,
-        Err(_) => None,
-    }) else {
+    let Some(Upload { file, fields: form }) = upload else {
         return list::render(
             &payouts,
             &ctx,
@@ -53,9 +28,6 @@ pub async fn preview(
         )
         .await;
     };
-    if !ctx.csrf_ok(&form) {
-        return layout::forbidden(ctx.lang());
-    }
     let Some(file) = file.filter(|f| !f.is_empty()) else {
         return list::render(
             &payouts,
