@@ -229,7 +229,7 @@ async fn due_query(pool: &Pool) -> anyhow::Result<Duration> {
 
 /// Writes `rows` PENDING collections (payer, transaction, `CREATED` transition), 10,000 per commit.
 async fn insert(pool: &Pool, gw: &Gateway, rows: usize) -> anyhow::Result<()> {
-    let (merchant, environment) = (&gw.tenant.merchant_id.0, gw.tenant.environment.as_str());
+    let (merchant, environment) = (&gw.tenant.merchant_id.as_str(), gw.tenant.environment.as_str());
     let now = Timestamp::now().millis();
     let spread = (OLDEST_MS - YOUNGEST_MS) as usize;
     for commit_start in (0..rows).step_by(PER_COMMIT) {

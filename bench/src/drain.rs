@@ -116,7 +116,7 @@ pub async fn drain(gw: &Gateway, receiver: &Receiver, events: usize) -> anyhow::
     // Let the events of the earlier scenarios go first, so the drain is measured alone.
     pool.quiet().await?;
     let (merchant, environment, customer) = (
-        &gw.tenant.merchant_id.0,
+        &gw.tenant.merchant_id.as_str(),
         gw.tenant.environment.as_str(),
         &gw.customer_id,
     );

@@ -124,7 +124,7 @@ impl Gateway {
         let token = answer["data"]["token"].as_str().unwrap_or_default().to_owned();
         anyhow::ensure!(!token.is_empty(), "no token: {answer}");
         let tenant = Tenant {
-            merchant_id: MerchantId(merchant["id"].as_str().unwrap_or_default().to_owned()),
+            merchant_id: MerchantId::from(merchant["id"].as_str().unwrap_or_default().to_owned()),
             environment: Environment::Sandbox,
         };
         // A customer for the drain's transactions.

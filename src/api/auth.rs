@@ -79,7 +79,7 @@ pub(super) async fn caller(parts: &Parts, gateway: &Gateway, rechecked: bool) ->
             return Err(Rejection(dialect, ApiError::too_many_requests(wait)));
         }
     }
-    tracing::Span::current().record("merchant", principal.tenant.merchant_id.0.as_str());
+    tracing::Span::current().record("merchant", principal.tenant.merchant_id.as_str());
     Ok(principal)
 }
 

@@ -72,7 +72,7 @@ fn json_line(demo: &CreatedMerchant, sandbox: &Credentials, saved: Option<&Path>
         "level": "INFO",
         "fields": {
             "message": "first start on an empty database: created a demo merchant; its Sandbox credentials, shown only this once",
-            "merchant_id": demo.id.0,
+            "merchant_id": demo.id.as_str(),
             "environment": "Sandbox",
             "api_key": sandbox.api_key,
             "api_secret": sandbox.api_secret,

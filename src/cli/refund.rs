@@ -154,7 +154,7 @@ mod tests {
 
     fn refund(status: Status) -> TransactionRecord {
         let tenant = Tenant {
-            merchant_id: MerchantId("m-1".into()),
+            merchant_id: MerchantId::from("m-1"),
             environment: Environment::Sandbox,
         };
         let phone = Msisdn::parse("0701020301").unwrap();

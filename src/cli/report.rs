@@ -99,7 +99,7 @@ impl ReportCommand {
                 ..
             } => {
                 let tenant = Tenant {
-                    merchant_id: MerchantId(merchant),
+                    merchant_id: MerchantId::from(merchant),
                     environment: env,
                 };
                 Done::Statement(reports.full_statement(&tenant, &StatementFilter { from, to }).await?)
@@ -109,7 +109,7 @@ impl ReportCommand {
             } => {
                 let scope = ReportScope {
                     environment: env,
-                    merchant: merchant.map(MerchantId),
+                    merchant: merchant.map(MerchantId::from),
                 };
                 Done::Settlement(reports.settlement_report(&scope, date, Timestamp::now()).await?)
             }

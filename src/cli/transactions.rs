@@ -129,7 +129,7 @@ fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
 fn stuck_json(t: &Transaction) -> serde_json::Value {
     json!({
         "ref": t.reference.as_str(),
-        "merchantId": t.tenant.merchant_id.0,
+        "merchantId": t.tenant.merchant_id.as_str(),
         "environment": t.tenant.environment.as_str(),
         "transactionId": t.transaction_id.as_str(),
         "operator": t.operator.name(),

@@ -64,7 +64,7 @@ pub struct Scope {
 impl Scope {
     fn tenant(&self) -> Option<Tenant> {
         Some(Tenant {
-            merchant_id: MerchantId(self.merchant.clone()?),
+            merchant_id: MerchantId::from(self.merchant.clone()?),
             environment: self.env?,
         })
     }
@@ -265,7 +265,7 @@ mod tests {
         EventSummary {
             id: "msg_1".into(),
             tenant: Tenant {
-                merchant_id: MerchantId("m-1".into()),
+                merchant_id: MerchantId::from("m-1"),
                 environment: Environment::Sandbox,
             },
             transaction_ref: "5FMSC4Q0MC".into(),

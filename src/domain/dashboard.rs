@@ -12,7 +12,7 @@ use super::transaction::Status;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DashboardSession {
     pub tenant: Tenant,
-    pub credential_id: String,
+    pub credential_id: super::ids::CredentialId,
 }
 
 /// A session to record. Only the hash of its token is stored: the cookie is the secret.

@@ -50,7 +50,7 @@ pub struct Attempt {
 /// An event as merchants and administrators see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventSummary {
-    pub id: String,
+    pub id: super::ids::EventId,
     pub tenant: Tenant,
     pub transaction_ref: String,
     pub transaction_id: String,

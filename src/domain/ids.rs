@@ -37,7 +37,7 @@ pub trait TextId: Sized {
 macro_rules! text_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(String);
 
         impl TextId for $name {
@@ -129,6 +129,18 @@ text_id!(
 text_id!(
     /// A customer's id.
     CustomerId
+);
+text_id!(
+    /// A merchant's identifier (a UUID, as text).
+    MerchantId
+);
+text_id!(
+    /// An API credential's id: the one a token was issued for, and a dashboard session's.
+    CredentialId
+);
+text_id!(
+    /// A webhook event's id (`msg_…`, the Standard Webhooks `webhook-id`).
+    EventId
 );
 text_id!(
     /// A transaction as a lookup names it (a path, a search box): the merchant's transaction id

@@ -245,7 +245,7 @@ mod tests {
 
     fn tenant() -> Tenant {
         Tenant {
-            merchant_id: MerchantId("m".into()),
+            merchant_id: MerchantId::from("m"),
             environment: Environment::Sandbox,
         }
     }

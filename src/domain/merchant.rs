@@ -1,25 +1,15 @@
 //! Merchants and their API credentials.
 
-use std::fmt;
-
 use super::environment::Environment;
 use super::time::Timestamp;
 
-/// A merchant's identifier (a UUID, as text).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct MerchantId(pub String);
-
-impl fmt::Display for MerchantId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+pub use super::ids::MerchantId;
 
 /// An API key and the keyed hash of its secret, for one merchant environment.
 /// The secret itself is never stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Credential {
-    pub id: String,
+    pub id: super::ids::CredentialId,
     pub merchant_id: MerchantId,
     pub environment: Environment,
     pub api_key: String,

@@ -36,7 +36,7 @@ pub use environment::{Environment, Tenant};
 pub use event::{Attempt, EventFilter, EventState, EventSummary};
 pub use fees::{Amounts, FeeSchedule};
 pub use idempotency::{IdempotencyKey, KeptAnswer, KeyHolder};
-pub use ids::{CustomerId, Reference, TextId, TransactionId, TransactionKey, TransactionRef};
+pub use ids::{CredentialId, CustomerId, EventId, Reference, TextId, TransactionId, TransactionKey, TransactionRef};
 pub use ledger::Balance;
 pub use link::{LinkAmount, LinkClosed, LinkId, LinkProblem, PaymentLink};
 pub use merchant::{Credential, MerchantId, MerchantSummary};

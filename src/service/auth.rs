@@ -16,7 +16,9 @@ use super::credentials::{random_token, secret_matches};
 
 use super::ServiceError;
 use crate::config::Config;
-use crate::domain::{Credential, Environment, MerchantId, Tenant, Timestamp, TransactionRecord, TransactionRef};
+use crate::domain::{
+    Credential, CredentialId, Environment, MerchantId, Tenant, Timestamp, TransactionRecord, TransactionRef,
+};
 use crate::store::{MerchantStore, PaymentStore, Store, StoreError};
 
 /// Server keys: the JWT signing key (with its key id) and the pepper of credential hashes.
@@ -81,7 +83,7 @@ pub struct IssuedToken {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
     pub tenant: Tenant,
-    pub credential_id: String,
+    pub credential_id: crate::domain::CredentialId,
 }
 
 /// Sign-in and its checks: the merchants' credentials, the server's keys, the token lifetime,
@@ -141,8 +143,8 @@ impl Auth {
         }
         let iat = now.unix_seconds();
         let claims = Claims {
-            sub: credential.merchant_id.0,
-            cid: credential.id,
+            sub: credential.merchant_id.into_string(),
+            cid: credential.id.into_string(),
             env: environment.as_str().to_owned(),
             iat,
             exp: iat + self.config.token_ttl.as_secs() as i64,
@@ -250,10 +252,10 @@ impl Auth {
         }
         Ok(Principal {
             tenant: Tenant {
-                merchant_id: MerchantId(claims.sub),
+                merchant_id: MerchantId::from(claims.sub),
                 environment,
             },
-            credential_id: claims.cid,
+            credential_id: CredentialId::from(claims.cid),
         })
     }
 }
@@ -272,7 +274,7 @@ pub(super) fn revoked() -> ServiceError {
 /// is all it takes, and no cache crate earns its build time for it.
 #[derive(Debug, Default)]
 pub struct ActiveCredentials {
-    seen: Mutex<HashMap<String, (Tenant, Instant)>>,
+    seen: Mutex<HashMap<CredentialId, (Tenant, Instant)>>,
 }
 
 /// How long a credential found active is trusted without asking again.
@@ -300,7 +302,7 @@ impl ActiveCredentials {
         );
     }
 
-    pub(super) fn forget(&self, credential_id: &str) {
+    pub(super) fn forget(&self, credential_id: &CredentialId) {
         self.seen
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -6,7 +6,7 @@ use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::Sha256;
 
-use crate::domain::{Credential, Environment, MerchantId, Timestamp};
+use crate::domain::{Credential, CredentialId, Environment, MerchantId, Timestamp};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -48,7 +48,7 @@ pub fn issue(pepper: &[u8], merchant_id: &MerchantId, environment: Environment, 
     let api_secret = format!("sk_{prefix}_{}", random_token::<32>());
     IssuedCredential {
         credential: Credential {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: CredentialId::from(uuid::Uuid::new_v4().to_string()),
             merchant_id: merchant_id.clone(),
             environment,
             api_key,
@@ -75,7 +75,7 @@ mod tests {
 
     #[test]
     fn a_secret_matches_only_its_own_hash_under_the_same_pepper() {
-        let issued = issue(b"pepper", &MerchantId("m".into()), Environment::Sandbox, Timestamp(0));
+        let issued = issue(b"pepper", &MerchantId::from("m"), Environment::Sandbox, Timestamp(0));
         let hash = &issued.credential.secret_hash;
         assert!(secret_matches(b"pepper", &issued.api_secret, hash));
         assert!(!secret_matches(b"pepper", "sk_sandbox_guess", hash));

@@ -91,7 +91,7 @@ impl Merchants {
         let name = crate::domain::text::checked_text(name, crate::domain::text::MAX_NAME_CHARS)
             .map_err(|e| ServiceError::Invalid(format!("merchant name {e}")))?;
         let webhook_url = webhook_url.map(|u| self.parse_webhook_url(u)).transpose()?;
-        let id = MerchantId(uuid::Uuid::new_v4().to_string());
+        let id = MerchantId::from(uuid::Uuid::new_v4().to_string());
         let mut environments = Vec::new();
         let mut secrets = Vec::new();
         for environment in Environment::ALL {

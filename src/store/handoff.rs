@@ -17,12 +17,12 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::domain::{Tenant, Timestamp};
+use crate::domain::{EventId, Tenant, Timestamp};
 
 /// A settled payment's webhook event, leased to this process's dispatcher when it was written.
 #[derive(Debug, Clone)]
 pub struct LeasedEvent {
-    pub id: String,
+    pub id: crate::domain::EventId,
     pub tenant: Tenant,
     pub payload: String,
     /// Proves the lease, as a claim's token does.
@@ -82,7 +82,7 @@ pub(in crate::store) struct Reserved<'a> {
 impl Reserved<'_> {
     /// Hands over one event the batch wrote with this lease. The room a batch does not use (a
     /// settlement that found its payment already final) is given back when this is dropped.
-    pub fn send(&mut self, id: String, tenant: Tenant, payload: String) {
+    pub fn send(&mut self, id: EventId, tenant: Tenant, payload: String) {
         if let Some(permit) = self.permits.next() {
             permit.send(LeasedEvent {
                 id,
@@ -102,7 +102,7 @@ mod tests {
 
     fn tenant() -> Tenant {
         Tenant {
-            merchant_id: MerchantId("m".into()),
+            merchant_id: MerchantId::from("m"),
             environment: Environment::Sandbox,
         }
     }

@@ -20,7 +20,7 @@ pub struct Settlement {
     /// The ledger entry of the outcome.
     pub entry: Vec<Posting>,
     /// The webhook event: its id and body.
-    pub event_id: String,
+    pub event_id: crate::domain::EventId,
     pub event_payload: String,
     /// A manual resolution's audit text.
     pub audit: Option<String>,

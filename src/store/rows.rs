@@ -6,8 +6,8 @@ use super::sql::{Col, Get, SqlDb};
 use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
-    Address, Amounts, BatchId, Credential, Customer, CustomerId, Environment, EventState, LinkId, MerchantId, Msisdn,
-    OperatorCode, Reference, RefundLink, RefundReason, Tenant, TextId, Timestamp, Transaction,
+    Address, Amounts, BatchId, Credential, Customer, CustomerId, Environment, EventState, LinkId, Msisdn, OperatorCode,
+    Reference, RefundLink, RefundReason, Tenant, TextId, Timestamp, Transaction,
 };
 
 /// Reads a column.
@@ -24,7 +24,7 @@ pub(super) fn credential<R: Row<Database: SqlDb>>(row: &R) -> Result<Credential,
     let secret_hash: String = get(row, "secret_hash")?;
     Ok(Credential {
         id: get(row, "id")?,
-        merchant_id: MerchantId(get(row, "merchant_id")?),
+        merchant_id: get(row, "merchant_id")?,
         environment: environment(&get::<R, String>(row, "environment")?)?,
         api_key: get(row, "api_key")?,
         secret_hash: hex_decode(&secret_hash).ok_or_else(|| StoreError::Corrupt("secret_hash is not hex".into()))?,
@@ -38,7 +38,7 @@ pub(super) fn customer<R: Row<Database: SqlDb>>(row: &R) -> Result<Customer, Sto
     Ok(Customer {
         id: get(row, "id")?,
         tenant: Tenant {
-            merchant_id: MerchantId(get(row, "merchant_id")?),
+            merchant_id: get(row, "merchant_id")?,
             environment: environment(&get::<R, String>(row, "environment")?)?,
         },
         first_name: get(row, "first_name")?,
@@ -57,7 +57,7 @@ pub(super) fn customer<R: Row<Database: SqlDb>>(row: &R) -> Result<Customer, Sto
 pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<TransactionRecord, StoreError> {
     let corrupt = |what: &str, value: &str| StoreError::Corrupt(format!("{what} {value:?}"));
     let tenant = Tenant {
-        merchant_id: MerchantId(get(row, "merchant_id")?),
+        merchant_id: get(row, "merchant_id")?,
         environment: environment(&get::<R, String>(row, "environment")?)?,
     };
     let kind: String = get(row, "kind")?;
@@ -158,7 +158,7 @@ pub(super) fn claimed_event<R: Row<Database: SqlDb>>(
     let event = LeasedEvent {
         id: get(row, "id")?,
         tenant: Tenant {
-            merchant_id: MerchantId(get(row, "merchant_id")?),
+            merchant_id: get(row, "merchant_id")?,
             environment: environment(&get::<R, String>(row, "environment")?)?,
         },
         payload: get(row, "payload")?,
@@ -175,7 +175,7 @@ pub(super) fn event_summary<R: Row<Database: SqlDb>>(row: &R) -> Result<EventSum
     Ok(EventSummary {
         id: get(row, "id")?,
         tenant: Tenant {
-            merchant_id: MerchantId(get(row, "merchant_id")?),
+            merchant_id: get(row, "merchant_id")?,
             environment: environment(&get::<R, String>(row, "environment")?)?,
         },
         transaction_ref: get(row, "ref")?,

@@ -9,7 +9,7 @@ use crate::domain::{Attempt, EventFilter, EventSummary, PageRequest, Tenant, Tim
 /// An outbox event claimed for delivery, with where and how to send it.
 #[derive(Debug, Clone)]
 pub struct DueEvent {
-    pub id: String,
+    pub id: crate::domain::EventId,
     pub tenant: Tenant,
     pub payload: String,
     /// Attempts made so far (since the last redelivery).

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use momo_gateway::config::Config;
 use momo_gateway::domain::{
-    Cursor, Environment, EventFilter, EventSummary, MerchantId, PageRequest, Tenant, Timestamp, TransactionRecord,
+    Cursor, Environment, EventFilter, EventSummary, PageRequest, Tenant, Timestamp, TransactionRecord,
 };
 use momo_gateway::reconcile::reconciler;
 use momo_gateway::service::Gateway;
@@ -83,7 +83,7 @@ pub async fn merchant(admin: &Gateway, name: &str, webhook_url: Option<&str>) ->
         api_secret: sandbox.api_secret,
         webhook_secret: sandbox.webhook_secret,
         tenant: Tenant {
-            merchant_id: MerchantId(created.id.0.clone()),
+            merchant_id: created.id.clone(),
             environment: Environment::Sandbox,
         },
     }

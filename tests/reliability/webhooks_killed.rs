@@ -109,7 +109,7 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
         bodies.entry(r.id.clone()).or_default().insert(r.body.clone());
     }
     let after_ids: HashSet<&str> = after.iter().map(|r| r.id.as_str()).collect();
-    let never_sent_before = events.iter().filter(|e| !sent_before.contains(&e.id)).count();
+    let never_sent_before = events.iter().filter(|e| !sent_before.contains(e.id.as_str())).count();
     let (exit, _) = second.terminate().await;
     assert!(exit.success());
     let panics = harness::panics(&logs);
@@ -134,7 +134,7 @@ async fn events_queued_in_a_killed_process_are_delivered_once_their_lease_ends(d
     assert!(
         events
             .iter()
-            .all(|e| sent_before.contains(&e.id) || after_ids.contains(e.id.as_str())),
+            .all(|e| sent_before.contains(e.id.as_str()) || after_ids.contains(e.id.as_str())),
         "every event reached a receiver"
     );
     assert_eq!(after.len(), after_ids.len(), "the second process sends each event once");

@@ -14,7 +14,10 @@ both_backends!(
 );
 
 /// A session of the merchant's Sandbox credential, opened at 1000 and ending at 10,000.
-async fn sandbox_session(store: &dyn momo_gateway::store::Store, hash: &str) -> (Tenant, String) {
+async fn sandbox_session(
+    store: &dyn momo_gateway::store::Store,
+    hash: &str,
+) -> (Tenant, momo_gateway::domain::CredentialId) {
     let m = merchant(hash);
     store.create_merchant(&m).await.unwrap();
     let tenant = Tenant {

@@ -23,7 +23,7 @@ both_backends!(
 
 fn tenant() -> Tenant {
     Tenant {
-        merchant_id: MerchantId("m-1".into()),
+        merchant_id: MerchantId::from("m-1"),
         environment: Environment::Sandbox,
     }
 }

@@ -186,7 +186,7 @@ async fn only_the_holder_of_an_events_lease_records_its_attempt((store, _db): Op
         (a.webhook_url.as_deref(), a.attempts, a.endpoint_disabled),
         (Some(HOOK), 0, false)
     );
-    let event = |id: String| {
+    let event = |id: momo_gateway::domain::EventId| {
         let (store, tenant) = (store.clone(), tenant.clone());
         async move { store.event(Some(&tenant), &id).await.unwrap().unwrap() }
     };

@@ -32,7 +32,7 @@ async fn open(backend: Backend) -> Option<Opened> {
 
 fn credential(merchant: &MerchantId, environment: Environment, key: &str, at: i64) -> Credential {
     Credential {
-        id: uuid::Uuid::new_v4().to_string(),
+        id: uuid::Uuid::new_v4().to_string().into(),
         merchant_id: merchant.clone(),
         environment,
         api_key: key.to_owned(),
@@ -43,7 +43,7 @@ fn credential(merchant: &MerchantId, environment: Environment, key: &str, at: i6
 }
 
 fn merchant(name: &str) -> NewMerchant {
-    let id = MerchantId(uuid::Uuid::new_v4().to_string());
+    let id = MerchantId::from(uuid::Uuid::new_v4().to_string());
     let environments = Environment::ALL
         .iter()
         .map(|&environment| NewMerchantEnvironment {
@@ -163,7 +163,7 @@ async fn rotation_revokes_the_old_credential_in_the_same_transaction((store, _db
     assert!(production.is_active(), "the other environment is untouched");
 
     let nobody = Tenant {
-        merchant_id: MerchantId("nobody".into()),
+        merchant_id: MerchantId::from("nobody"),
         environment: Environment::Sandbox,
     };
     let err = store
@@ -276,7 +276,7 @@ async fn a_webhook_secret_rotation_needs_an_existing_tenant((store, _db): Opened
         .await
         .unwrap();
     let stranger = Tenant {
-        merchant_id: MerchantId("nobody".into()),
+        merchant_id: MerchantId::from("nobody"),
         environment: Environment::Sandbox,
     };
     assert!(matches!(

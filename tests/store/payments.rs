@@ -32,7 +32,7 @@ pub const SOUND: LedgerCheck = LedgerCheck {
 
 /// A new merchant whose environments open with `opening` francs: its Production tenant and
 /// that tenant's credential id.
-pub async fn funded(store: &dyn Store, name: &str, opening: i64) -> (Tenant, String) {
+pub async fn funded(store: &dyn Store, name: &str, opening: i64) -> (Tenant, momo_gateway::domain::CredentialId) {
     let mut m = merchant(name);
     for env in &mut m.environments {
         env.opening_balance = Francs(opening);
@@ -146,7 +146,7 @@ pub fn settlement(record: &TransactionRecord, status: Status, at: i64) -> Settle
         },
         at: Timestamp(at),
         updated_at: Some(Timestamp(at)),
-        event_id: format!("msg_{}", uuid::Uuid::now_v7().simple()),
+        event_id: format!("msg_{}", uuid::Uuid::now_v7().simple()).into(),
         event_payload: momo_gateway::webhook::payload::body(&settled),
         batch_event: None,
         audit: None,

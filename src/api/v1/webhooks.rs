@@ -115,7 +115,7 @@ pub async fn list(
     let events = webhooks.webhook_events(Some(&caller.tenant), &filter, &page).await?;
     let (events, next) = split_page(events, &page, |e| Cursor {
         created_at: e.created_at,
-        id: e.id.clone(),
+        id: e.id.to_string(),
     });
     let body: Vec<EventOut> = events.iter().map(|e| EventOut::new(e, None)).collect();
     Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))

@@ -95,7 +95,7 @@ pub struct Target {
 impl Target {
     pub(super) fn tenant(&self) -> Tenant {
         Tenant {
-            merchant_id: MerchantId(self.merchant.clone()),
+            merchant_id: MerchantId::from(self.merchant.clone()),
             environment: self.env,
         }
     }
@@ -293,7 +293,7 @@ fn created_json(created: &CreatedMerchant) -> serde_json::Value {
             )
         })
         .collect();
-    json!({ "id": created.id.0, "name": created.name, "environments": environments })
+    json!({ "id": created.id.as_str(), "name": created.name, "environments": environments })
 }
 
 fn created_text(created: &CreatedMerchant) -> Vec<String> {
@@ -316,7 +316,7 @@ fn created_text(created: &CreatedMerchant) -> Vec<String> {
 /// A merchant as `merchant list --json` shows it: API keys, never secrets.
 fn summary_json(m: &MerchantSummary) -> serde_json::Value {
     json!({
-        "id": m.id.0,
+        "id": m.id.as_str(),
         "name": m.name,
         "createdAt": m.created_at.iso8601_millis(),
         "environments": m.environments.iter().map(|e| json!({

@@ -12,7 +12,7 @@ fn created() -> Done {
         webhook_url: webhook_url.map(str::to_owned),
     };
     Done::Created(CreatedMerchant {
-        id: MerchantId("m-1".into()),
+        id: MerchantId::from("m-1"),
         name: "Boutique Awa".into(),
         environments: vec![
             secrets(Environment::Production, None),
@@ -23,7 +23,7 @@ fn created() -> Done {
 
 fn listed() -> Done {
     Done::Listed(vec![MerchantSummary {
-        id: MerchantId("m-1".into()),
+        id: MerchantId::from("m-1"),
         name: "Boutique Awa".into(),
         created_at: Timestamp(1_795_000_000_123),
         environments: vec![

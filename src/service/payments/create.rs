@@ -13,7 +13,7 @@ use crate::domain::ledger;
 use crate::domain::ledger::Posting;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{Customer, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction, TransactionRef};
-use crate::domain::{CustomerId, LinkClosed, Reference, TextId, TransactionKey, TransactionRecord};
+use crate::domain::{CustomerId, EventId, LinkClosed, Reference, TextId, TransactionKey, TransactionRecord};
 use crate::service::{Principal, ServiceError};
 use crate::store::{Settlement, StoreError};
 
@@ -276,7 +276,7 @@ impl Payments {
             outcome,
             at: now,
             updated_at,
-            event_id: format!("msg_{}", crate::domain::ids::new_record_id().simple()),
+            event_id: EventId::from(format!("msg_{}", crate::domain::ids::new_record_id().simple())),
             event_payload: crate::webhook::payload::body(&settled),
             batch_event: settled
                 .transaction

@@ -64,7 +64,7 @@ impl BatchRead for PgBatchRead {
     async fn read(&self, lookups: &[Lookup]) -> BatchResult {
         let column = |f: fn(&Lookup) -> &str| lookups.iter().map(f).collect::<Vec<&str>>();
         let found = sqlx::query(&BATCH_LOOKUP)
-            .bind(column(|l| l.tenant.merchant_id.0.as_str()))
+            .bind(column(|l| l.tenant.merchant_id.as_str()))
             .bind(column(|l| l.tenant.environment.as_str()))
             .bind(column(|l| l.id_or_ref.as_str()))
             .bind(column(|l| l.credential_id.as_str()))

@@ -43,7 +43,7 @@ impl BatchRead for SqliteBatchRead {
             .iter()
             .map(|l| {
                 [
-                    l.tenant.merchant_id.0.as_str(),
+                    l.tenant.merchant_id.as_str(),
                     l.tenant.environment.as_str(),
                     l.id_or_ref.as_str(),
                     l.credential_id.as_str(),

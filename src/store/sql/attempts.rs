@@ -67,12 +67,7 @@ pub(super) async fn record<DB: SqlDb>(
         .filter(|&(i, _)| recorded_of(i))
         .map(|(_, f)| f)
         .filter(|f| matches!(f.update, EventUpdate::FailedAndDisableEndpoint { .. }))
-        .map(|f| {
-            (
-                f.event.tenant.merchant_id.0.as_str(),
-                f.event.tenant.environment.as_str(),
-            )
-        })
+        .map(|f| (f.event.tenant.merchant_id.as_str(), f.event.tenant.environment.as_str()))
         .collect();
     gone.sort_unstable();
     gone.dedup();

@@ -22,12 +22,12 @@ pub(super) const BATCH_COLUMNS: &str = "id, merchant_id, environment, label, all
 
 /// The batch a row of `payout_batches` describes.
 pub(super) fn batch_of<DB: SqlDb>(row: &DB::Row) -> Result<PayoutBatch, StoreError> {
-    use crate::domain::{BatchId, MerchantId, Tally, Tenant};
+    use crate::domain::{BatchId, Tally, Tenant};
     let environment: String = row.col("environment")?;
     Ok(PayoutBatch {
         id: BatchId::from_stored(row.col("id")?),
         tenant: Tenant {
-            merchant_id: MerchantId(row.col("merchant_id")?),
+            merchant_id: row.col("merchant_id")?,
             environment: crate::store::rows::environment(&environment)?,
         },
         label: row.col("label")?,
@@ -164,7 +164,7 @@ pub(super) async fn complete<DB: SqlDb>(
          next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
     )
     .arg(format!("msg_{}", crate::domain::ids::new_record_id().simple()))
-    .arg(batch.tenant.merchant_id.0.as_str())
+    .arg(batch.tenant.merchant_id.as_str())
     .arg(batch.tenant.environment.as_str())
     .arg(item)
     .arg(names::BATCH_COMPLETED_EVENT)

@@ -39,7 +39,7 @@ pub(super) async fn active_callers<DB: SqlDb>(
         .iter()
         .map(|(id, tenant)| {
             active.get(*id).is_some_and(|(merchant, environment)| {
-                *merchant == tenant.merchant_id.0 && environment == tenant.environment.as_str()
+                *merchant == tenant.merchant_id.as_str() && environment == tenant.environment.as_str()
             })
         })
         .collect())

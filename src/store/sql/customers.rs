@@ -55,7 +55,7 @@ const CUSTOMER_ROW: [(&str, ColumnType); 11] = [
 pub(super) fn customer_row(values: &mut RowValues, c: &Customer) {
     values
         .text(c.id.as_str())
-        .text(c.tenant.merchant_id.0.as_str())
+        .text(c.tenant.merchant_id.as_str())
         .text(c.tenant.environment.as_str())
         .text(c.first_name.as_str())
         .text(c.last_name.as_str())

@@ -50,7 +50,7 @@ where
              FROM transactions WHERE merchant_id = $1 AND environment = $2 AND created_at >= $3 \
              GROUP BY 1, 2, 3",
         )
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(since.millis())
         .arg(DAY_MS)
@@ -81,7 +81,7 @@ where
              JOIN transactions t ON t.id = e.transaction_id \
              WHERE e.merchant_id = $1 AND e.environment = $2 ORDER BY a.at DESC, a.id DESC LIMIT $3",
         )
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(limit as i64)
         .fetch_all(DB::pool(self.reader()))
@@ -90,7 +90,7 @@ where
             "SELECT CAST(1 AS BIGINT) AS attempt, at, url, status_code, latency_ms, error, response FROM webhook_test_deliveries \
              WHERE merchant_id = $1 AND environment = $2 ORDER BY at DESC, id DESC LIMIT $3",
         )
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(limit as i64)
         .fetch_all(DB::pool(self.reader()))
@@ -129,7 +129,7 @@ where
             "SELECT webhook_url, webhook_secret, previous_webhook_secret, previous_webhook_secret_until, \
              webhook_disabled_at FROM merchant_environments WHERE merchant_id = $1 AND environment = $2",
         )
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .fetch_optional(DB::pool(self.reader()))
         .await?;

@@ -100,7 +100,7 @@ fn key_query<'q, DB: SqlDb>(
     key: &'q IdempotencyKey,
 ) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>> {
     sqlx::query::<DB>(sql)
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(key.as_str())
 }

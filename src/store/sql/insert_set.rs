@@ -36,7 +36,7 @@ pub(super) struct Creation<'a> {
 /// A payer's key: (merchant, environment, phone).
 pub(super) fn payer_key(c: &Customer) -> (&str, &str, &str) {
     (
-        c.tenant.merchant_id.0.as_str(),
+        c.tenant.merchant_id.as_str(),
         c.tenant.environment.as_str(),
         c.phone.as_str(),
     )
@@ -126,7 +126,7 @@ async fn upsert_payers<DB: SqlDb>(
         for row in values.bind(sqlx::query(&sql))?.fetch_all(DB::on(&mut **tx)).await? {
             let customer = rows::customer(&row)?;
             let key = (
-                customer.tenant.merchant_id.0.clone(),
+                customer.tenant.merchant_id.to_string(),
                 customer.tenant.environment.as_str().to_owned(),
                 row.col::<String>("phone")?,
             );

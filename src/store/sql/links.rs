@@ -1,7 +1,7 @@
 //! The `LinkStore` methods for every [`Backend`]: the same SQL on both databases.
 
 use super::{Args, Backend, Get, SqlDb};
-use crate::domain::{LinkAmount, LinkId, MerchantId, OperatorCode, PageRequest, PaymentLink, Tenant, Timestamp};
+use crate::domain::{LinkAmount, LinkId, OperatorCode, PageRequest, PaymentLink, Tenant, Timestamp};
 use crate::store::{rows, LinkStore, StoreError};
 
 const COLUMNS: &str = "id, merchant_id, environment, amount, min_amount, max_amount, description, max_payments, \
@@ -29,7 +29,7 @@ fn link_of<DB: SqlDb>(row: &DB::Row) -> Result<PaymentLink, StoreError> {
     Ok(PaymentLink {
         id: LinkId::from_stored(row.col("id")?),
         tenant: Tenant {
-            merchant_id: MerchantId(row.col("merchant_id")?),
+            merchant_id: row.col("merchant_id")?,
             environment: rows::environment(&environment)?,
         },
         amount,
@@ -64,7 +64,7 @@ where
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
         ))
         .arg(l.id.as_str())
-        .arg(l.tenant.merchant_id.0.as_str())
+        .arg(l.tenant.merchant_id.as_str())
         .arg(l.tenant.environment.as_str())
         .arg(fixed)
         .arg(min)
@@ -90,7 +90,7 @@ where
             "SELECT {COLUMNS} FROM payment_links WHERE id = $1 AND merchant_id = $2 AND environment = $3"
         ))
         .arg(id.as_str())
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .fetch_optional(DB::pool(self.reader()))
         .await?;
@@ -115,7 +115,7 @@ where
                AND (created_at < $3 OR (created_at = $3 AND ($4 = '' OR id < $4))) \
              ORDER BY created_at DESC, id DESC LIMIT $5"
         ))
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(after_at)
         .arg(after_id)
@@ -136,7 +136,7 @@ where
              WHERE id = $1 AND merchant_id = $2 AND environment = $3 RETURNING {COLUMNS}"
         ))
         .arg(id.as_str())
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(at.millis())
         .fetch_optional(DB::pool(self.writer()))

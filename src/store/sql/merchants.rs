@@ -54,7 +54,7 @@ where
     async fn create_merchant(&self, m: &NewMerchant) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
         sqlx::query("INSERT INTO merchants (id, name, created_at) VALUES ($1, $2, $3)")
-            .arg(&m.id.0)
+            .arg(m.id.as_str())
             .arg(&m.name)
             .arg(m.created_at.millis())
             .execute(DB::on(&mut *tx))
@@ -64,7 +64,7 @@ where
                 "INSERT INTO merchant_environments (merchant_id, environment, webhook_url, webhook_secret) \
                  VALUES ($1, $2, $3, $4)",
             )
-            .arg(&m.id.0)
+            .arg(m.id.as_str())
             .arg(env.environment.as_str())
             .arg(env.webhook_url.as_deref())
             .arg(&env.webhook_secret)
@@ -72,7 +72,7 @@ where
             .await?;
             tx.insert_credential(&env.credential).await?;
             sqlx::query("INSERT INTO balances (merchant_id, environment, available, reserved) VALUES ($1, $2, 0, 0)")
-                .arg(&m.id.0)
+                .arg(m.id.as_str())
                 .arg(env.environment.as_str())
                 .execute(DB::on(&mut *tx))
                 .await?;
@@ -97,7 +97,7 @@ where
 
     async fn merchant_name(&self, id: &MerchantId) -> Result<Option<String>, StoreError> {
         let row = sqlx::query("SELECT name FROM merchants WHERE id = $1")
-            .arg(&id.0)
+            .arg(id.as_str())
             .fetch_optional(DB::pool(self.reader()))
             .await?;
         row.map(|r| r.col("name")).transpose().map_err(StoreError::from)
@@ -117,9 +117,9 @@ where
         let mut merchants: Vec<MerchantSummary> = Vec::new();
         for row in rows {
             let id: String = row.col("id")?;
-            if merchants.last().map(|m| m.id.0 != id).unwrap_or(true) {
+            if merchants.last().map(|m| m.id.as_str() != id).unwrap_or(true) {
                 merchants.push(MerchantSummary {
-                    id: MerchantId(id),
+                    id: MerchantId::from(id),
                     name: row.col("name")?,
                     created_at: Timestamp(row.col("created_at")?),
                     environments: Vec::new(),
@@ -160,7 +160,7 @@ where
              WHERE merchant_id = $2 AND environment = $3 AND revoked_at IS NULL",
         )
         .arg(replacement.created_at.millis())
-        .arg(&tenant.merchant_id.0)
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::on(&mut *tx))
         .await?;
@@ -178,7 +178,7 @@ where
              WHERE merchant_id = $2 AND environment = $3",
         )
         .arg(url)
-        .arg(&tenant.merchant_id.0)
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::pool(self.writer()))
         .await?;
@@ -202,7 +202,7 @@ where
         )
         .arg(previous_until.millis())
         .arg(secret)
-        .arg(&tenant.merchant_id.0)
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::pool(self.writer()))
         .await?;
@@ -236,7 +236,7 @@ where
             *customers::CUSTOMER_COLUMNS
         );
         let row = sqlx::query(&sql)
-            .arg(&tenant.merchant_id.0)
+            .arg(tenant.merchant_id.as_str())
             .arg(tenant.environment.as_str())
             .arg(id.as_str())
             .fetch_optional(DB::pool(self.reader()))
@@ -257,7 +257,7 @@ where
             page.limit
         );
         let mut query = sqlx::query(&sql)
-            .arg(&tenant.merchant_id.0)
+            .arg(tenant.merchant_id.as_str())
             .arg(tenant.environment.as_str());
         if let Some(cursor) = &page.after {
             query = query.arg(cursor.created_at.millis()).arg(&cursor.id);

@@ -71,7 +71,7 @@ where
                 transactions::TRANSACTION_SELECT
             );
             let row = sqlx::query(&sql)
-                .arg(&tenant.merchant_id.0)
+                .arg(tenant.merchant_id.as_str())
                 .arg(tenant.environment.as_str())
                 .arg(id_or_ref.as_str())
                 .fetch_optional(DB::pool(self.reader()))
@@ -196,7 +196,7 @@ where
             page.limit
         );
         let mut query = sqlx::query(&sql)
-            .arg(&tenant.merchant_id.0)
+            .arg(tenant.merchant_id.as_str())
             .arg(tenant.environment.as_str());
         for bind in binds {
             query = match bind {
@@ -295,7 +295,7 @@ where
              WHERE c.merchant_id = b.merchant_id AND c.environment = b.environment) AS available, b.reserved \
              FROM balances b WHERE b.merchant_id = $1 AND b.environment = $2",
         )
-        .arg(&tenant.merchant_id.0)
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .fetch_optional(DB::pool(self.reader()))
         .await?

@@ -4,9 +4,7 @@ use super::balance_locks::{lock_balances, BalanceUse};
 use super::batch_steps::{self, batch_of, BATCH_COLUMNS};
 use super::insert_set::{insert_all, Creation};
 use super::{Args, Backend, Get, SqlDb};
-use crate::domain::{
-    BatchId, Customer, MerchantId, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord,
-};
+use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
 use crate::store::payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
 use crate::store::{rows, StoreError};
 
@@ -20,7 +18,7 @@ async fn insert_row<DB: SqlDb>(tx: &mut sqlx::Transaction<'_, DB>, batch: &NewBa
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .arg(batch.id.as_str())
-    .arg(batch.tenant.merchant_id.0.as_str())
+    .arg(batch.tenant.merchant_id.as_str())
     .arg(batch.tenant.environment.as_str())
     .arg(batch.label.as_deref())
     .arg(i64::from(batch.all_or_nothing))
@@ -39,7 +37,7 @@ async fn within_limits<S: Backend<Db = DB>, DB: SqlDb>(
     batch: &NewBatch,
     adding: i64,
 ) -> Result<(), StoreError> {
-    let (merchant, environment) = (batch.tenant.merchant_id.0.as_str(), batch.tenant.environment.as_str());
+    let (merchant, environment) = (batch.tenant.merchant_id.as_str(), batch.tenant.environment.as_str());
     sqlx::query(S::LOCK_TENANT)
         .arg(merchant)
         .arg(environment)
@@ -141,7 +139,7 @@ where
         let mut tx = self.writer().begin().await?;
         within_limits::<S, DB>(&mut tx, batch, items.len() as i64).await?;
         let tenant = (
-            batch.tenant.merchant_id.0.as_str(),
+            batch.tenant.merchant_id.as_str(),
             batch.tenant.environment.as_str(),
             BalanceUse::Debits,
         );
@@ -181,7 +179,7 @@ where
                 marks[2..].join(", ")
             );
             let mut query = sqlx::query(&sql)
-                .arg(tenant.merchant_id.0.as_str())
+                .arg(tenant.merchant_id.as_str())
                 .arg(tenant.environment.as_str());
             for id in chunk {
                 query = query.arg(*id);
@@ -252,7 +250,7 @@ where
         );
         let row = sqlx::query(&sql)
             .arg(id.as_str())
-            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.merchant_id.as_str())
             .arg(tenant.environment.as_str())
             .fetch_optional(DB::pool(self.reader()))
             .await?;
@@ -270,7 +268,7 @@ where
              ORDER BY created_at DESC, id DESC LIMIT $5"
         );
         let rows = sqlx::query(&sql)
-            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.merchant_id.as_str())
             .arg(tenant.environment.as_str())
             .arg(after_at)
             .arg(after_id)
@@ -292,7 +290,7 @@ where
             .map(|row| {
                 let environment: String = row.col("environment")?;
                 Ok(Tenant {
-                    merchant_id: MerchantId(row.col("merchant_id")?),
+                    merchant_id: row.col("merchant_id")?,
                     environment: environment
                         .parse()
                         .map_err(|e| StoreError::Corrupt(format!("payout batch: {e}")))?,
@@ -314,7 +312,7 @@ where
             .arg(&token)
             .arg(operator.name())
             .arg(i64::from(limit))
-            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.merchant_id.as_str())
             .arg(tenant.environment.as_str())
             .execute(DB::pool(self.writer()))
             .await?;
@@ -334,7 +332,7 @@ where
         let row = sqlx::query(
             "SELECT COUNT(*) AS n FROM transactions WHERE merchant_id = $1 AND environment = $2 AND queued_at IS NOT NULL",
         )
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .fetch_one(DB::pool(self.reader()))
         .await?;

@@ -15,7 +15,7 @@ fn lookup_of<DB: SqlDb>(row: &DB::Row) -> Result<RecipientLookup, StoreError> {
     Ok(RecipientLookup {
         id: row.col("id")?,
         tenant: Tenant {
-            merchant_id: crate::domain::MerchantId(row.col("merchant_id")?),
+            merchant_id: row.col("merchant_id")?,
             environment: environment
                 .parse()
                 .map_err(|e| StoreError::Corrupt(format!("recipient lookup: {e}")))?,
@@ -40,7 +40,7 @@ where
         let row = sqlx::query(
             "SELECT recipient_check FROM merchant_environments WHERE merchant_id = $1 AND environment = $2",
         )
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .fetch_optional(DB::pool(self.reader()))
         .await?
@@ -54,7 +54,7 @@ where
             "UPDATE merchant_environments SET recipient_check = $1 WHERE merchant_id = $2 AND environment = $3",
         )
         .arg(i64::from(allowed))
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::pool(self.writer()))
         .await?;
@@ -70,7 +70,7 @@ where
              ON CONFLICT (merchant_id, environment, day) DO UPDATE SET used = recipient_check_days.used + 1 \
              WHERE recipient_check_days.used < $4",
         )
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(day)
         .arg(quota)
@@ -84,7 +84,7 @@ where
             "INSERT INTO recipient_lookups ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
         ))
         .arg(l.id.as_str())
-        .arg(l.tenant.merchant_id.0.as_str())
+        .arg(l.tenant.merchant_id.as_str())
         .arg(l.tenant.environment.as_str())
         .arg(l.operator.name())
         .arg(l.phone_hash.as_str())
@@ -106,7 +106,7 @@ where
                AND (asked_at < $3 OR (asked_at = $3 AND ($4 = '' OR id < $4))) \
              ORDER BY asked_at DESC, id DESC LIMIT $5"
         ))
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(after_at)
         .arg(after_id)

@@ -38,7 +38,7 @@ pub(super) async fn hold<DB: SqlDb>(
         )
         .arg(amount)
         .arg(collection)
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::on(&mut **tx))
         .await?;

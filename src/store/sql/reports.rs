@@ -126,7 +126,7 @@ where
             .replace("{conditions}", &conditions)
             .replace("{limit}", &page.limit.to_string());
         let mut query = sqlx::query(&sql)
-            .arg(tenant.merchant_id.0.as_str())
+            .arg(tenant.merchant_id.as_str())
             .arg(tenant.environment.as_str());
         for bind in binds {
             query = match bind {
@@ -152,7 +152,7 @@ where
     async fn settlement_rows(&self, scope: &ReportScope, day: Day) -> Result<Vec<SettlementRow>, StoreError> {
         let rows = sqlx::query(SETTLEMENT)
             .arg(scope.environment.as_str())
-            .arg(scope.merchant.as_ref().map(|m| m.0.as_str()).unwrap_or(""))
+            .arg(scope.merchant.as_ref().map(|m| m.as_str()).unwrap_or(""))
             .arg(day.start().millis())
             .arg(day.end().millis())
             .fetch_all(DB::pool(self.reader()))

@@ -2,7 +2,7 @@
 
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
-use crate::domain::{DashboardSession, MerchantId, NewDashboardSession, Tenant, Timestamp};
+use crate::domain::{DashboardSession, NewDashboardSession, Tenant, Timestamp};
 use crate::store::{rows, SessionStore, StoreError};
 
 /// The condition of a usable session: `$1` now, `$2` its token hash, `$3` the idle limit.
@@ -15,7 +15,7 @@ fn session_of<DB: SqlDb>(row: &DB::Row) -> Result<DashboardSession, StoreError> 
     let environment: String = row.col("environment")?;
     Ok(DashboardSession {
         tenant: Tenant {
-            merchant_id: MerchantId(row.col("merchant_id")?),
+            merchant_id: row.col("merchant_id")?,
             environment: rows::environment(&environment)?,
         },
         credential_id: row.col("credential_id")?,
@@ -34,7 +34,7 @@ where
              last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $5, $5, $6)",
         )
         .arg(s.token_hash.as_str())
-        .arg(s.session.tenant.merchant_id.0.as_str())
+        .arg(s.session.tenant.merchant_id.as_str())
         .arg(s.session.tenant.environment.as_str())
         .arg(s.session.credential_id.as_str())
         .arg(s.created_at.millis())

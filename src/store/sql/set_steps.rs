@@ -103,7 +103,7 @@ async fn move_balances<DB: SqlDb>(
     for row in rows {
         let (available, reserved) = ledger::balance_delta(row.entry);
         let sum = moves
-            .entry((row.tenant.merchant_id.0.as_str(), row.tenant.environment.as_str()))
+            .entry((row.tenant.merchant_id.as_str(), row.tenant.environment.as_str()))
             .or_default();
         *sum = (sum.0 + available, sum.1 + reserved);
     }
@@ -155,7 +155,7 @@ async fn insert_postings<DB: SqlDb>(tx: &mut Transaction<'_, DB>, rows: &[EntryR
         for (entry_id, row, posting) in chunk {
             values
                 .text(entry_id.as_str())
-                .text(row.tenant.merchant_id.0.as_str())
+                .text(row.tenant.merchant_id.as_str())
                 .text(row.tenant.environment.as_str())
                 .text(row.transaction_id)
                 .int(row.at.millis())

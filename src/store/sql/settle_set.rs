@@ -140,7 +140,7 @@ pub(super) async fn insert_events<DB: SqlDb>(
             let tenant = &s.transaction.tenant;
             values
                 .text(s.event_id.as_str())
-                .text(tenant.merchant_id.0.as_str())
+                .text(tenant.merchant_id.as_str())
                 .text(tenant.environment.as_str())
                 .text(s.transaction.id.as_str())
                 .text(names::status(s.outcome.status))

@@ -22,7 +22,7 @@ impl<DB: SqlDb> WriteSteps for Transaction<'_, DB> {
              VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .arg(&c.id)
-        .arg(&c.merchant_id.0)
+        .arg(c.merchant_id.as_str())
         .arg(c.environment.as_str())
         .arg(&c.api_key)
         .arg(rows::hex_encode(&c.secret_hash))

@@ -45,7 +45,7 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
     values
         .text(t.id.as_str())
         .text(t.reference.as_str())
-        .text(t.tenant.merchant_id.0.as_str())
+        .text(t.tenant.merchant_id.as_str())
         .text(t.tenant.environment.as_str())
         .text(t.transaction_id.as_str())
         .text(names::kind(t.kind))

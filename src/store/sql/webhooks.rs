@@ -23,7 +23,7 @@ const TENANT_CONDITION: &str =
 
 fn tenant_binds(tenant: Option<&Tenant>) -> (String, &'static str) {
     match tenant {
-        Some(t) => (t.merchant_id.0.clone(), t.environment.as_str()),
+        Some(t) => (t.merchant_id.to_string(), t.environment.as_str()),
         None => (String::new(), ""),
     }
 }
@@ -91,7 +91,7 @@ where
              error, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .arg(crate::domain::ids::new_record_id().to_string())
-        .arg(tenant.merchant_id.0.as_str())
+        .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .arg(a.at.millis())
         .arg(a.url.as_str())
@@ -227,15 +227,13 @@ async fn address<DB: SqlDb>(
     );
     let mut query = sqlx::query(&sql);
     for tenant in &tenants {
-        query = query
-            .arg(tenant.merchant_id.0.as_str())
-            .arg(tenant.environment.as_str());
+        query = query.arg(tenant.merchant_id.as_str()).arg(tenant.environment.as_str());
     }
     let endpoints = query.fetch_all(DB::pool(pool)).await?;
     let mut due = Vec::with_capacity(events.len());
     for (event, attempts) in events {
         let endpoint = endpoints.iter().find(|m| {
-            m.col::<String>("merchant_id").ok().as_deref() == Some(event.tenant.merchant_id.0.as_str())
+            m.col::<String>("merchant_id").ok().as_deref() == Some(event.tenant.merchant_id.as_str())
                 && m.col::<String>("environment").ok().as_deref() == Some(event.tenant.environment.as_str())
         });
         if let Some(endpoint) = endpoint {

@@ -188,7 +188,7 @@ impl FromRequestParts<Gateway> for Ctx {
                 return Err(NoSession::Unavailable(lang));
             }
         };
-        tracing::Span::current().record("merchant", session.tenant.merchant_id.0.as_str());
+        tracing::Span::current().record("merchant", session.tenant.merchant_id.as_str());
         let csrf = gateway.dashboard.dashboard_csrf_token(&token);
         Ok(Ctx {
             visitor,

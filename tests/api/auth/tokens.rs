@@ -143,7 +143,7 @@ async fn a_rotated_credential_and_its_tokens_stop_working_at_once(app: TestApp) 
     let old = app.merchant.sandbox.clone();
     let token = app.token(&old).await;
     let tenant = Tenant {
-        merchant_id: MerchantId(app.merchant.id.clone()),
+        merchant_id: MerchantId::from(app.merchant.id.clone()),
         environment: Environment::Sandbox,
     };
     let (api_key, api_secret) = app

@@ -199,7 +199,7 @@ impl LedgerReader {
     }
 
     async fn accounts(&self, tenant: &momo_gateway::domain::Tenant) -> Result<Accounts, String> {
-        let (merchant, environment) = (tenant.merchant_id.0.as_str(), tenant.environment.as_str());
+        let (merchant, environment) = (tenant.merchant_id.as_str(), tenant.environment.as_str());
         let failed = |e: sqlx::Error| format!("ledger postings: {e}");
         let rows: Vec<(String, i64)> = match self {
             LedgerReader::Sqlite(pool) => sqlx::query(ACCOUNT_SUMS)

@@ -46,7 +46,7 @@ async fn all_at_once<T>(mut futures: Vec<Pin<Box<dyn Future<Output = T> + Send +
 
 fn sandbox(merchant: &TestMerchant) -> Tenant {
     Tenant {
-        merchant_id: MerchantId(merchant.id.clone()),
+        merchant_id: MerchantId::from(merchant.id.clone()),
         environment: Environment::Sandbox,
     }
 }
@@ -100,7 +100,7 @@ async fn lookups_of_many_tenants_in_one_batch_each_get_their_own_answer(app: Tes
     }
     let replacement = Credential {
         id: "revoked-merchant-new".into(),
-        merchant_id: MerchantId(merchants[2].id.clone()),
+        merchant_id: MerchantId::from(merchants[2].id.clone()),
         environment: Environment::Sandbox,
         api_key: "ak_revoked_merchant_new".into(),
         secret_hash: vec![0; 32],

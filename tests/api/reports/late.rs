@@ -21,7 +21,7 @@ both_backends!(
 
 async fn the_next_cursor_stops_before_lines_younger_than_the_settle_lag(app: TestApp) {
     let tenant = Tenant {
-        merchant_id: MerchantId(app.merchant.id.clone()),
+        merchant_id: MerchantId::from(app.merchant.id.clone()),
         environment: Environment::Production,
     };
     // Two top-ups ten minutes ago (settled), two now (younger than the lag).
@@ -110,7 +110,7 @@ fn collection(transaction_id: &str, francs: i64) -> PaymentRequest {
 /// report (read from that day's transitions) has its own, and is complete, the day being past.
 async fn a_past_days_report_is_complete_and_counts_the_settlements_of_that_day_only(app: TestApp) {
     let tenant = Tenant {
-        merchant_id: MerchantId(app.merchant.id.clone()),
+        merchant_id: MerchantId::from(app.merchant.id.clone()),
         environment: Environment::Sandbox,
     };
     let at = |iso: &str| Timestamp::parse_iso8601(iso).unwrap();

@@ -133,7 +133,7 @@ async fn two_processes_on_one_postgres_database_create_settle_and_deliver_everyt
         (0, 0, 0)
     );
     let tenant = Tenant {
-        merchant_id: MerchantId(merchant.id.0.clone()),
+        merchant_id: MerchantId::from(merchant.id.to_string()),
         environment: Environment::Sandbox,
     };
     let successful = admin

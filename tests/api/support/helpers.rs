@@ -45,7 +45,7 @@ impl From<CreatedMerchant> for TestMerchant {
             }
         };
         TestMerchant {
-            id: m.id.0.clone(),
+            id: m.id.to_string(),
             sandbox: creds(Environment::Sandbox),
             production: creds(Environment::Production),
         }
@@ -269,7 +269,7 @@ impl TestApp {
     /// The default merchant's Sandbox tenant.
     pub fn sandbox_tenant(&self) -> momo_gateway::domain::Tenant {
         momo_gateway::domain::Tenant {
-            merchant_id: momo_gateway::domain::MerchantId(self.merchant.id.clone()),
+            merchant_id: momo_gateway::domain::MerchantId::from(self.merchant.id.clone()),
             environment: Environment::Sandbox,
         }
     }
@@ -282,10 +282,10 @@ impl TestApp {
     ) -> std::sync::Arc<dyn momo_gateway::store::Store> {
         let other = momo_gateway::store::connect(&self.database_url).await.unwrap();
         let replacement = momo_gateway::domain::Credential {
-            id: format!("rotated-elsewhere-{}", tenant.merchant_id.0),
+            id: format!("rotated-elsewhere-{}", tenant.merchant_id).into(),
             merchant_id: tenant.merchant_id.clone(),
             environment: tenant.environment,
-            api_key: format!("ak_rotated_elsewhere_{}", tenant.merchant_id.0),
+            api_key: format!("ak_rotated_elsewhere_{}", tenant.merchant_id),
             secret_hash: vec![0; 32],
             created_at: Timestamp::now(),
             revoked_at: None,

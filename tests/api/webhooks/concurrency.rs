@@ -32,7 +32,7 @@ async fn batches_disabling_the_same_endpoints_in_opposite_orders_do_not_deadlock
     for i in 0..MERCHANTS {
         let merchant = app.new_merchant(&format!("Shop {i}")).await;
         let tenant = momo_gateway::domain::Tenant {
-            merchant_id: momo_gateway::domain::MerchantId(merchant.id.clone()),
+            merchant_id: momo_gateway::domain::MerchantId::from(merchant.id.clone()),
             environment: merchant.sandbox.environment,
         };
         app.gateway
@@ -62,7 +62,7 @@ async fn batches_disabling_the_same_endpoints_in_opposite_orders_do_not_deadlock
         let mut by_merchant: BTreeMap<String, Vec<DueEvent>> = BTreeMap::new();
         for event in claimed {
             by_merchant
-                .entry(event.tenant.merchant_id.0.clone())
+                .entry(event.tenant.merchant_id.to_string())
                 .or_default()
                 .push(event);
         }

@@ -119,7 +119,7 @@ async fn a_lease_that_runs_out_makes_the_event_due_again_with_the_same_id(app: T
         1,
         "lease ran out"
     );
-    assert_eq!(receiver.received()[0].id, claimed[0].id, "the same webhook-id");
+    assert_eq!(receiver.received()[0].id, claimed[0].id.as_str(), "the same webhook-id");
     // The dead dispatcher's late result cannot overwrite anything.
     let late = store
         .finish_attempt(

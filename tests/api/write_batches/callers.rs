@@ -38,7 +38,7 @@ async fn a_creation_whose_credential_was_revoked_fails_alone_in_its_batch(app: T
     }
     // The other merchant's credential is rotated by another process: this one still trusts it.
     let tenant = Tenant {
-        merchant_id: MerchantId(other.id.clone()),
+        merchant_id: MerchantId::from(other.id.clone()),
         environment: Environment::Sandbox,
     };
     let store = app.rotate_elsewhere(&tenant).await;

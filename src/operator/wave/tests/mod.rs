@@ -66,7 +66,7 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         id: id.into(),
         reference: reference.into(),
         tenant: Tenant {
-            merchant_id: MerchantId("m-1".into()),
+            merchant_id: MerchantId::from("m-1"),
             environment: Environment::Production,
         },
         transaction_id: format!("order-{amount}").into(),

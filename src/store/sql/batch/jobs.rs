@@ -61,7 +61,7 @@ pub(in crate::store) trait BatchWrite: Sized + Send + 'static {
 }
 
 fn tenant_key(t: &Tenant) -> (&str, &str) {
-    (t.merchant_id.0.as_str(), t.environment.as_str())
+    (t.merchant_id.as_str(), t.environment.as_str())
 }
 
 fn entry_use(entry: &[Posting]) -> Option<BalanceUse> {

@@ -164,10 +164,7 @@ impl<DB: SqlDb> Writer<DB> {
 
     /// One write in a transaction of its own.
     async fn run_alone<W: RunOne>(&self, write: &W, lease: Option<&EventLease>) -> Answer<W::Answer> {
-        let (merchant, environment) = (
-            write.tenant().merchant_id.0.as_str(),
-            write.tenant().environment.as_str(),
-        );
+        let (merchant, environment) = (write.tenant().merchant_id.as_str(), write.tenant().environment.as_str());
         let uses: Vec<(&str, &str, BalanceUse)> = write
             .balance_use()
             .map(|usage| (merchant, environment, usage))
