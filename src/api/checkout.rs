@@ -56,7 +56,11 @@ fn page(title: &str, form_targets: &[String], body: Markup) -> Response {
 /// The origins of the payment's return URLs, where approving or declining sends the payer.
 fn return_origins(record: &TransactionRecord) -> Vec<String> {
     let t = &record.transaction;
-    crate::net::origins([&t.success_url, &t.error_url].into_iter().flatten().map(String::as_str))
+    crate::net::origins(
+        [t.purpose.return_url(true), t.purpose.return_url(false)]
+            .into_iter()
+            .flatten(),
+    )
 }
 
 fn result_page(record: &TransactionRecord) -> Response {
@@ -114,8 +118,8 @@ async fn decide(payments: Payments, token: String, decision: PayerDecision) -> R
         Err(e) => return failure(e),
     };
     let target = match settled.transaction.status {
-        Status::Successful => settled.transaction.success_url.clone(),
-        Status::Failed => settled.transaction.error_url.clone(),
+        Status::Successful => settled.transaction.purpose.return_url(true).map(str::to_owned),
+        Status::Failed => settled.transaction.purpose.return_url(false).map(str::to_owned),
         Status::Pending => None,
     };
     match target.as_deref().and_then(location) {

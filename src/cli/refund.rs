@@ -11,8 +11,9 @@ use super::merchant::Target;
 use crate::domain::refund::new_refund_id;
 use crate::domain::text::checked_text;
 use crate::domain::{Amount, RefundReason, TextId, Timestamp, TransactionId, TransactionRecord, TransactionRef};
+use crate::service::payments::refunds::RefundError;
 use crate::service::payments::refunds::RefundRequest;
-use crate::service::{PaymentError, Payments, ServiceError};
+use crate::service::{Payments, ServiceError};
 
 /// The longest transaction id, as the v1 API takes them.
 const MAX_TRANSACTION_ID: usize = 64;
@@ -75,33 +76,28 @@ pub(super) async fn execute(
 }
 
 /// What a refusal prints: the cause, and that nothing was given back.
-fn refusal(e: &PaymentError, collection: &str, target: &Target) -> String {
+fn refusal(e: &RefundError, collection: &str, target: &Target) -> String {
     match e {
-        PaymentError::Service(ServiceError::NotFound(_)) => format!(
+        RefundError::Service(ServiceError::NotFound(_)) => format!(
             "no collection {collection} for merchant {} ({}); nothing was recorded",
             target.merchant,
             target.env.as_str()
         ),
-        PaymentError::NotRefundable(why) => format!("{why}; nothing was recorded"),
-        // A refund is never paid through a link nor checked as a transfer; said all the same.
-        e
-        @ (PaymentError::LinkClosed(_) | PaymentError::RecipientInactive(_) | PaymentError::RecipientUnchecked(_)) => {
-            format!("{e}; nothing was recorded")
-        }
-        PaymentError::InsufficientFunds => {
+        RefundError::NotRefundable(why) => format!("{why}; nothing was recorded"),
+        RefundError::InsufficientFunds => {
             "the available balance does not cover the refund and its fee; nothing was recorded".to_owned()
         }
-        PaymentError::Duplicate(existing) => {
+        RefundError::Duplicate(existing) => {
             let t = &existing.transaction;
             format!(
                 "transaction id {} is already {} ({} {}); nothing more was recorded",
                 t.transaction_id,
                 t.reference,
-                t.kind.as_str(),
+                t.kind().as_str(),
                 t.status.as_str()
             )
         }
-        PaymentError::Refused(failed) | PaymentError::OperatorUnavailable(failed) => {
+        RefundError::Refused(failed) | RefundError::OperatorUnavailable(failed) => {
             let t = &failed.transaction;
             let why = t.failure_reason.clone().unwrap_or_else(|| e.to_string());
             format!(
@@ -109,7 +105,7 @@ fn refusal(e: &PaymentError, collection: &str, target: &Target) -> String {
                 t.reference, t.transaction_id
             )
         }
-        PaymentError::Unrouted(..) | PaymentError::OperatorDisabled(_) | PaymentError::Service(_) => {
+        RefundError::Unrouted(..) | RefundError::OperatorDisabled(_) | RefundError::Service(_) => {
             format!("{e}; nothing was recorded")
         }
     }
@@ -118,7 +114,7 @@ fn refusal(e: &PaymentError, collection: &str, target: &Target) -> String {
 /// The refund as JSON: keys sorted (serde_json without `preserve_order`).
 pub(super) fn refund_json(r: &TransactionRecord) -> serde_json::Value {
     let t = &r.transaction;
-    let link = t.refund_of.as_ref();
+    let link = t.purpose.refund_of();
     json!({
         "ref": t.reference.as_str(),
         "transactionId": t.transaction_id.as_str(),
@@ -134,7 +130,7 @@ pub(super) fn refund_json(r: &TransactionRecord) -> serde_json::Value {
 /// The refund as one line of text.
 pub(super) fn refund_text(r: &TransactionRecord) -> String {
     let t = &r.transaction;
-    let collection = t.refund_of.as_ref().map_or("?", |l| l.collection.as_str());
+    let collection = t.purpose.refund_of().map_or("?", |l| l.collection.as_str());
     format!(
         "refund {} (transaction id {}) of collection {collection}: {} XOF, {}",
         t.reference,
@@ -147,8 +143,9 @@ pub(super) fn refund_text(r: &TransactionRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Purpose;
     use crate::domain::{
-        Address, Amounts, Customer, Environment, Kind, MerchantId, Msisdn, OperatorCode, RefundLink, Status, Tenant,
+        Address, Amounts, Customer, Environment, MerchantId, Msisdn, OperatorCode, RefundLink, Status, Tenant,
         Transaction,
     };
 
@@ -164,7 +161,10 @@ mod tests {
                 reference: "KLMNOPQRST".into(),
                 tenant: tenant.clone(),
                 transaction_id: "refund-1".into(),
-                kind: Kind::Refund,
+                purpose: Purpose::Refund(RefundLink {
+                    collection: "ABCDEFGHIJ".into(),
+                    reason: Some(RefundReason::parse("Colis abîmé").unwrap()),
+                }),
                 operator: OperatorCode::Alpha,
                 operator_alias: None,
                 phone: phone.clone(),
@@ -181,19 +181,8 @@ mod tests {
                 email: None,
                 failure_code: None,
                 failure_reason: None,
-                success_url: None,
-                error_url: None,
-                checkout_token: None,
-                launch_url: None,
                 created_at: Timestamp(1_700_000_001_000),
                 updated_at: None,
-                refund_of: Some(RefundLink {
-                    collection: "ABCDEFGHIJ".into(),
-                    reason: Some(RefundReason::parse("Colis abîmé").unwrap()),
-                }),
-                refunded: 0,
-                link_id: None,
-                batch_id: None,
             },
             customer: Customer {
                 id: "c-1".into(),
@@ -226,19 +215,19 @@ mod tests {
             merchant: "m-1".into(),
             env: Environment::Sandbox,
         };
-        let said = |e: PaymentError| refusal(&e, "order-1", &target);
+        let said = |e: RefundError| refusal(&e, "order-1", &target);
         assert_eq!(
-            said(PaymentError::Service(ServiceError::NotFound("collection"))),
+            said(RefundError::Service(ServiceError::NotFound("collection"))),
             "no collection order-1 for merchant m-1 (Sandbox); nothing was recorded"
         );
         assert_eq!(
-            said(PaymentError::NotRefundable("6000 francs remain".into())),
+            said(RefundError::NotRefundable("6000 francs remain".into())),
             "6000 francs remain; nothing was recorded"
         );
         let mut failed = refund(Status::Failed);
         failed.transaction.failure_reason = Some("the operator refused the refund".into());
         assert_eq!(
-            said(PaymentError::Refused(Box::new(failed))),
+            said(RefundError::Refused(Box::new(failed))),
             "refund KLMNOPQRST (refund-1) is FAILED: the operator refused the refund; its reservation is released"
         );
     }

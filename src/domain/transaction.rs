@@ -6,11 +6,9 @@ use std::fmt;
 use super::environment::Tenant;
 use super::fees::Amounts;
 use super::ids::{CustomerId, Reference, TransactionId, TransactionKey};
-use super::link::LinkId;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
-use super::payout_batch::BatchId;
-use super::refund::RefundLink;
+use super::purpose::Purpose;
 use super::time::Timestamp;
 
 /// The direction of a transaction.
@@ -199,7 +197,8 @@ pub struct Transaction {
     pub tenant: Tenant,
     /// The merchant's own identifier, unique per tenant.
     pub transaction_id: TransactionId,
-    pub kind: Kind,
+    /// What it is for: its kind, and what only that kind carries.
+    pub purpose: Purpose,
     pub operator: OperatorCode,
     /// The deployment's alias of the operator the merchant sent (`ORANGE_MONEY_CI`), shown
     /// instead of the generation's code; `None` when a reference code was sent.
@@ -215,29 +214,16 @@ pub struct Transaction {
     pub email: Option<String>,
     pub failure_code: Option<FailureCode>,
     pub failure_reason: Option<String>,
-    pub success_url: Option<String>,
-    pub error_url: Option<String>,
-    /// The unguessable key of the payer's approve/decline page, for the Sandbox BETA
-    /// collections that have one.
-    pub checkout_token: Option<String>,
-    /// The operator's own page where the payer approves (a Wave checkout's launch URL).
-    pub launch_url: Option<String>,
     pub created_at: Timestamp,
     /// Null until the first change after creation.
     pub updated_at: Option<Timestamp>,
-    /// A refund's collection, by its service reference, and its reason; `None` for every
-    /// other kind.
-    pub refund_of: Option<RefundLink>,
-    /// A collection's refunds that are not `FAILED`, summed: what of its amount is given back
-    /// or being given back. Zero for every other kind.
-    pub refunded: i64,
-    /// The payment link a collection was paid through; `None` for every other payment.
-    pub link_id: Option<LinkId>,
-    /// The payout batch a transfer was asked for in; `None` for every other payment.
-    pub batch_id: Option<BatchId>,
 }
 
 impl Transaction {
+    pub fn kind(&self) -> Kind {
+        self.purpose.kind()
+    }
+
     /// The operator code to show: the alias the merchant sent, else the generation's `code`.
     pub fn operator_code(&self, code: fn(OperatorCode) -> &'static str) -> &str {
         self.operator_alias.as_deref().unwrap_or_else(|| code(self.operator))

@@ -15,7 +15,7 @@ use async_trait::async_trait;
 
 pub use registry::Operators;
 
-use crate::domain::{Amount, FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transaction};
+use crate::domain::{Amount, FailureCode, Kind, Msisdn, OperatorCode, ReturnUrls, Timestamp, Transaction};
 
 /// What we ask an operator to do.
 #[derive(Debug, Clone)]
@@ -26,17 +26,46 @@ pub struct OperatorRequest<'a> {
     /// `domain::ids::new_transaction_id`), stored with the `PENDING` row before any call, so a
     /// resend after a crash is the same payment.
     pub operator_reference: &'a str,
-    pub kind: Kind,
     pub operator: OperatorCode,
     pub phone: &'a Msisdn,
     pub amount: Amount,
-    /// ALPHA's one-time code, typed by the payer.
-    pub otp_code: Option<&'a str>,
-    /// Where a hosted payment page sends the payer after paying, or after a failed attempt.
-    pub success_url: Option<&'a str>,
-    pub error_url: Option<&'a str>,
-    /// For a refund, the collection it gives back; `None` for every other kind.
-    pub refund_of: Option<RefundOf<'a>>,
+    pub purpose: Instruction<'a>,
+}
+
+impl OperatorRequest<'_> {
+    pub fn kind(&self) -> Kind {
+        self.purpose.kind()
+    }
+}
+
+/// What the operator is asked to do with the money, and what only that kind sends.
+#[derive(Debug, Clone, Copy)]
+pub enum Instruction<'a> {
+    Collection {
+        /// ALPHA's one-time code, typed by the payer (`None` when resent: it is never stored).
+        otp_code: Option<&'a str>,
+        /// Where a hosted payment page sends the payer after paying, or after a failed attempt.
+        return_urls: &'a ReturnUrls,
+    },
+    Transfer,
+    Refund(RefundOf<'a>),
+}
+
+impl Instruction<'_> {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Instruction::Collection { .. } => Kind::Collection,
+            Instruction::Transfer => Kind::Transfer,
+            Instruction::Refund(_) => Kind::Refund,
+        }
+    }
+
+    pub fn otp_code(&self) -> Option<&str> {
+        match self {
+            Instruction::Collection { otp_code, .. } => *otp_code,
+            Instruction::Transfer | Instruction::Refund(_) => None,
+        }
+    }
 }
 
 /// The collection a refund gives back, as its operator knows it.

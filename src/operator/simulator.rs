@@ -100,16 +100,16 @@ impl Simulator {
 #[async_trait]
 impl Operator for Simulator {
     async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        if r.operator == OperatorCode::Alpha && r.otp_code == Some("0000") {
+        if r.operator == OperatorCode::Alpha && r.purpose.otp_code() == Some("0000") {
             return Ok(OperatorAnswer::Failed {
                 code: FailureCode::WrongOtp,
                 reason: "the one-time code is wrong".into(),
             });
         }
         let script = script(r.phone.last_two_digits());
-        if waits_for_payer(r.kind, r.operator) {
+        if waits_for_payer(r.kind(), r.operator) {
             return Ok(match script {
-                Script::FailAtOnce => refused(r.kind),
+                Script::FailAtOnce => refused(r.kind()),
                 Script::SucceedAtOnce
                 | Script::SucceedLater
                 | Script::FailLater
@@ -118,7 +118,7 @@ impl Operator for Simulator {
                 | Script::Default => OperatorAnswer::Pending,
             });
         }
-        Ok(match (script, r.kind) {
+        Ok(match (script, r.kind()) {
             (Script::SucceedAtOnce, _) | (Script::Default, Kind::Transfer | Kind::Refund) => OperatorAnswer::Succeeded,
             (Script::FailAtOnce, kind) => refused(kind),
             (Script::SucceedLater, _)
@@ -150,10 +150,10 @@ impl Operator for Simulator {
     async fn status(&self, t: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
         let script = script(t.phone.last_two_digits());
         let later = self.delay_passed(t, now);
-        if waits_for_payer(t.kind, t.operator) {
+        if waits_for_payer(t.kind(), t.operator) {
             return Ok(match script {
-                Script::FailAtOnce => refused(t.kind),
-                Script::FailLater if later => refused(t.kind),
+                Script::FailAtOnce => refused(t.kind()),
+                Script::FailLater if later => refused(t.kind()),
                 Script::SucceedAtOnce
                 | Script::SucceedLater
                 | Script::FailLater
@@ -164,9 +164,9 @@ impl Operator for Simulator {
         }
         Ok(match script {
             Script::SucceedAtOnce | Script::SucceedWhenAsked => OperatorAnswer::Succeeded,
-            Script::FailAtOnce => refused(t.kind),
+            Script::FailAtOnce => refused(t.kind()),
             Script::SucceedLater | Script::Default if later => OperatorAnswer::Succeeded,
-            Script::FailLater if later => refused(t.kind),
+            Script::FailLater if later => refused(t.kind()),
             Script::SucceedLater | Script::Default | Script::FailLater | Script::NeverResolve => {
                 OperatorAnswer::Pending
             }
@@ -178,12 +178,12 @@ impl Operator for Simulator {
             return None;
         }
         let script = script(t.phone.last_two_digits());
-        if waits_for_payer(t.kind, t.operator) {
-            return (script == Script::FailLater).then(|| refused(t.kind));
+        if waits_for_payer(t.kind(), t.operator) {
+            return (script == Script::FailLater).then(|| refused(t.kind()));
         }
         match script {
             Script::SucceedLater | Script::Default => Some(OperatorAnswer::Succeeded),
-            Script::FailLater => Some(refused(t.kind)),
+            Script::FailLater => Some(refused(t.kind())),
             Script::SucceedAtOnce | Script::FailAtOnce | Script::SucceedWhenAsked | Script::NeverResolve => None,
         }
     }

@@ -41,13 +41,16 @@ pub async fn run_within(payments: &Payments, now: Timestamp, budget: Option<Dura
 /// When the pending `record`, a collection, expires.
 pub fn expires_at(payments: &Payments, record: &TransactionRecord) -> Timestamp {
     let t = &record.transaction;
-    let lifetime = payments.config().reconcile.collection_lifetime(t.link_id.is_some());
+    let lifetime = payments
+        .config()
+        .reconcile
+        .collection_lifetime(t.purpose.link().is_some());
     t.created_at.plus(lifetime)
 }
 
 /// Whether a collection is past its lifetime at `now`.
 pub fn is_expired(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> bool {
-    record.transaction.kind == Kind::Collection && expires_at(payments, record) <= now
+    record.transaction.kind() == Kind::Collection && expires_at(payments, record) <= now
 }
 
 /// The last check of an expired collection, claimed by this pass: settled as the operator says,

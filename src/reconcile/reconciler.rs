@@ -68,7 +68,7 @@ pub(crate) async fn visit(
 fn check_after(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Timestamp {
     let t = &record.transaction;
     let next = next_check(t.created_at, now, payments.config().reconcile.after);
-    match t.kind {
+    match t.kind() {
         Kind::Collection => next.min(expiry::expires_at(payments, record)),
         Kind::Transfer | Kind::Refund => next,
     }
@@ -165,7 +165,7 @@ enum Sent {
 /// resend counts from that send, not from when its batch was recorded.
 async fn first_send(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Result<Sent, ServiceError> {
     let t = &record.transaction;
-    if t.batch_id.is_none() {
+    if t.purpose.batch().is_none() {
         return Ok(Sent::Before(t.created_at));
     }
     Ok(match payments.first_send(record, now).await? {

@@ -153,7 +153,7 @@ impl Dashboard {
         record: &TransactionRecord,
     ) -> Result<(Vec<TransactionRecord>, Option<TransactionRecord>), ServiceError> {
         let t = &record.transaction;
-        Ok(match (t.kind, &t.refund_of) {
+        Ok(match (t.kind(), t.purpose.refund_of()) {
             (Kind::Collection, _) => {
                 let filter = TransactionFilter {
                     refund_of: Some(t.reference.clone()),

@@ -15,11 +15,13 @@ use sha2::Sha256;
 
 use super::payments::{Party, PaymentError, PaymentRequest, Payments};
 use super::ServiceError;
+use crate::domain::ReturnUrls;
 use crate::domain::{
-    Address, Amount, Kind, LinkAmount, LinkId, Msisdn, OperatorCode, PageRequest, PaymentLink, Reference, Tenant,
-    TextId, Timestamp, TransactionId, TransactionRecord,
+    Address, Amount, LinkAmount, LinkId, Msisdn, OperatorCode, PageRequest, PaymentLink, Reference, Tenant, TextId,
+    Timestamp, TransactionId, TransactionRecord,
 };
-use crate::store::{LinkStore, MerchantStore};
+use crate::service::payments::Requested;
+use crate::store::{LinkStore, MerchantStore, StoreError};
 
 /// What a merchant asks for in a new link (its fields checked by [`PaymentLink::new`]).
 #[derive(Debug, Clone)]
@@ -44,6 +46,56 @@ pub struct LinkPayment {
     pub amount: Option<Amount>,
     /// ALPHA's one-time code.
     pub otp_code: Option<String>,
+}
+
+/// Why a payer's payment through a link was not made, or was made and failed at once.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkPaymentError {
+    /// The link takes no payment now. Nothing was written.
+    #[error("{0}")]
+    Closed(crate::domain::LinkClosed),
+    /// The payer's operator is not served here (unrouted, or disabled for collections).
+    #[error("{0}")]
+    NotOffered(String),
+    /// The payment was made and failed at once (the operator refused, or could not be
+    /// reached): the payer's status page tells.
+    #[error("the payment failed at once")]
+    Failed(Box<TransactionRecord>),
+    /// `Invalid` for an operator or an amount the link does not take; `NotFound`, `Unavailable`
+    /// as any use case's.
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+impl From<StoreError> for LinkPaymentError {
+    fn from(e: StoreError) -> Self {
+        LinkPaymentError::Service(e.into())
+    }
+}
+
+/// A link payment's creation goes the way of every collection's. A payment id already used
+/// (it is 16 random characters), a balance or a recipient, which a collection never has,
+/// failing it is a fault of ours.
+impl From<PaymentError> for LinkPaymentError {
+    fn from(e: PaymentError) -> Self {
+        match e {
+            PaymentError::LinkClosed(closed) => LinkPaymentError::Closed(closed),
+            e @ (PaymentError::Unrouted(..) | PaymentError::OperatorDisabled(_)) => {
+                LinkPaymentError::NotOffered(e.to_string())
+            }
+            PaymentError::Refused(failed) | PaymentError::OperatorUnavailable(failed) => {
+                LinkPaymentError::Failed(failed)
+            }
+            PaymentError::Service(e) => LinkPaymentError::Service(e),
+            e @ (PaymentError::Duplicate(_)
+            | PaymentError::NotRefundable(_)
+            | PaymentError::RecipientInactive(_)
+            | PaymentError::RecipientUnchecked(_)
+            | PaymentError::InsufficientFunds) => LinkPaymentError::Service(ServiceError::Internal(format!(
+                "a link payment failed as no collection can: {e}"
+            ))),
+        }
+    }
 }
 
 /// Payment links: their store and the payments made through them.
@@ -192,7 +244,7 @@ impl Links {
             Err(ServiceError::NotFound(_)) => return Ok(None),
             Err(e) => return Err(e),
         };
-        Ok(Some(record).filter(|r| r.transaction.link_id.as_ref() == Some(id)))
+        Ok(Some(record).filter(|r| r.transaction.purpose.link() == Some(id)))
     }
 
     /// Where the payer approves `record` on a page of ours (a Sandbox BETA collection served by
@@ -202,14 +254,14 @@ impl Links {
     }
 
     /// Pays link `id`: the collection as created, carrying the link's id. Refused before
-    /// anything is written when the link takes no payment now (`LinkClosed`), or not this one
+    /// anything is written when the link takes no payment now (`Closed`), or not this one
     /// (an amount out of its bounds, an operator it does not accept: `Invalid`).
     pub async fn pay(
         &self,
         id: &LinkId,
         payment: LinkPayment,
         now: Timestamp,
-    ) -> Result<TransactionRecord, PaymentError> {
+    ) -> Result<TransactionRecord, LinkPaymentError> {
         let link = self
             .0
             .store
@@ -227,9 +279,9 @@ impl Links {
         link: &PaymentLink,
         payment: LinkPayment,
         now: Timestamp,
-    ) -> Result<TransactionRecord, PaymentError> {
+    ) -> Result<TransactionRecord, LinkPaymentError> {
         let id = &link.id;
-        link.open_at(now).map_err(PaymentError::LinkClosed)?;
+        link.open_at(now).map_err(LinkPaymentError::Closed)?;
         if !link.accepts_operator(payment.operator) {
             return Err(
                 ServiceError::Invalid(format!("operator: this link does not take {}", payment.operator)).into(),
@@ -244,7 +296,6 @@ impl Links {
             }
         };
         let request = PaymentRequest {
-            kind: Kind::Collection,
             transaction_id: payment_id(),
             operator: payment.operator,
             operator_alias: None,
@@ -259,13 +310,14 @@ impl Links {
                 phone: payment.phone,
                 address: Address::parse("CI", None, None).map_err(|e| ServiceError::Internal(e.to_string()))?,
             },
-            otp_code: payment.otp_code,
-            success_url: link.success_url.clone(),
-            error_url: link.error_url.clone(),
-            refund_of: None,
-            link: Some(link.id.clone()),
-            check_recipient: false,
-            batch: None,
+            purpose: Requested::Collection {
+                otp_code: payment.otp_code,
+                return_urls: ReturnUrls {
+                    success: link.success_url.clone(),
+                    error: link.error_url.clone(),
+                },
+                link: Some(link.id.clone()),
+            },
         };
         match self.0.payments.create_payment(&link.tenant, request, now).await {
             // The database found every place taken: say whether paid or held by a payment
@@ -275,9 +327,9 @@ impl Links {
                 let why = now_read
                     .and_then(|l| l.open_at(now).err())
                     .unwrap_or(crate::domain::LinkClosed::Busy);
-                Err(PaymentError::LinkClosed(why))
+                Err(LinkPaymentError::Closed(why))
             }
-            made => made,
+            made => Ok(made?),
         }
     }
 }

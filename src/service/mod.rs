@@ -34,7 +34,7 @@ pub use customers::Customers;
 pub use dashboard::{Dashboard, SignedIn};
 pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
-pub use links::{LinkPayment, Links, NewLink, PublicLink};
+pub use links::{LinkPayment, LinkPaymentError, Links, NewLink, PublicLink};
 pub use merchants::Merchants;
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
 pub use payments::callbacks::{CallbackError, CallbackReceipt};

@@ -90,14 +90,18 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
             amount_total: t.amounts.amount_total.to_string(),
             phone: t.phone.as_str(),
             status: t.status.as_str(),
-            type_transaction: t.kind.as_str(),
+            type_transaction: t.kind().as_str(),
             operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: WebhookCustomer::from(&r.customer),
-            refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
-            reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
-            link_payment_id: t.link_id.as_ref().map(|l| l.as_str()),
-            payout_batch_id: t.batch_id.as_ref().map(|b| b.as_str()),
+            refund_of: t.purpose.refund_of().map(|r| r.collection.as_str()),
+            reason: t
+                .purpose
+                .refund_of()
+                .and_then(|r| r.reason.as_ref())
+                .map(|r| r.as_str()),
+            link_payment_id: t.purpose.link().map(|l| l.as_str()),
+            payout_batch_id: t.purpose.batch().map(|b| b.as_str()),
         }
     }
 }
@@ -169,9 +173,10 @@ impl<'a> From<&'a PayoutBatch> for WebhookBatch<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::Purpose;
     use crate::domain::{
-        Address, Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, RefundLink, RefundReason, Status,
-        Tenant, Timestamp, Transaction,
+        Address, Amounts, Environment, MerchantId, Msisdn, OperatorCode, RefundLink, RefundReason, Status, Tenant,
+        Timestamp, Transaction,
     };
 
     /// Receivers parse these bytes: any change to them is a breaking change for merchants.
@@ -190,14 +195,13 @@ mod tests {
         let t = &mut record.transaction;
         t.reference = "KLMNOPQRST".into();
         t.transaction_id = "refund-1".into();
-        t.kind = Kind::Refund;
         t.amounts = Amounts {
             amount: 500,
             fees: 0,
             amount_receive: 500,
             amount_total: 500,
         };
-        t.refund_of = Some(RefundLink {
+        t.purpose = Purpose::Refund(RefundLink {
             collection: "ABCDEFGHIJ".into(),
             reason: Some(RefundReason::parse("Colis abîmé").unwrap()),
         });
@@ -229,7 +233,7 @@ mod tests {
                 reference: "ABCDEFGHIJ".into(),
                 tenant,
                 transaction_id: "order-1001".into(),
-                kind: Kind::Collection,
+                purpose: Purpose::Collection(Default::default()),
                 operator: OperatorCode::Alpha,
                 operator_alias: None,
                 phone,
@@ -246,16 +250,8 @@ mod tests {
                 email: Some("awa@example.ci".into()),
                 failure_code: None,
                 failure_reason: None,
-                success_url: None,
-                error_url: None,
-                checkout_token: None,
-                launch_url: None,
                 created_at: Timestamp(1_700_000_001_000),
                 updated_at: Some(Timestamp(1_700_000_003_000)),
-                refund_of: None,
-                refunded: 0,
-                link_id: None,
-                batch_id: None,
             },
             customer,
         }

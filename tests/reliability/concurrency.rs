@@ -130,7 +130,7 @@ async fn two_hundred_creations_of_one_id_store_one_and_answer_199_conflicts(db: 
          /v1/transfers) created=1 (by {winner_path}, a {:?}) 409s=199 naming it other=0 stored=1 \
          operator_initiations={calls} in {:.1}s",
         harness::backend(&db.url),
-        record.kind,
+        record.kind(),
         started.elapsed().as_secs_f64()
     );
 }

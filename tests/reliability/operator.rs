@@ -75,7 +75,7 @@ pub async fn describe(url: &str, stored: &HashMap<String, TransactionRecord>, id
         lines.push(format!(
             "{id}: ours {:?} {:?} {} {} created {} ({} ms ago); the emulator's payment {payment}; \
              its initiation {initiation}",
-            t.kind,
+            t.kind(),
             t.status,
             t.operator.name(),
             t.phone.as_str(),

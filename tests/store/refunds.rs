@@ -8,6 +8,7 @@ use momo_gateway::domain::{
     Balance, Customer, Kind, RefundLink, RefundReason, Status, Tenant, Timestamp, Transaction, TransactionRecord,
     TransactionRef,
 };
+use momo_gateway::domain::{Francs, Purpose};
 use momo_gateway::store::{Store, StoreError};
 
 use crate::payments::{create, funded, payer, payment, pending_entry, settlement, NOW, SOUND};
@@ -21,9 +22,15 @@ both_backends!(
 );
 
 /// A `PENDING` refund of `francs` of `collection`, with a reason.
-fn refund(tenant: &Tenant, payer: &Customer, collection: &TransactionRecord, francs: i64, id: &str) -> Transaction {
+pub(crate) fn refund(
+    tenant: &Tenant,
+    payer: &Customer,
+    collection: &TransactionRecord,
+    francs: i64,
+    id: &str,
+) -> Transaction {
     let mut t = payment(tenant, payer, Kind::Refund, francs, id, NOW + 10_000);
-    t.refund_of = Some(RefundLink {
+    t.purpose = Purpose::Refund(RefundLink {
         collection: collection.transaction.reference.clone(),
         reason: Some(RefundReason::parse("Commande retournée").unwrap()),
     });
@@ -38,7 +45,7 @@ async fn record(store: &dyn Store, payer: &Customer, t: &Transaction) -> Result<
 }
 
 /// A BETA collection of `francs`, settled `status`.
-async fn collection(
+pub(crate) async fn collection(
     store: &dyn Store,
     tenant: &Tenant,
     payer: &Customer,
@@ -94,7 +101,7 @@ async fn twenty_concurrent_refunds_of_one_collection_never_give_back_more_than_i
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(read.transaction.refunded, 10_000);
+    assert_eq!(read.transaction.purpose.refunded(), Francs(10_000));
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
         Balance {
@@ -168,8 +175,8 @@ async fn only_a_successful_collection_of_the_tenant_is_refunded_and_a_failed_ref
         .unwrap()
         .unwrap();
     assert_eq!(
-        first.transaction.refund_of,
-        Some(RefundLink {
+        first.transaction.purpose.refund_of(),
+        Some(&RefundLink {
             collection: paid.transaction.reference.clone(),
             reason: Some(RefundReason::parse("Commande retournée").unwrap()),
         }),
@@ -184,7 +191,11 @@ async fn only_a_successful_collection_of_the_tenant_is_refunded_and_a_failed_ref
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(read.transaction.refunded, 0, "the failed refund freed its part");
+    assert_eq!(
+        read.transaction.purpose.refunded(),
+        Francs::ZERO,
+        "the failed refund freed its part"
+    );
     record(store, &awa, &refund(&tenant, &awa, &paid, 10_000, "r-3"))
         .await
         .unwrap();

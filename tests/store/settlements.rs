@@ -184,17 +184,19 @@ async fn of_ten_concurrent_settlements_of_one_payment_exactly_one_moves_it((stor
 async fn a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer((store, _db): Opened) {
     let (tenant, _) = funded(store.as_ref(), "refunds", 50_000).await;
     let awa = payer(&tenant, "0501020304", NOW);
+    let paid = super::refunds::collection(store.as_ref(), &tenant, &awa, 20_000, "paid-1", Status::Successful).await;
+    let before = store.balance(&tenant).await.unwrap();
     let given_back = create(
         store.as_ref(),
         &awa,
-        &payment(&tenant, &awa, Kind::Refund, 10_000, "refund-1", NOW),
+        &super::refunds::refund(&tenant, &awa, &paid, 10_000, "refund-1"),
         NOW + 60_000,
     )
     .await;
     let refused = create(
         store.as_ref(),
         &awa,
-        &payment(&tenant, &awa, Kind::Refund, 5_000, "refund-2", NOW + 1),
+        &super::refunds::refund(&tenant, &awa, &paid, 5_000, "refund-2"),
         NOW + 60_001,
     )
     .await;
@@ -207,12 +209,12 @@ async fn a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer((store,
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(read.transaction.kind, Kind::Refund);
+    assert_eq!(read.transaction.kind(), Kind::Refund);
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
         Balance {
-            available: 35_000,
-            reserved: 15_000,
+            available: before.available - 15_000,
+            reserved: before.reserved + 15_000,
         },
         "both reserved, as transfers are"
     );
@@ -227,8 +229,8 @@ async fn a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer((store,
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
         Balance {
-            available: 40_000,
-            reserved: 0,
+            available: before.available - 10_000,
+            reserved: before.reserved,
         },
         "the successful one paid out, the failed one released"
     );

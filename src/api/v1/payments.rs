@@ -15,7 +15,8 @@ use crate::api::extract::{parse_json, JsonBody};
 use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
-use crate::domain::{Kind, OperatorAliases, OperatorCode, PersonName, Status, Timestamp};
+use crate::domain::{OperatorAliases, OperatorCode, PersonName, ReturnUrls, Status, Timestamp};
+use crate::service::payments::{RecipientCheck, Requested};
 use crate::service::{Party, PaymentError, PaymentRequest, Payments};
 
 /// The longest merchant transaction id v1 accepts.
@@ -96,7 +97,9 @@ struct Common<'a> {
     aliases: &'a OperatorAliases,
 }
 
-fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
+/// The request of `c`'s common fields, then of what only its kind has (`purpose`), checked in
+/// that order.
+fn request(c: Common<'_>, purpose: impl FnOnce() -> Result<Requested, ApiError>) -> Result<PaymentRequest, ApiError> {
     let transaction_id = fields::transaction_id(
         c.transaction_id,
         "transactionId",
@@ -109,7 +112,6 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
     let phone = fields::phone(c.phone.0, c.phone.1)?;
     let amount = fields::amount(c.amount, "amount")?;
     Ok(PaymentRequest {
-        kind,
         transaction_id,
         operator: operator.operator,
         operator_alias: operator.alias,
@@ -117,21 +119,14 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
         phone_as_sent: c.phone.0.to_owned(),
         amount,
         party,
-        otp_code: None,
-        success_url: None,
-        error_url: None,
-        refund_of: None,
-        link: None,
-        check_recipient: false,
-        batch: None,
+        purpose: purpose()?,
     })
 }
 
 impl CollectionV1 {
     /// The request, its operator a reference code or one of `aliases`.
     pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
-        let mut r = request(
-            Kind::Collection,
+        request(
             Common {
                 transaction_id: &self.transaction_id,
                 customer: &self.customer,
@@ -141,11 +136,18 @@ impl CollectionV1 {
                 operator: &self.operator,
                 aliases,
             },
-        )?;
-        r.success_url = fields::return_url(self.url_success.as_deref(), "urlSuccess")?;
-        r.error_url = fields::return_url(self.error_url.as_deref(), "errorUrl")?;
-        r.otp_code = fields::otp(self.otp_code.as_deref(), "otpCode")?;
-        Ok(r)
+            || {
+                let return_urls = ReturnUrls {
+                    success: fields::return_url(self.url_success.as_deref(), "urlSuccess")?,
+                    error: fields::return_url(self.error_url.as_deref(), "errorUrl")?,
+                };
+                Ok(Requested::Collection {
+                    otp_code: fields::otp(self.otp_code.as_deref(), "otpCode")?,
+                    return_urls,
+                    link: None,
+                })
+            },
+        )
     }
 }
 
@@ -153,7 +155,6 @@ impl TransferV1 {
     /// The request, its operator a reference code or one of `aliases`.
     pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
         request(
-            Kind::Transfer,
             Common {
                 transaction_id: &self.transaction_id,
                 customer: &self.customer,
@@ -163,12 +164,13 @@ impl TransferV1 {
                 operator: &self.operator,
                 aliases,
             },
+            || {
+                Ok(Requested::Transfer {
+                    recipient_check: RecipientCheck::when(self.check_recipient.unwrap_or(false)),
+                    batch: None,
+                })
+            },
         )
-        .map(|request| PaymentRequest {
-            check_recipient: self.check_recipient.unwrap_or(false),
-            batch: None,
-            ..request
-        })
     }
 }
 

@@ -61,5 +61,11 @@ pub async fn create(
     JsonBody(body): JsonBody<RefundV1>,
 ) -> Result<Response, Error> {
     let request = body.parse()?;
-    answer(&payments, payments.refund_as(&caller, request, Timestamp::now()).await)
+    answer(
+        &payments,
+        payments
+            .refund_as(&caller, request, Timestamp::now())
+            .await
+            .map_err(crate::service::PaymentError::from),
+    )
 }

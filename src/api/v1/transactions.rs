@@ -76,15 +76,21 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             amount_total: t.amounts.amount_total.to_string(),
             phone: t.phone.as_str(),
             status: t.status.into(),
-            type_transaction: t.kind.into(),
+            type_transaction: t.kind().into(),
             operator: t.operator_code(OperatorCode::v1_code),
             created_at: t.created_at.iso8601_millis(),
             customer: CustomerOut::from(&r.customer),
-            refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
-            link_payment_id: t.link_id.as_ref().map(|l| l.as_str()),
-            payout_batch_id: t.batch_id.as_ref().map(|b| b.as_str()),
-            reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
-            amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
+            refund_of: t.purpose.refund_of().map(|r| r.collection.as_str()),
+            link_payment_id: t.purpose.link().map(|l| l.as_str()),
+            payout_batch_id: t.purpose.batch().map(|b| b.as_str()),
+            reason: t
+                .purpose
+                .refund_of()
+                .and_then(|r| r.reason.as_ref())
+                .map(|r| r.as_str()),
+            amount_refunded: Some(t.purpose.refunded())
+                .filter(|refunded| refunded.is_positive())
+                .map(|refunded| refunded.to_string()),
             beta_launch_url: None,
             wave_launch_url: None,
         }

@@ -15,8 +15,10 @@ use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::{parse_json, JsonBody};
 use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
+use crate::domain::Kind;
 use crate::domain::TransactionRecord;
-use crate::domain::{Address, Kind, OperatorAliases, OperatorCode, Status, Timestamp};
+use crate::domain::{Address, OperatorAliases, OperatorCode, ReturnUrls, Status, Timestamp};
+use crate::service::payments::{RecipientCheck, Requested};
 use crate::service::{Party, PaymentError, PaymentRequest, Payments};
 
 /// The longest merchant transaction id v2 accepts.
@@ -102,7 +104,9 @@ struct Common<'a> {
     aliases: &'a OperatorAliases,
 }
 
-fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
+/// The request of `c`'s common fields, then of what only its kind has (`purpose`), checked in
+/// that order.
+fn request(c: Common<'_>, purpose: impl FnOnce() -> Result<Requested, ApiError>) -> Result<PaymentRequest, ApiError> {
     let transaction_id = fields::transaction_id(
         c.transaction_id.0,
         c.transaction_id.1,
@@ -121,7 +125,6 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
     let email = fields::optional_email(c.email.0, c.email.1)?;
     let amount = fields::amount(c.amount, "amount")?;
     Ok(PaymentRequest {
-        kind,
         transaction_id,
         operator: operator.operator,
         operator_alias: operator.alias,
@@ -135,13 +138,21 @@ fn request(kind: Kind, c: Common<'_>) -> Result<PaymentRequest, ApiError> {
             phone,
             address: Address::parse("CI", None, None).map_err(|e| ApiError::bad_request(e.to_string()))?,
         },
-        otp_code: None,
-        success_url: None,
-        error_url: None,
-        refund_of: None,
+        purpose: purpose()?,
+    })
+}
+
+/// A collection's own fields, checked in this order: the one-time code, then the return URLs.
+fn collection(otp: Option<&str>, success: Option<&str>, error: Option<&str>) -> Result<Requested, ApiError> {
+    let otp_code = fields::otp(otp, "code_otp")?;
+    let return_urls = ReturnUrls {
+        success: fields::return_url(success, "url_success")?,
+        error: fields::return_url(error, "url_error")?,
+    };
+    Ok(Requested::Collection {
+        otp_code,
+        return_urls,
         link: None,
-        check_recipient: false,
-        batch: None,
     })
 }
 
@@ -157,8 +168,7 @@ pub(crate) fn collection_request(bytes: &[u8], aliases: &OperatorAliases) -> Res
     let probe: Value = parse_json(bytes)?;
     if is_shape_b(&probe) {
         let b: CollectionB = parse_json(bytes)?;
-        let mut r = request(
-            Kind::Collection,
+        request(
             Common {
                 transaction_id: (&b.transaction_id, "transactionId"),
                 country: (&b.code_country, "codeCountry"),
@@ -170,19 +180,15 @@ pub(crate) fn collection_request(bytes: &[u8], aliases: &OperatorAliases) -> Res
                 amount: &b.amount,
                 aliases,
             },
-        )?;
-        r.otp_code = fields::otp(b.code_otp.as_deref(), "code_otp")?;
-        r.success_url = fields::return_url(b.url_success.as_deref(), "url_success")?;
-        r.error_url = fields::return_url(b.url_error.as_deref(), "url_error")?;
-        Ok(r)
+            || collection(b.code_otp.as_deref(), b.url_success.as_deref(), b.url_error.as_deref()),
+        )
     } else {
         let a: CollectionA = parse_json(bytes)?;
         let (email, email_field) = match (&a.email_user, &a.email) {
             (Some(e), _) => (Some(e.as_str()), "email_user"),
             (None, e) => (e.as_deref(), "email"),
         };
-        let mut r = request(
-            Kind::Collection,
+        request(
             Common {
                 transaction_id: (&a.transaction_id, "transaction_id"),
                 country: (&a.code_country, "code_country"),
@@ -194,11 +200,8 @@ pub(crate) fn collection_request(bytes: &[u8], aliases: &OperatorAliases) -> Res
                 amount: &a.amount,
                 aliases,
             },
-        )?;
-        r.otp_code = fields::otp(a.code_otp.as_deref(), "code_otp")?;
-        r.success_url = fields::return_url(a.url_success.as_deref(), "url_success")?;
-        r.error_url = fields::return_url(a.url_error.as_deref(), "url_error")?;
-        Ok(r)
+            || collection(a.code_otp.as_deref(), a.url_success.as_deref(), a.url_error.as_deref()),
+        )
     }
 }
 
@@ -206,7 +209,6 @@ impl TransferV2 {
     /// The request, its operator a reference code or one of `aliases`.
     pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
         request(
-            Kind::Transfer,
             Common {
                 transaction_id: (&self.transaction_id, "transaction_id"),
                 country: (&self.code_country, "code_country"),
@@ -218,12 +220,13 @@ impl TransferV2 {
                 amount: &self.amount,
                 aliases,
             },
+            || {
+                Ok(Requested::Transfer {
+                    recipient_check: RecipientCheck::when(self.check_recipient.unwrap_or(false)),
+                    batch: None,
+                })
+            },
         )
-        .map(|request| PaymentRequest {
-            check_recipient: self.check_recipient.unwrap_or(false),
-            batch: None,
-            ..request
-        })
     }
 }
 
@@ -240,7 +243,7 @@ fn data<'a>(payments: &Payments, record: &'a TransactionRecord, spelling: Spelli
 pub(super) fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
-            let spelling = match record.transaction.kind {
+            let spelling = match record.transaction.kind() {
                 Kind::Collection if payments.config().v2_successfull_spelling => Spelling::Live,
                 Kind::Collection | Kind::Transfer | Kind::Refund => Spelling::Standard,
             };

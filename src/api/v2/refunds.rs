@@ -50,7 +50,14 @@ pub async fn create(
     JsonBody(body): JsonBody<RefundV2>,
 ) -> Result<Response, Error> {
     let request = body.parse()?;
-    answer(&payments, payments.refund_as(&caller, request, Timestamp::now()).await).map_err(collection_not_found)
+    answer(
+        &payments,
+        payments
+            .refund_as(&caller, request, Timestamp::now())
+            .await
+            .map_err(crate::service::PaymentError::from),
+    )
+    .map_err(collection_not_found)
 }
 
 /// What a refund names and may not find is a collection, a transaction: `TRANSACTION_NOT_FOUND`,

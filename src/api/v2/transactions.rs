@@ -11,7 +11,7 @@ use crate::api::auth::RecheckedCaller;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
 use crate::domain::TransactionRecord;
-use crate::domain::{Kind, OperatorCode, Status, TransactionRef};
+use crate::domain::{OperatorCode, Status, TransactionRef};
 use crate::service::{Auth, Payments, ServiceError};
 
 /// A transaction as v2 shows it.
@@ -65,7 +65,7 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
     fn from(r: &'a TransactionRecord) -> Self {
         let t = &r.transaction;
         TransactionV2 {
-            linkpayment_id: t.link_id.as_ref().map(|l| l.as_str()),
+            linkpayment_id: t.purpose.link().map(|l| l.as_str()),
             reference: &t.reference,
             operator_id: &t.reference,
             transaction_id: &t.transaction_id,
@@ -80,19 +80,25 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             amount_receive: t.amounts.amount_receive.to_string(),
             amount_total: t.amounts.amount_total.to_string(),
             status: t.status.into(),
-            type_transaction: match t.link_id {
+            type_transaction: match t.purpose.link() {
                 Some(_) => KindV2::LinkPayment,
-                None => t.kind.into(),
+                None => t.kind().into(),
             },
             type_payment: t.operator_code(OperatorCode::v2_code),
             redirect_url: None,
             wave_launch_url: None,
             date: t.created_at.v2_date(),
             date_update: t.updated_at.map(|u| u.v2_date_update()),
-            refund_of: t.refund_of.as_ref().map(|r| r.collection.as_str()),
-            reason: t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()),
-            amount_refunded: (t.kind == Kind::Collection && t.refunded > 0).then(|| t.refunded.to_string()),
-            payout_batch_id: t.batch_id.as_ref().map(|b| b.as_str()),
+            refund_of: t.purpose.refund_of().map(|r| r.collection.as_str()),
+            reason: t
+                .purpose
+                .refund_of()
+                .and_then(|r| r.reason.as_ref())
+                .map(|r| r.as_str()),
+            amount_refunded: Some(t.purpose.refunded())
+                .filter(|refunded| refunded.is_positive())
+                .map(|refunded| refunded.to_string()),
+            payout_batch_id: t.purpose.batch().map(|b| b.as_str()),
         }
     }
 }

@@ -32,8 +32,10 @@ use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, Refund, RequestToPay, TokenAnswer, Transfer};
 use super::answer;
 use super::OperatorRequest;
-use super::{AccountHolder, BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError};
-use crate::domain::{FailureCode, Kind, Msisdn, OperatorCode, Timestamp, Transaction};
+use super::{
+    AccountHolder, BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError,
+};
+use crate::domain::{Kind, Msisdn, OperatorCode, Timestamp, Transaction};
 
 /// The credentials of one product (collection or disbursement): MTN provisions an API user
 /// and key per subscription key. `Debug` hides the secrets.
@@ -233,14 +235,14 @@ fn transport_error(e: reqwest::Error) -> OperatorError {
 #[async_trait]
 impl Operator for MomoConnector {
     async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        let product = Product::of(r.kind);
+        let product = Product::of(r.kind());
         let amount = r.amount.to_string();
         let party = Party::msisdn(r.phone.as_str());
         // ALPHA's one-time code travels as the payer's message: the protocol has no field
         // of its own for it (docs/operators.md).
-        let message = r.otp_code.unwrap_or("");
-        let body = match r.kind {
-            Kind::Collection => serde_json::to_vec(&RequestToPay {
+        let message = r.purpose.otp_code().unwrap_or("");
+        let body = match r.purpose {
+            Instruction::Collection { .. } => serde_json::to_vec(&RequestToPay {
                 amount,
                 currency: "XOF",
                 external_id: r.reference,
@@ -248,7 +250,7 @@ impl Operator for MomoConnector {
                 payer_message: message,
                 payee_note: r.reference,
             }),
-            Kind::Transfer => serde_json::to_vec(&Transfer {
+            Instruction::Transfer => serde_json::to_vec(&Transfer {
                 amount,
                 currency: "XOF",
                 external_id: r.reference,
@@ -256,29 +258,21 @@ impl Operator for MomoConnector {
                 payer_message: r.reference,
                 payee_note: r.reference,
             }),
-            Kind::Refund => {
-                let Some(collection) = r.refund_of else {
-                    return Err(OperatorError::Rejected {
-                        code: FailureCode::OperatorRefused,
-                        reason: "a refund that names no collection is not sent".into(),
-                    });
-                };
-                serde_json::to_vec(&Refund {
-                    amount,
-                    currency: "XOF",
-                    external_id: r.reference,
-                    payer_message: r.reference,
-                    payee_note: collection.reference,
-                    reference_id_to_refund: collection.operator_reference,
-                })
-            }
+            Instruction::Refund(collection) => serde_json::to_vec(&Refund {
+                amount,
+                currency: "XOF",
+                external_id: r.reference,
+                payer_message: r.reference,
+                payee_note: collection.reference,
+                reference_id_to_refund: collection.operator_reference,
+            }),
         }
         .map_err(|e| OperatorError::Transient(format!("cannot encode the request: {e}")))?;
         let answer = self
             .send(product, |token| {
                 let mut request = self
                     .http
-                    .post(self.url(paths(r.kind).0))
+                    .post(self.url(paths(r.kind()).0))
                     .bearer_auth(token)
                     .header("X-Reference-Id", r.operator_reference)
                     .header("X-Target-Environment", &self.settings.target_environment)
@@ -304,7 +298,7 @@ impl Operator for MomoConnector {
         let error: Option<ErrorAnswer> = answer::json(answer, self.settings.max_answer_bytes).await?.ok();
         let code = error.as_ref().and_then(|e| e.code.clone());
         Err(OperatorError::Rejected {
-            code: failure_code(r.kind, code.as_deref()),
+            code: failure_code(r.kind(), code.as_deref()),
             reason: format!(
                 "the operator refused it ({status}): {}",
                 error
@@ -315,8 +309,8 @@ impl Operator for MomoConnector {
     }
 
     async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
-        let product = Product::of(t.kind);
-        let path = format!("{}/{}", paths(t.kind).1, t.id);
+        let product = Product::of(t.kind());
+        let path = format!("{}/{}", paths(t.kind()).1, t.id);
         let answer = self
             .send(product, |token| {
                 self.http

@@ -53,7 +53,7 @@ pub fn answer_of(result: &PaymentResult, transaction: &Transaction) -> Result<Op
         "FAILED" => {
             let reason = result.reason_code();
             Ok(OperatorAnswer::Failed {
-                code: failure_code(transaction.kind, reason.as_deref()),
+                code: failure_code(transaction.kind(), reason.as_deref()),
                 reason: format!(
                     "the operator failed it: {}",
                     reason.as_deref().unwrap_or("no reason given")

@@ -1,5 +1,6 @@
 use super::status::francs;
 use super::*;
+use crate::domain::FailureCode;
 
 #[test]
 fn amounts_are_read_exactly() {

@@ -34,7 +34,9 @@ use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 
 use super::answer;
-use super::{BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use super::{
+    BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest,
+};
 use crate::domain::{Amount, FailureCode, Kind, Msisdn, Timestamp, Transaction};
 use wire::WaveError;
 
@@ -198,11 +200,14 @@ impl Operator for WaveConnector {
     /// ALPHA's one-time code has no place in either Wave call and is not sent: a Wave payer
     /// approves in the Wave app (docs/operators.md).
     async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        match r.kind {
+        match r.purpose {
             // The merchant's return URLs when the collection gave them, else the fallbacks.
-            Kind::Collection => self.create_session(r, r.success_url, r.error_url).await,
-            Kind::Transfer => self.create_payout(r).await,
-            Kind::Refund => self.refund(r).await,
+            Instruction::Collection { return_urls, .. } => {
+                self.create_session(r, return_urls.success.as_deref(), return_urls.error.as_deref())
+                    .await
+            }
+            Instruction::Transfer => self.create_payout(r).await,
+            Instruction::Refund(collection) => self.refund(r, collection).await,
         }
     }
 
@@ -216,14 +221,14 @@ impl Operator for WaveConnector {
     /// paid first (ask for the status: it is `Succeeded`) or the outcome is unknown,
     /// `Transient` when nothing reached Wave. A payout cannot be cancelled.
     async fn cancel(&self, t: &Transaction) -> Result<(), OperatorError> {
-        match t.kind {
+        match t.kind() {
             Kind::Collection => self.expire_sessions(t).await,
             Kind::Transfer | Kind::Refund => Ok(()),
         }
     }
 
     async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
-        match t.kind {
+        match t.kind() {
             Kind::Collection => self.session_status(t).await,
             Kind::Transfer => self.payout_status(t).await,
             Kind::Refund => self.refund_status(t).await,

@@ -27,7 +27,7 @@ use reqwest::StatusCode;
 use super::checkout::{answer_of_all, path_safe, SESSIONS};
 use super::{refused, WaveConnector};
 use crate::domain::{FailureCode, Transaction};
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest};
+use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 
 /// Whether a refund is asked for the first time, or again to learn where it stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,10 +37,11 @@ pub(super) enum Asking {
 }
 
 impl WaveConnector {
-    pub(super) async fn refund(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        let Some(collection) = r.refund_of else {
-            return Err(rejected("a refund that names no collection is not sent".into()));
-        };
+    pub(super) async fn refund(
+        &self,
+        r: &OperatorRequest<'_>,
+        collection: RefundOf<'_>,
+    ) -> Result<OperatorAnswer, OperatorError> {
         self.refund_session(
             collection.reference,
             r.operator_reference,
@@ -51,7 +52,7 @@ impl WaveConnector {
     }
 
     pub(super) async fn refund_status(&self, t: &Transaction) -> Result<OperatorAnswer, OperatorError> {
-        let Some(collection) = t.refund_of.as_ref().map(|link| &link.collection) else {
+        let Some(collection) = t.purpose.refund_of().map(|link| &link.collection) else {
             return Err(OperatorError::Ambiguous(format!(
                 "refund {} names no collection: a person must look",
                 t.reference

@@ -27,9 +27,9 @@ impl Payments {
     /// `redirectUrl`.
     pub fn launch_url(&self, record: &TransactionRecord) -> Option<String> {
         let t = &record.transaction;
-        match (&t.checkout_token, &t.launch_url) {
+        match (t.purpose.checkout_token(), t.purpose.launch_url()) {
             (Some(token), _) => Some(format!("{}/checkout/{token}", self.config.public_url)),
-            (None, Some(operator_page)) => Some(operator_page.clone()),
+            (None, Some(operator_page)) => Some(operator_page.to_owned()),
             (None, None) => None,
         }
     }
@@ -80,7 +80,7 @@ impl Payments {
             return Err(not_found());
         }
         match self.store.transaction_by_checkout_token(token).await? {
-            Some(r) if r.transaction.kind == Kind::Collection => Ok(r),
+            Some(r) if r.transaction.kind() == Kind::Collection => Ok(r),
             Some(_) | None => Err(not_found()),
         }
     }

@@ -38,7 +38,7 @@ impl Payments {
     /// connector has the gateway host that page (the simulator, in the Sandbox or where
     /// Production is routed to it). A real operator's payer approves with the operator.
     fn checkout_token(&self, tenant: &Tenant, request: &PaymentRequest) -> Option<String> {
-        let hosted = request.kind == Kind::Collection
+        let hosted = request.kind() == Kind::Collection
             && request.operator == OperatorCode::Beta
             && self
                 .operators
@@ -88,21 +88,21 @@ impl Payments {
         self.creatable(tenant, &request).await?;
         let first_check = now.plus(self.config.reconcile.after);
         let record = self.record(tenant, credential_id, &request, now, first_check).await?;
-        let refund = request.refund_of.as_ref().map(|r| (&r.link.collection, &r.key));
-        self.send(record, request.otp_code.as_deref(), refund, now, Sent::AtCreation)
+        let refund = request.purpose.refund_of().map(|r| (&r.link.collection, &r.key));
+        self.send(record, request.purpose.otp_code(), refund, now, Sent::AtCreation)
             .await
     }
 
     /// Refuses, before anything is written, a payment this gateway cannot make: its operator
     /// disabled or unrouted here, or (when asked) its recipient's account inactive.
     pub(crate) async fn creatable(&self, tenant: &Tenant, request: &PaymentRequest) -> Result<(), PaymentError> {
-        if self.config.operator_disabled(request.operator, request.kind) {
+        if self.config.operator_disabled(request.operator, request.kind()) {
             return Err(PaymentError::OperatorDisabled(request.operator));
         }
         if !self.operators.is_routed(request.operator, tenant.environment) {
             return Err(PaymentError::Unrouted(request.operator, tenant.environment));
         }
-        if request.check_recipient {
+        if request.purpose.checks_recipient() {
             self.check_recipient(tenant, request).await?;
         }
         Ok(())
@@ -169,10 +169,10 @@ impl Payments {
     pub(crate) fn recorded(&self, record: &TransactionRecord) {
         self.metrics.transaction(
             record.transaction.operator.name(),
-            record.transaction.kind.as_str(),
+            record.transaction.kind().as_str(),
             Status::Pending.as_str(),
         );
-        tracing::info!(reference = %record.transaction.reference, kind = record.transaction.kind.as_str(),
+        tracing::info!(reference = %record.transaction.reference, kind = record.transaction.kind().as_str(),
             operator = %record.transaction.operator, phone = %record.transaction.phone, "payment recorded as PENDING");
     }
 
@@ -184,7 +184,7 @@ impl Payments {
         request: &PaymentRequest,
         now: Timestamp,
     ) -> (Customer, Transaction, Vec<Posting>) {
-        let amounts = self.fees.amounts(request.operator, request.kind, request.amount);
+        let amounts = self.fees.amounts(request.operator, request.kind(), request.amount);
         let payer = Customer {
             id: CustomerId::from_text(crate::domain::ids::new_record_id().to_string()),
             tenant: tenant.clone(),
@@ -203,7 +203,7 @@ impl Payments {
             reference: new_reference(),
             tenant: tenant.clone(),
             transaction_id: request.transaction_id.clone(),
-            kind: request.kind,
+            purpose: request.purpose.stored(self.checkout_token(tenant, request)),
             operator: request.operator,
             operator_alias: request.operator_alias.clone(),
             phone: request.phone.clone(),
@@ -216,18 +216,10 @@ impl Payments {
             email: request.party.email.clone(),
             failure_code: None,
             failure_reason: None,
-            success_url: request.success_url.clone(),
-            error_url: request.error_url.clone(),
-            checkout_token: self.checkout_token(tenant, request),
-            launch_url: None,
             created_at: now,
             updated_at: None,
-            refund_of: request.refund_of.as_ref().map(|r| r.link.clone()),
-            refunded: 0,
-            link_id: request.link.clone(),
-            batch_id: request.batch.clone(),
         };
-        let entry = if request.kind.pays_out() {
+        let entry = if request.kind().pays_out() {
             ledger::reserve(&amounts)
         } else {
             Vec::new()
@@ -269,7 +261,7 @@ impl Payments {
         t.failure_code = outcome.code.filter(|_| outcome.status == Status::Failed);
         t.failure_reason = outcome.reason.clone().filter(|_| outcome.status == Status::Failed);
         t.updated_at = updated_at;
-        let entry = ledger::settle(t.kind, &t.amounts, outcome.status);
+        let entry = ledger::settle(t.kind(), &t.amounts, outcome.status);
         let settlement = Settlement {
             transaction: settled.transaction.clone(),
             entry,
@@ -280,15 +272,15 @@ impl Payments {
             event_payload: crate::webhook::payload::body(&settled),
             batch_event: settled
                 .transaction
-                .batch_id
-                .as_ref()
+                .purpose
+                .batch()
                 .map(|_| crate::webhook::payload::batch_body as crate::store::BatchEventBody),
             audit,
         };
         if self.store.settle(&settlement).await? {
             let t = &settled.transaction;
             self.metrics
-                .transaction(t.operator.name(), t.kind.as_str(), t.status.as_str());
+                .transaction(t.operator.name(), t.kind().as_str(), t.status.as_str());
             tracing::info!(reference = %settled.transaction.reference, status = settled.transaction.status.as_str(),
                 cause = %settlement.outcome.cause, "transaction settled");
             Ok(Some(settled))

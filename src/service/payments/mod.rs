@@ -11,17 +11,17 @@ pub mod create;
 pub mod pending;
 pub mod recipients;
 pub mod refunds;
+mod request;
 pub mod send;
+
+pub use request::{Party, PaymentRequest, RecipientCheck, Refunded, Requested};
 
 use std::sync::Arc;
 
 use super::auth::ActiveCredentials;
 use super::ServiceError;
 use crate::config::Config;
-use crate::domain::{
-    Address, Amount, BatchId, FeeSchedule, Kind, LinkClosed, LinkId, Msisdn, OperatorCode, RefundLink, TransactionId,
-    TransactionKey, TransactionRecord,
-};
+use crate::domain::{FeeSchedule, LinkClosed, Msisdn, OperatorCode, TransactionRecord};
 use crate::operator::Operators;
 use crate::store::{MerchantStore, PaymentStore, StoreError};
 use crate::telemetry::metrics::Metrics;
@@ -88,52 +88,6 @@ impl Payments {
     pub fn config(&self) -> &Config {
         &self.config
     }
-}
-
-/// The person paying or being paid, as the request names them.
-#[derive(Debug, Clone)]
-pub struct Party {
-    pub first_name: String,
-    pub last_name: String,
-    pub email: Option<String>,
-    /// The customer record's number (v1 `customer.phone`; v2 the payment's number).
-    pub phone: Msisdn,
-    pub address: Address,
-}
-
-/// A validated request for a collection or a transfer.
-#[derive(Debug, Clone)]
-pub struct PaymentRequest {
-    pub kind: Kind,
-    pub transaction_id: TransactionId,
-    pub operator: OperatorCode,
-    /// The deployment's alias the merchant named the operator by, given back as sent.
-    pub operator_alias: Option<String>,
-    /// The number debited (collection) or credited (transfer).
-    pub phone: Msisdn,
-    pub phone_as_sent: String,
-    pub amount: Amount,
-    pub party: Party,
-    pub otp_code: Option<String>,
-    pub success_url: Option<String>,
-    pub error_url: Option<String>,
-    /// The collection a refund gives back (`refunds.rs`); `None` for every other kind.
-    pub refund_of: Option<Refunded>,
-    /// The payment link a collection is paid through (`service::links`); `None` otherwise.
-    pub link: Option<LinkId>,
-    /// Ask the operator first whether the number holds an active account (`recipients.rs`).
-    pub check_recipient: bool,
-    /// The payout batch a transfer is asked for in (`service::payouts`): recorded and queued,
-    /// sent later at its operator's pace. `None` for every other payment.
-    pub batch: Option<BatchId>,
-}
-
-/// The collection a refund gives back and why, and the collection's key at the operator,
-/// which the refund names there (MoMo's `referenceIdToRefund`).
-#[derive(Debug, Clone)]
-pub struct Refunded {
-    pub link: RefundLink,
-    pub key: TransactionKey,
 }
 
 /// Why a payment was not created, or was created and failed at once.

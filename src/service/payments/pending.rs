@@ -99,7 +99,7 @@ impl Payments {
             .await;
         // The payer's page, learnt late when the initiation's answer was lost.
         if let Ok(OperatorAnswer::AwaitingPayer { launch_url }) = &answer {
-            if t.launch_url.as_deref() != Some(launch_url.as_str()) {
+            if t.purpose.launch_url() != Some(launch_url.as_str()) {
                 if let Err(e) = self.store.set_launch_url(&t.id, launch_url).await {
                     tracing::warn!(reference = %t.reference, error = %e, "cannot keep the payer's page; the next status check will try again");
                 }
@@ -145,7 +145,7 @@ impl Payments {
         let t = &record.transaction;
         let amount = super::send::stored_amount(t)?;
         // A refund names its collection at the operator by the collection's own key.
-        let collection = match &t.refund_of {
+        let collection = match t.purpose.refund_of() {
             Some(link) => Some(self.store.transaction_by_ref(&link.collection).await?.ok_or_else(|| {
                 ServiceError::Internal(format!(
                     "refund {} of a missing collection {}",
@@ -157,7 +157,7 @@ impl Payments {
         let refund = collection
             .as_ref()
             .map(|c| (&c.transaction.reference, &c.transaction.id));
-        let request = super::send::operator_request(t, amount, None, refund);
+        let request = super::send::operator_request(t, amount, None, refund)?;
         let answer = self
             .operators
             .connector(t.operator, t.tenant.environment)

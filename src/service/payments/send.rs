@@ -6,9 +6,10 @@
 
 use super::{PaymentError, Payments};
 use crate::domain::{
-    Amount, Cause, FailureCode, Outcome, Reference, Status, Timestamp, Transaction, TransactionKey, TransactionRecord,
+    Amount, Cause, FailureCode, Outcome, Purpose, Reference, Status, Timestamp, Transaction, TransactionKey,
+    TransactionRecord,
 };
-use crate::operator::{OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
+use crate::operator::{Instruction, OperatorAnswer, OperatorError, OperatorRequest, RefundOf};
 use crate::service::ServiceError;
 use crate::store::{SendMark, StoreError};
 
@@ -40,28 +41,37 @@ pub(super) fn stored_amount(t: &Transaction) -> Result<Amount, ServiceError> {
 }
 
 /// What the operator is asked for the recorded `t`, at its creation or sent again. `refund` is
-/// a refund's collection, by its reference and its key at the operator.
+/// a refund's collection, by its reference and its key at the operator; a refund without it is
+/// a fault of ours (its collection is read before it is sent).
 pub(super) fn operator_request<'a>(
     t: &'a Transaction,
     amount: Amount,
     otp_code: Option<&'a str>,
     refund: Option<(&'a Reference, &'a TransactionKey)>,
-) -> OperatorRequest<'a> {
-    OperatorRequest {
+) -> Result<OperatorRequest<'a>, ServiceError> {
+    let purpose = match &t.purpose {
+        Purpose::Collection(collection) => Instruction::Collection {
+            otp_code,
+            return_urls: &collection.return_urls,
+        },
+        Purpose::Transfer(_) => Instruction::Transfer,
+        Purpose::Refund(_) => {
+            let (reference, key) = refund
+                .ok_or_else(|| ServiceError::Internal(format!("refund {} sent without its collection", t.reference)))?;
+            Instruction::Refund(RefundOf {
+                reference,
+                operator_reference: key,
+            })
+        }
+    };
+    Ok(OperatorRequest {
         reference: &t.reference,
         operator_reference: &t.id,
-        kind: t.kind,
         operator: t.operator,
         phone: &t.phone,
         amount,
-        otp_code,
-        success_url: t.success_url.as_deref(),
-        error_url: t.error_url.as_deref(),
-        refund_of: refund.map(|(reference, key)| RefundOf {
-            reference,
-            operator_reference: key,
-        }),
-    }
+        purpose,
+    })
 }
 
 impl Payments {
@@ -79,7 +89,7 @@ impl Payments {
         let answer = self
             .operators
             .connector(t.operator, t.tenant.environment)
-            .initiate(&operator_request(t, stored_amount(t)?, otp_code, refund))
+            .initiate(&operator_request(t, stored_amount(t)?, otp_code, refund)?)
             .await;
         let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {
             status,
@@ -102,7 +112,9 @@ impl Payments {
                     Err(e) => return Err(e.into()),
                 }
                 let mut record = record;
-                record.transaction.launch_url = Some(launch_url);
+                if let Purpose::Collection(collection) = &mut record.transaction.purpose {
+                    collection.launch_url = Some(launch_url);
+                }
                 Ok(record)
             }
             // An initiation cannot be "not received" by the one receiving it: a connector's

@@ -9,8 +9,9 @@ use futures_util::stream::{self, StreamExt};
 use super::outcome::{ItemOutcome, Refusal, RefusalCode};
 use super::record::{refusal, Step};
 use super::Payouts;
-use crate::domain::{BatchId, Kind, Tenant, TransactionRecord};
+use crate::domain::{BatchId, Tenant, TransactionRecord};
 use crate::service::payments::PaymentRequest;
+use crate::service::payments::{RecipientCheck, Requested};
 use crate::service::ServiceError;
 
 /// Items checked at once (a recipient check is an operator call).
@@ -39,8 +40,10 @@ impl Payouts {
                         ),
                     ));
                 }
-                request.kind = Kind::Transfer;
-                request.batch = Some(id.clone());
+                request.purpose = Requested::Transfer {
+                    recipient_check: RecipientCheck::when(request.purpose.checks_recipient()),
+                    batch: Some(id.clone()),
+                };
                 Ok(request)
             })
             .collect();
@@ -51,7 +54,7 @@ impl Payouts {
                     Ok(request) => request,
                     Err(refusal) => return Ok(Step::Done(ItemOutcome::Refused(refusal))),
                 };
-                if request.check_recipient {
+                if request.purpose.checks_recipient() {
                     self.check_turn(request.operator).await;
                 }
                 match payments.creatable(tenant, &request).await {

@@ -16,10 +16,11 @@ use std::collections::HashMap;
 
 use crate::domain::payout_batch::MAX_BATCH_ITEMS;
 use crate::domain::text::checked_text;
-use crate::domain::{Address, Amount, Email, Kind, Msisdn, OperatorAliases, PersonName, TextId, TransactionId};
+use crate::domain::{Address, Amount, Email, Msisdn, OperatorAliases, PersonName, TextId, TransactionId};
 use crate::service::payments::{Party, PaymentRequest};
 
 use super::outcome::{Refusal, RefusalCode};
+use crate::service::payments::{RecipientCheck, Requested};
 
 /// The columns a file must have.
 pub const REQUIRED: [&str; 6] = [
@@ -143,13 +144,12 @@ fn transfer(
         "" => None,
         raw => Some(Email::parse(raw).map_err(|e| format!("email {e}"))?.as_str().to_owned()),
     };
-    let check_recipient = match field("check_recipient").to_ascii_lowercase().as_str() {
-        "" | "false" => false,
-        "true" => true,
+    let recipient_check = match field("check_recipient").to_ascii_lowercase().as_str() {
+        "" | "false" => RecipientCheck::Skip,
+        "true" => RecipientCheck::First,
         other => return Err(format!("check_recipient must be true, false or empty, not {other:?}")),
     };
     Ok(PaymentRequest {
-        kind: Kind::Transfer,
         transaction_id,
         operator: operator.operator,
         operator_alias: operator.alias,
@@ -163,13 +163,10 @@ fn transfer(
             address: Address::parse("CI", None, None).map_err(|e| e.to_string())?,
         },
         phone,
-        otp_code: None,
-        success_url: None,
-        error_url: None,
-        refund_of: None,
-        link: None,
-        check_recipient,
-        batch: None,
+        purpose: Requested::Transfer {
+            recipient_check,
+            batch: None,
+        },
     })
 }
 

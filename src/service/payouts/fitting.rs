@@ -54,7 +54,7 @@ impl Payouts {
             let Step::Done(ItemOutcome::Duplicate(record)) = step else {
                 return Ok(None);
             };
-            match (&batch_id, &record.transaction.batch_id) {
+            match (&batch_id, record.transaction.purpose.batch()) {
                 (_, None) => return Ok(None),
                 (None, Some(id)) => batch_id = Some(id.clone()),
                 (Some(seen), Some(id)) if seen != id => return Ok(None),

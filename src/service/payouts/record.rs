@@ -90,7 +90,7 @@ impl Payouts {
         let checked = request
             .items
             .iter()
-            .filter(|i| i.as_ref().is_ok_and(|r| r.check_recipient))
+            .filter(|i| i.as_ref().is_ok_and(|r| r.purpose.checks_recipient()))
             .count();
         let config = self.payments().config();
         let most_checked = (u64::from(config.payouts.rate_per_s) * config.http.request_timeout.as_secs() / 2).max(1);

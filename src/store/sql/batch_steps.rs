@@ -61,7 +61,7 @@ pub(super) async fn hold<DB: SqlDb>(
     // Summed per batch, in key order: two writers take their batches' row locks in one order.
     let mut held: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     for c in creations {
-        if let Some(batch) = &c.transaction.batch_id {
+        if let Some(batch) = c.transaction.purpose.batch() {
             let counts = held.entry(batch.as_str()).or_default();
             counts.0 += 1;
             counts.1 += c.transaction.amounts.amount;
@@ -94,7 +94,7 @@ pub(super) async fn settle<DB: SqlDb>(tx: &mut Transaction<'_, DB>, done: &[&Set
     let mut moved: BTreeMap<&str, Counts> = BTreeMap::new();
     for s in done {
         let t = &s.transaction;
-        let Some(batch) = &t.batch_id else { continue };
+        let Some(batch) = t.purpose.batch() else { continue };
         let counts = moved.entry(batch.as_str()).or_insert((0, 0, 0, 0, s));
         match s.outcome.status {
             Status::Successful => {

@@ -25,7 +25,7 @@ pub(super) async fn hold<DB: SqlDb>(
     let mut held: BTreeMap<&str, (i64, &Tenant, Timestamp)> = BTreeMap::new();
     for c in creations {
         let t = c.transaction;
-        if let Some(link) = &t.link_id {
+        if let Some(link) = t.purpose.link() {
             held.entry(link.as_str()).or_insert((0, &t.tenant, t.created_at)).0 += 1;
         }
     }
@@ -54,7 +54,7 @@ pub(super) async fn hold<DB: SqlDb>(
 pub(super) async fn settle<DB: SqlDb>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError> {
     for s in done {
         let t = &s.transaction;
-        let Some(link) = &t.link_id else {
+        let Some(link) = t.purpose.link() else {
             continue;
         };
         let counted = match s.outcome.status {

@@ -52,7 +52,7 @@ where
     async fn settle(&self, s: &Settlement) -> Result<bool, StoreError> {
         crate::domain::transaction::check_transition(Status::Pending, s.outcome.status)
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        if s.transaction.batch_id.is_some() {
+        if s.transaction.purpose.batch().is_some() {
             return self.batcher().write_for_payout_batch(s.clone()).await;
         }
         self.batcher().write(s.clone()).await

@@ -12,7 +12,7 @@ use sqlx::Transaction;
 
 use super::insert_set::Creation;
 use super::{Args, RowsAffected, SqlDb};
-use crate::domain::{Kind, Status};
+use crate::domain::Status;
 use crate::store::{Settlement, StoreError};
 
 /// Raises each refunded collection's `refunded` by its refunds among `creations`, or fails
@@ -26,7 +26,7 @@ pub(super) async fn hold<DB: SqlDb>(
     let mut held: BTreeMap<&str, (i64, &crate::domain::Tenant)> = BTreeMap::new();
     for c in creations {
         let t = c.transaction;
-        if let (Kind::Refund, Some(link)) = (t.kind, t.refund_of.as_ref()) {
+        if let Some(link) = t.purpose.refund_of() {
             held.entry(link.collection.as_str()).or_insert((0, &t.tenant)).0 += t.amounts.amount;
         }
     }
@@ -53,7 +53,7 @@ pub(super) async fn hold<DB: SqlDb>(
 pub(super) async fn release<DB: SqlDb>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError> {
     for s in done {
         let t = &s.transaction;
-        let (Kind::Refund, Status::Failed, Some(link)) = (t.kind, s.outcome.status, t.refund_of.as_ref()) else {
+        let (Status::Failed, Some(link)) = (s.outcome.status, t.purpose.refund_of()) else {
             continue;
         };
         sqlx::query("UPDATE transactions SET refunded = refunded - $1 WHERE ref = $2")

@@ -48,7 +48,7 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .text(t.tenant.merchant_id.as_str())
         .text(t.tenant.environment.as_str())
         .text(t.transaction_id.as_str())
-        .text(names::kind(t.kind))
+        .text(names::kind(t.kind()))
         .text(t.operator.name())
         .text(t.phone.as_str())
         .text(t.phone_as_sent.as_str())
@@ -60,16 +60,21 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .text(customer_id)
         .text(t.name.as_str())
         .text(t.email.as_deref())
-        .text(t.success_url.as_deref())
-        .text(t.error_url.as_deref())
+        .text(t.purpose.return_url(true))
+        .text(t.purpose.return_url(false))
         .int(t.created_at.millis())
-        .text(t.checkout_token.as_deref())
+        .text(t.purpose.checkout_token())
         .int(first_check.millis())
         .text(t.operator_alias.as_deref())
-        .text(t.refund_of.as_ref().map(|r| r.collection.as_str()))
-        .text(t.refund_of.as_ref().and_then(|r| r.reason.as_ref()).map(|r| r.as_str()))
-        .text(t.link_id.as_ref().map(LinkId::as_str))
-        .text(t.batch_id.as_ref().map(BatchId::as_str))
+        .text(t.purpose.refund_of().map(|r| r.collection.as_str()))
+        .text(
+            t.purpose
+                .refund_of()
+                .and_then(|r| r.reason.as_ref())
+                .map(|r| r.as_str()),
+        )
+        .text(t.purpose.link().map(LinkId::as_str))
+        .text(t.purpose.batch().map(BatchId::as_str))
         // A batch's transfer waits for the payout sender (`payouts`); any other is sent at once.
-        .int(t.batch_id.as_ref().map(|_| t.created_at.millis()));
+        .int(t.purpose.batch().map(|_| t.created_at.millis()));
 }

@@ -19,8 +19,8 @@ use super::transaction;
 use crate::domain::refund::new_refund_id;
 use crate::domain::text::checked_text;
 use crate::domain::{Amount, Kind, RefundReason, Status, TextId, Timestamp, TransactionId, TransactionRef};
-use crate::service::payments::refunds::RefundRequest;
-use crate::service::{Dashboard, PaymentError, Payments, Principal, ServiceError, Timeline};
+use crate::service::payments::refunds::{RefundError, RefundRequest};
+use crate::service::{Dashboard, Payments, Principal, ServiceError, Timeline};
 use crate::web::csrf::CsrfForm;
 
 /// The longest transaction id the form may carry, as the v1 API takes them.
@@ -112,29 +112,25 @@ fn parse(form: &RefundForm, collection: &TransactionRef) -> Result<RefundRequest
 
 /// The status and message of a refund refused, or failed at once; a fault of the service
 /// itself is for the error page.
-fn refusal(t: &Text, e: PaymentError) -> Result<(StatusCode, Flash), ServiceError> {
+fn refusal(t: &Text, e: RefundError) -> Result<(StatusCode, Flash), ServiceError> {
     let (status, said) = match e {
-        // A refund is never paid through a link nor checked as a transfer: these do not happen.
-        PaymentError::NotRefundable(_)
-        | PaymentError::LinkClosed(_)
-        | PaymentError::RecipientInactive(_)
-        | PaymentError::RecipientUnchecked(_) => (StatusCode::CONFLICT, t.refund_not_possible.to_owned()),
-        PaymentError::InsufficientFunds => (StatusCode::PRECONDITION_FAILED, t.refund_balance_short.to_owned()),
-        PaymentError::Duplicate(existing) => (
+        RefundError::NotRefundable(_) => (StatusCode::CONFLICT, t.refund_not_possible.to_owned()),
+        RefundError::InsufficientFunds => (StatusCode::PRECONDITION_FAILED, t.refund_balance_short.to_owned()),
+        RefundError::Duplicate(existing) => (
             StatusCode::CONFLICT,
             format!(
                 "{}{} {}.",
                 t.refund_already_recorded, t.colon, existing.transaction.reference
             ),
         ),
-        PaymentError::Refused(failed) | PaymentError::OperatorUnavailable(failed) => (
+        RefundError::Refused(failed) | RefundError::OperatorUnavailable(failed) => (
             StatusCode::OK,
             format!("{}{} {}.", t.refund_failed, t.colon, failed.transaction.reference),
         ),
-        PaymentError::Unrouted(..) | PaymentError::OperatorDisabled(_) => {
+        RefundError::Unrouted(..) | RefundError::OperatorDisabled(_) => {
             (StatusCode::CONFLICT, t.refund_not_offered.to_owned())
         }
-        PaymentError::Service(e) => return Err(e),
+        RefundError::Service(e) => return Err(e),
     };
     Ok((status, Flash::Failed(said)))
 }
@@ -144,10 +140,10 @@ fn refusal(t: &Text, e: PaymentError) -> Result<(StatusCode, Flash), ServiceErro
 pub fn facts(t: &Text, timeline: &Timeline) -> Markup {
     let tx = &timeline.record.transaction;
     html! {
-        @if tx.kind == Kind::Collection && tx.refunded > 0 {
-            dt { (t.amount_refunded) } dd #amount-refunded { (money(tx.refunded)) }
+        @if tx.purpose.refunded().is_positive() {
+            dt { (t.amount_refunded) } dd #amount-refunded { (money(tx.purpose.refunded().get())) }
         }
-        @if let Some(link) = &tx.refund_of {
+        @if let Some(link) = tx.purpose.refund_of() {
             dt { (t.refund_of) }
             dd #refund-of {
                 a href={ "/dashboard/transactions/" (segment(link.collection.as_str())) } { (link.collection.as_str()) }
@@ -166,10 +162,10 @@ pub fn facts(t: &Text, timeline: &Timeline) -> Markup {
 pub fn section(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
     let t = ctx.t();
     let tx = &timeline.record.transaction;
-    if tx.kind != Kind::Collection || (tx.status != Status::Successful && timeline.refunds.is_empty()) {
+    if tx.kind() != Kind::Collection || (tx.status != Status::Successful && timeline.refunds.is_empty()) {
         return html! {};
     }
-    let left = tx.amounts.amount - tx.refunded;
+    let left = tx.amounts.amount - tx.purpose.refunded().get();
     html! {
         @if tx.status == Status::Successful {
             section #refund-section aria-labelledby="refund-heading" {
@@ -205,7 +201,7 @@ pub fn section(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
                                 td.num.amount { (money(rt.amounts.amount)) }
                                 td.status { (rt.status.as_str()) }
                                 td { (when(rt.created_at)) }
-                                td { (rt.refund_of.as_ref().and_then(|l| l.reason.as_ref()).map_or("", |r| r.as_str())) }
+                                td { (rt.purpose.refund_of().and_then(|l| l.reason.as_ref()).map_or("", |r| r.as_str())) }
                             }
                         }
                     }

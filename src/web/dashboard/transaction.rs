@@ -74,7 +74,7 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
             dt { (t.status) } dd #status data-status=(tx.status.as_str()) { (tx.status.as_str()) }
             dt { (t.transaction_id) } dd #transaction-id { (tx.transaction_id) }
             dt { (t.reference) } dd #reference { (tx.reference) }
-            dt { (t.kind) } dd { (kind_name(t, tx.kind)) }
+            dt { (t.kind) } dd { (kind_name(t, tx.kind())) }
             dt { (t.operator) } dd { (tx.operator.v1_code()) }
             dt { (t.phone) } dd { (tx.phone.as_str()) }
             dt { (t.amount) } dd #amount { (money(tx.amounts.amount)) }
@@ -83,7 +83,7 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
             dt { (t.amount_total) } dd #amount-total { (money(tx.amounts.amount_total)) }
             dt { (t.created_at) } dd { (when(tx.created_at)) }
             (refund::facts(t, timeline))
-            @if let Some(link) = &tx.link_id {
+            @if let Some(link) = tx.purpose.link() {
                 dt { (t.payment_link) }
                 dd #payment-link { a href={ "/dashboard/links/" (link) } { (link) } }
             }

@@ -216,7 +216,7 @@ pub fn table(t: &Text, records: &[TransactionRecord]) -> Markup {
                         tr data-transaction-id=(tx.transaction_id) data-ref=(tx.reference) {
                             td { a href={ "/dashboard/transactions/" (segment(&tx.transaction_id)) } { (tx.transaction_id) } }
                             td { (when(tx.created_at)) }
-                            td { (kind_name(t, tx.kind)) }
+                            td { (kind_name(t, tx.kind())) }
                             td { (tx.operator.v1_code()) }
                             td { (tx.phone.as_str()) }
                             td.num { (money(tx.amounts.amount)) }
@@ -272,7 +272,7 @@ pub async fn export(State(payments): State<Payments>, ctx: Ctx) -> Response {
             csv_field(&tx.transaction_id),
             csv_field(&tx.reference),
             csv_field(&tx.created_at.iso8601_millis()),
-            csv_field(tx.kind.as_str()),
+            csv_field(tx.kind().as_str()),
             csv_field(tx.operator.v1_code()),
             csv_field(tx.phone.as_str()),
             tx.amounts.amount.to_string(),

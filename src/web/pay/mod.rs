@@ -33,7 +33,7 @@ use crate::domain::{Amount, LinkAmount, LinkClosed, LinkId, Msisdn, OperatorCode
 use crate::http::client_address::client_address;
 use crate::http::security_headers::Transport;
 use crate::service::rate_limit::{address_group, retry_after_seconds};
-use crate::service::{Gateway, LinkPayment, Links, PaymentError, PublicLink, ServiceError};
+use crate::service::{Gateway, LinkPayment, LinkPaymentError, Links, PublicLink, ServiceError};
 
 /// The double-submit cookie of the payer's form.
 const CSRF_COOKIE: &str = "momo_pay_csrf";
@@ -262,15 +262,11 @@ pub async fn submit(
     };
     let record = match links.pay_link(link, payment, Timestamp::now()).await {
         Ok(record) => record,
-        Err(PaymentError::Refused(record) | PaymentError::OperatorUnavailable(record)) => *record,
-        Err(PaymentError::LinkClosed(closed)) => return closed_page(&gateway, w, closed),
-        Err(PaymentError::Unrouted(..) | PaymentError::OperatorDisabled(_)) => return refuse(w.bad_operator),
-        Err(PaymentError::Service(ServiceError::Invalid(_))) => return refuse(w.bad_amount),
-        Err(PaymentError::Service(e)) => return failure(w, e),
-        Err(other) => {
-            tracing::warn!(error = %other, link = %link.id, "a payment through a link was not made");
-            return page::plain(w, StatusCode::SERVICE_UNAVAILABLE, w.pending_title, w.unavailable);
-        }
+        Err(LinkPaymentError::Failed(record)) => *record,
+        Err(LinkPaymentError::Closed(closed)) => return closed_page(&gateway, w, closed),
+        Err(LinkPaymentError::NotOffered(_)) => return refuse(w.bad_operator),
+        Err(LinkPaymentError::Service(ServiceError::Invalid(_))) => return refuse(w.bad_amount),
+        Err(LinkPaymentError::Service(e)) => return failure(w, e),
     };
     let reference = &record.transaction.reference;
     let target = format!(
@@ -300,8 +296,8 @@ pub async fn status(
     };
     let t = &record.transaction;
     let back = match t.status {
-        Status::Successful => t.success_url.as_deref(),
-        Status::Failed => t.error_url.as_deref(),
+        Status::Successful => t.purpose.return_url(true),
+        Status::Failed => t.purpose.return_url(false),
         Status::Pending => None,
     };
     if let Some(location) = back.and_then(|url| reqwest::Url::parse(url).ok()) {

@@ -4,7 +4,7 @@
 //! its payments, and deactivated once confirmed; another merchant finds none of it.
 
 use momo_gateway::domain::{LinkId, Msisdn, OperatorCode, Timestamp};
-use momo_gateway::service::{LinkPayment, PaymentError};
+use momo_gateway::service::{LinkPayment, LinkPaymentError};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -214,7 +214,7 @@ async fn a_link_is_made_from_the_form_shown_with_its_payments_and_deactivated(ap
     let shown = answer(app.get(&format!("/v1/payment-links/{id}")).bearer_auth(&token)).await;
     assert_eq!(shown.body["data"]["active"], json!(false));
     let closed = links.pay(&id, payer("01"), Timestamp::now()).await;
-    assert!(matches!(closed, Err(PaymentError::LinkClosed(_))), "{closed:?}");
+    assert!(matches!(closed, Err(LinkPaymentError::Closed(_))), "{closed:?}");
 
     // Another merchant finds nothing: its list is empty, the link's page and form are 404.
     let other = app.new_merchant("Other").await;

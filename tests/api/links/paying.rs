@@ -4,7 +4,7 @@
 //! single-payment link at once end with exactly one `SUCCESSFUL` payment.
 
 use momo_gateway::domain::{Amount, LinkClosed, LinkId, Msisdn, OperatorCode, Timestamp};
-use momo_gateway::service::{LinkPayment, PaymentError, ServiceError};
+use momo_gateway::service::{LinkPayment, LinkPaymentError, ServiceError};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -55,10 +55,10 @@ async fn a_payment_through_a_link_carries_its_id_and_counts_on_it(app: TestApp) 
     let links = &app.gateway.links;
     // 04: the operator fails it at once; the link takes payments again.
     let failed = links.pay(&id, payer("04", Some(2500)), Timestamp::now()).await;
-    assert!(matches!(failed, Err(PaymentError::Refused(_))), "{failed:?}");
+    assert!(matches!(failed, Err(LinkPaymentError::Failed(_))), "{failed:?}");
     let paid = links.pay(&id, payer("01", Some(2500)), Timestamp::now()).await.unwrap();
     let t = &paid.transaction;
-    assert_eq!((t.link_id.as_ref(), t.amounts.amount), (Some(&id), 2_500));
+    assert_eq!((t.purpose.link(), t.amounts.amount), (Some(&id), 2_500));
     assert!(
         t.transaction_id.as_str().starts_with("lnk-"),
         "{}",
@@ -159,13 +159,13 @@ async fn a_links_rules_refuse_payments_before_anything_is_written(app: TestApp) 
     };
     let refusal = links.pay(&fixed, beta, now).await;
     assert!(
-        matches!(&refusal, Err(PaymentError::Service(ServiceError::Invalid(why))) if why.contains("operator")),
+        matches!(&refusal, Err(LinkPaymentError::Service(ServiceError::Invalid(why))) if why.contains("operator")),
         "{refusal:?}"
     );
     let later = Timestamp(now.millis() + 7_200_000);
     let expired = links.pay(&fixed, payer("01", None), later).await;
     assert!(
-        matches!(expired, Err(PaymentError::LinkClosed(LinkClosed::Expired))),
+        matches!(expired, Err(LinkPaymentError::Closed(LinkClosed::Expired))),
         "{expired:?}"
     );
     let open = make(
@@ -177,20 +177,20 @@ async fn a_links_rules_refuse_payments_before_anything_is_written(app: TestApp) 
     for amount in [None, Some(999), Some(2001)] {
         let out = links.pay(&open, payer("01", amount), now).await;
         assert!(
-            matches!(&out, Err(PaymentError::Service(ServiceError::Invalid(why))) if why.contains("amount")),
+            matches!(&out, Err(LinkPaymentError::Service(ServiceError::Invalid(why))) if why.contains("amount")),
             "{amount:?}: {out:?}"
         );
     }
     let unknown = links.pay(&LinkId::new(), payer("01", None), now).await;
     assert!(
-        matches!(unknown, Err(PaymentError::Service(ServiceError::NotFound(_)))),
+        matches!(unknown, Err(LinkPaymentError::Service(ServiceError::NotFound(_)))),
         "{unknown:?}"
     );
     // Paid once, then closed; deactivated, closed at once.
     links.pay(&fixed, payer("01", None), now).await.unwrap();
     let again = links.pay(&fixed, payer("01", None), now).await;
     assert!(
-        matches!(again, Err(PaymentError::LinkClosed(LinkClosed::Exhausted))),
+        matches!(again, Err(LinkPaymentError::Closed(LinkClosed::Exhausted))),
         "{again:?}"
     );
     assert_eq!(
@@ -207,7 +207,7 @@ async fn a_links_rules_refuse_payments_before_anything_is_written(app: TestApp) 
     .await;
     let off = links.pay(&open, payer("01", Some(1500)), now).await;
     assert!(
-        matches!(off, Err(PaymentError::LinkClosed(LinkClosed::Deactivated))),
+        matches!(off, Err(LinkPaymentError::Closed(LinkClosed::Deactivated))),
         "{off:?}"
     );
     let listed = answer(app.get("/v1/transactions").bearer_auth(&token)).await;
@@ -233,7 +233,7 @@ async fn twenty_payers_of_a_single_payment_link_at_once_make_one_payment(app: Te
                 assert_eq!(record.transaction.status.as_str(), "SUCCESSFUL");
                 paid += 1;
             }
-            Err(PaymentError::LinkClosed(_)) => {}
+            Err(LinkPaymentError::Closed(_)) => {}
             Err(other) => panic!("a payer got {other:?}"),
         }
     }

@@ -52,7 +52,7 @@ fn model_view(p: &Payment) -> View<'_> {
 fn gateway_view(t: &Transaction) -> View<'_> {
     View {
         transaction_id: &t.transaction_id,
-        kind: t.kind,
+        kind: t.kind(),
         operator: t.operator,
         phone_ending: t.phone.last_two_digits(),
         amounts: (
@@ -65,7 +65,7 @@ fn gateway_view(t: &Transaction) -> View<'_> {
         status: t.status,
         failure: t.failure_code,
         updated_at: t.updated_at,
-        payer_page: t.checkout_token.is_some(),
+        payer_page: t.purpose.checkout_token().is_some(),
     }
 }
 

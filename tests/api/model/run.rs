@@ -11,6 +11,7 @@ use momo_gateway::domain::{
     Address, Amount, Environment, Kind, Msisdn, OperatorCode, Reference, Status, Tenant, Timestamp, TransactionRecord,
 };
 use momo_gateway::reconcile::{self, Report};
+use momo_gateway::service::payments::Requested;
 use momo_gateway::service::{Gateway, Party, PayerDecision, PaymentError, PaymentRequest, ServiceError};
 
 use super::check::{same_payment, LedgerReader};
@@ -83,7 +84,6 @@ fn passes(what: &str, report: Report, model: Pass) -> Result<(), String> {
 pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest {
     let phone = Msisdn::parse(&format!("07010203{}", new.script.digits())).expect("a mobile number");
     PaymentRequest {
-        kind: new.kind,
         transaction_id: transaction_id.into(),
         operator: new.operator,
         phone: phone.clone(),
@@ -97,13 +97,11 @@ pub(super) fn request(new: &Creation, transaction_id: String) -> PaymentRequest 
             address: Address::parse("CI", None, None).expect("an address"),
         },
         operator_alias: None,
-        otp_code: None,
-        success_url: None,
-        error_url: None,
-        refund_of: None,
-        link: None,
-        check_recipient: false,
-        batch: None,
+        purpose: match new.kind {
+            Kind::Collection => Requested::collection(),
+            Kind::Transfer => Requested::transfer(),
+            Kind::Refund => unreachable!("the model makes collections and transfers only"),
+        },
     }
 }
 
@@ -296,7 +294,8 @@ impl World {
             return Err(format!("a {:?} creation answered as refused: {refused}", p.status));
         }
         self.references.push(record.transaction.reference.into_string());
-        self.tokens.push(record.transaction.checkout_token);
+        self.tokens
+            .push(record.transaction.purpose.checkout_token().map(str::to_owned));
         Ok(())
     }
 }

@@ -129,7 +129,7 @@ async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(app: TestApp
     let (a, b) = (a.transaction, b.transaction);
     assert_eq!(
         (
-            a.kind,
+            a.kind(),
             a.operator,
             &a.phone,
             a.amounts,
@@ -138,7 +138,7 @@ async fn one_scenario_through_v1_and_v2_stores_the_same_transaction(app: TestApp
             &a.name
         ),
         (
-            b.kind,
+            b.kind(),
             b.operator,
             &b.phone,
             b.amounts,

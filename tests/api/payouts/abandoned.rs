@@ -8,6 +8,7 @@
 
 use momo_gateway::domain::{BatchId, Timestamp};
 use momo_gateway::reconcile::abandoned_batches;
+use momo_gateway::service::payments::{RecipientCheck, Requested};
 use momo_gateway::service::payouts::csv;
 use momo_gateway::store::{BatchLimits, NewBatch};
 use serde_json::{json, Value};
@@ -54,7 +55,10 @@ async fn a_batch_whose_request_ended_midway_is_sealed_by_the_sweep_and_completes
     }
     for item in csv::read(file.as_bytes(), &app.gateway.config().operator_aliases).unwrap() {
         let mut request = item.unwrap();
-        request.batch = Some(id.clone());
+        request.purpose = Requested::Transfer {
+            recipient_check: RecipientCheck::Skip,
+            batch: Some(id.clone()),
+        };
         app.gateway
             .payments
             .create_payment(&tenant, request, Timestamp::now())

@@ -3,9 +3,10 @@
 //! the balance like a transfer, never beyond what it took; anything else is refused before
 //! anything is written.
 
-use momo_gateway::domain::{Amount, Kind, Status, Timestamp, TransactionRef};
+use momo_gateway::domain::{Amount, Francs, Kind, Status, Timestamp, TransactionRef};
+use momo_gateway::service::payments::refunds::RefundError;
 use momo_gateway::service::payments::refunds::RefundRequest;
-use momo_gateway::service::{PaymentError, Principal, ServiceError};
+use momo_gateway::service::{Principal, ServiceError};
 use reqwest::StatusCode;
 
 use crate::support::helpers::{answer, TestApp};
@@ -52,7 +53,7 @@ async fn a_successful_collection_is_refunded_in_part_then_in_full_and_no_further
         .unwrap();
     let t = &part.transaction;
     assert_eq!(
-        (t.kind, t.status, t.amounts.amount, t.amounts.fees),
+        (t.kind(), t.status, t.amounts.amount, t.amounts.fees),
         (Kind::Refund, Status::Successful, 4_000, 0)
     );
     assert_eq!(t.phone.as_str(), "0701020301", "given back to the payer's number");
@@ -65,7 +66,7 @@ async fn a_successful_collection_is_refunded_in_part_then_in_full_and_no_further
         .transaction(&app.sandbox_tenant(), &TransactionRef::from("paid-1"))
         .await
         .unwrap();
-    assert_eq!(collection.transaction.refunded, 10_000);
+    assert_eq!(collection.transaction.purpose.refunded(), Francs(10_000));
 
     for (what, request) in [
         ("nothing remains", refund("refund-3", "paid-1", None)),
@@ -74,7 +75,7 @@ async fn a_successful_collection_is_refunded_in_part_then_in_full_and_no_further
         assert!(
             matches!(
                 payments.refund_as(&caller, request, now).await,
-                Err(PaymentError::NotRefundable(_))
+                Err(RefundError::NotRefundable(_))
             ),
             "{what}"
         );
@@ -91,13 +92,13 @@ async fn a_successful_collection_is_refunded_in_part_then_in_full_and_no_further
         payments
             .refund_as(&caller, refund("refund-4", "payout-1", None), now)
             .await,
-        Err(PaymentError::NotRefundable(_))
+        Err(RefundError::NotRefundable(_))
     ));
     assert!(matches!(
         payments
             .refund_as(&caller, refund("refund-5", "no-such-payment", None), now)
             .await,
-        Err(PaymentError::Service(ServiceError::NotFound(_)))
+        Err(RefundError::Service(ServiceError::NotFound(_)))
     ));
     let refused_id = payments
         .transaction(&app.sandbox_tenant(), &TransactionRef::from("refund-3"))

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use momo_gateway::domain::Francs;
-use momo_gateway::domain::{Address, Amount, Environment, Kind, MerchantId, Msisdn, OperatorCode, Tenant, Timestamp};
+use momo_gateway::domain::{Address, Amount, Environment, MerchantId, Msisdn, OperatorCode, Tenant, Timestamp};
 use momo_gateway::service::{Party, PaymentRequest};
 use reqwest::StatusCode;
 
@@ -82,7 +82,6 @@ async fn the_next_cursor_stops_before_lines_younger_than_the_settle_lag(app: Tes
 fn collection(transaction_id: &str, francs: i64) -> PaymentRequest {
     let phone = Msisdn::parse("0701020301").unwrap();
     PaymentRequest {
-        kind: Kind::Collection,
         transaction_id: transaction_id.into(),
         operator: OperatorCode::Alpha,
         phone: phone.clone(),
@@ -96,13 +95,7 @@ fn collection(transaction_id: &str, francs: i64) -> PaymentRequest {
             address: Address::parse("CI", None, None).unwrap(),
         },
         operator_alias: None,
-        otp_code: None,
-        success_url: None,
-        error_url: None,
-        refund_of: None,
-        link: None,
-        check_recipient: false,
-        batch: None,
+        purpose: momo_gateway::service::payments::Requested::collection(),
     }
 }
 

@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::{WaveConnector, WaveSettings};
+use crate::domain::Purpose;
 use crate::domain::{
     Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
 };
-use crate::operator::{Operator, OperatorAnswer, OperatorRequest};
+use crate::operator::{Instruction, Operator, OperatorAnswer, OperatorRequest};
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 
 /// The Sandbox delay of rows 02 and 03 in these tests.
@@ -70,7 +71,14 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
             environment: Environment::Production,
         },
         transaction_id: format!("order-{amount}").into(),
-        kind,
+        purpose: match kind {
+            Kind::Collection => Purpose::Collection(Default::default()),
+            Kind::Transfer => Purpose::Transfer(Default::default()),
+            Kind::Refund => Purpose::Refund(crate::domain::RefundLink {
+                collection: "ABCDEFGHIJ".into(),
+                reason: None,
+            }),
+        },
         operator: OperatorCode::Beta,
         operator_alias: None,
         phone: Msisdn::parse(phone).unwrap(),
@@ -87,16 +95,8 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         email: None,
         failure_code: None,
         failure_reason: None,
-        success_url: None,
-        error_url: None,
-        checkout_token: None,
-        launch_url: None,
         created_at: Timestamp::now(),
         updated_at: None,
-        refund_of: None,
-        refunded: 0,
-        link_id: None,
-        batch_id: None,
     }
 }
 
@@ -105,14 +105,20 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
     OperatorRequest {
         reference: &t.reference,
         operator_reference: &t.id,
-        kind: t.kind,
         operator: t.operator,
         phone: &t.phone,
         amount: crate::domain::Amount::from_francs(t.amounts.amount).unwrap(),
-        otp_code: None,
-        success_url: None,
-        error_url: None,
-        refund_of: None,
+        purpose: match &t.purpose {
+            Purpose::Collection(collection) => Instruction::Collection {
+                otp_code: None,
+                return_urls: &collection.return_urls,
+            },
+            Purpose::Transfer(_) => Instruction::Transfer,
+            Purpose::Refund(link) => Instruction::Refund(crate::operator::RefundOf {
+                reference: link.collection.as_str(),
+                operator_reference: link.collection.as_str(),
+            }),
+        },
     }
 }
 
