@@ -266,3 +266,31 @@ fn only_the_csrf_extractors_read_a_page_form() {
         "the scan sees the two session extractors: {extractors:?}"
     );
 }
+
+/// A test waits for real time only where the thing under test is real time (a process killed
+/// and restarted, a database gone for a while, a browser); every clock of the gateway's own (the
+/// breakers', leases', the emulator's) is moved on instead. At most ten such waits.
+#[test]
+fn tests_sleep_only_where_real_time_is_what_they_test() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("tests"), &mut files);
+    let sleeps: Vec<String> = files
+        .iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap_or_default();
+            let shown = file.strip_prefix(root).unwrap_or(file).display().to_string();
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| !line.trim_start().starts_with("//") && line.contains(&["sleep", "("].concat()))
+                .map(|(n, _)| format!("{shown}:{}", n + 1))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!sleeps.is_empty(), "the scan sees the waits that must stay");
+    assert!(
+        sleeps.len() <= 10,
+        "{} waits for real time in tests: {sleeps:?}",
+        sleeps.len()
+    );
+}

@@ -64,21 +64,46 @@ impl State {
     }
 }
 
+/// The breakers' clock: the monotonic clock, moved on by whatever [`advance`](Self::advance)
+/// added, so that a test passes a cool-down without waiting for it.
+#[derive(Debug, Default)]
+pub struct BreakerClock {
+    skipped: Mutex<Duration>,
+}
+
+impl BreakerClock {
+    pub fn now(&self) -> Instant {
+        Instant::now() + *self.skipped.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Moves every breaker's time on by `by`.
+    pub fn advance(&self, by: Duration) {
+        *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) += by;
+    }
+}
+
 /// A connector behind a breaker per operator code.
 pub struct Guarded {
     inner: Arc<dyn Operator>,
     settings: BreakerSettings,
     states: Mutex<HashMap<OperatorCode, State>>,
     metrics: Arc<Metrics>,
+    clock: Arc<BreakerClock>,
 }
 
 impl Guarded {
-    pub fn new(inner: Arc<dyn Operator>, settings: BreakerSettings, metrics: Arc<Metrics>) -> Guarded {
+    pub fn new(
+        inner: Arc<dyn Operator>,
+        settings: BreakerSettings,
+        metrics: Arc<Metrics>,
+        clock: Arc<BreakerClock>,
+    ) -> Guarded {
         Guarded {
             inner,
             settings,
             states: Mutex::new(HashMap::new()),
             metrics,
+            clock,
         }
     }
 
@@ -95,7 +120,7 @@ impl Guarded {
     where
         F: std::future::Future<Output = Result<T, OperatorError>>,
     {
-        if !self.with_state(operator, |s| s.admit(Instant::now())) {
+        if !self.with_state(operator, |s| s.admit(self.clock.now())) {
             self.metrics
                 .operator_call(operator.name(), call, "circuit_open", Duration::ZERO);
             return Err(OperatorError::Transient(format!(
@@ -120,7 +145,9 @@ impl Guarded {
         };
         self.metrics
             .operator_call(operator.name(), call, outcome, started.elapsed());
-        self.with_state(operator, |s| s.record(transport_failure, self.settings, Instant::now()));
+        self.with_state(operator, |s| {
+            s.record(transport_failure, self.settings, self.clock.now())
+        });
         result
     }
 }

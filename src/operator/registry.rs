@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::breaker::{BreakerSettings, Guarded};
+use super::breaker::{BreakerClock, BreakerSettings, Guarded};
 use super::unrouted::Unrouted;
 use super::Operator;
 use crate::domain::{Environment, OperatorCode};
@@ -58,10 +58,10 @@ impl Operators {
     }
 
     /// The same registry with every connector behind a circuit breaker per operator, which
-    /// reports to `metrics`.
-    pub fn guarded(self, settings: BreakerSettings, metrics: Arc<Metrics>) -> Operators {
+    /// reports to `metrics` and keeps the time of `clock`.
+    pub fn guarded(self, settings: BreakerSettings, metrics: Arc<Metrics>, clock: Arc<BreakerClock>) -> Operators {
         let guard = |inner: Arc<dyn Operator>| -> Arc<dyn Operator> {
-            Arc::new(Guarded::new(inner, settings, metrics.clone()))
+            Arc::new(Guarded::new(inner, settings, metrics.clone(), clock.clone()))
         };
         Operators {
             sandbox: guard(self.sandbox),

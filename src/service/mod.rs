@@ -22,6 +22,7 @@ pub mod webhooks;
 use std::sync::Arc;
 
 use crate::config::{Config, WebhookSettings};
+use crate::operator::breaker::BreakerClock;
 use crate::operator::Operators;
 use crate::service::rate_limit::RateLimits;
 use crate::store::{Store, StoreError};
@@ -79,6 +80,7 @@ pub struct Parts {
     metrics: Arc<Metrics>,
     limits: Arc<RateLimits>,
     figures: Arc<gauges::FiguresCache>,
+    breaker_clock: Arc<BreakerClock>,
 }
 
 impl std::ops::Deref for Gateway {
@@ -99,7 +101,8 @@ impl Gateway {
         let active_credentials: Arc<auth::ActiveCredentials> = Arc::default();
         let auth = Auth::new(store.clone(), keys.clone(), config.clone(), active_credentials.clone());
         let webhooks = Webhooks::new(store.clone());
-        let operators = Arc::new(operators.guarded(config.breaker, metrics.clone()));
+        let breaker_clock: Arc<BreakerClock> = Arc::default();
+        let operators = Arc::new(operators.guarded(config.breaker, metrics.clone(), breaker_clock.clone()));
         let payments = Payments::new(
             store.clone(),
             store.clone(),
@@ -139,13 +142,15 @@ impl Gateway {
             metrics,
             limits: Arc::new(RateLimits::new(&config)),
             figures: Arc::default(),
+            breaker_clock,
             config,
         })))
     }
 
     /// The same gateway (store, keys, metrics) with other operator connectors.
     pub fn with_operators(&self, operators: Operators) -> Gateway {
-        let operators = Arc::new(operators.guarded(self.config.breaker, self.metrics.clone()));
+        let operators =
+            Arc::new(operators.guarded(self.config.breaker, self.metrics.clone(), self.breaker_clock.clone()));
         let payments = self.payments.with_operators(operators);
         Gateway(Arc::new(Parts {
             links: self.links.with_payments(payments.clone()),
@@ -154,6 +159,11 @@ impl Gateway {
             payments,
             ..(*self.0).clone()
         }))
+    }
+
+    /// The operators' breakers' clock, which a test moves on past a cool-down.
+    pub fn breaker_clock(&self) -> &BreakerClock {
+        &self.breaker_clock
     }
 
     pub fn config(&self) -> &Config {
