@@ -183,15 +183,15 @@ mod tests {
             StatementLine {
                 posting: opening,
                 balance: Balance {
-                    available: 10_000,
-                    reserved: 0,
+                    available: crate::domain::Francs(10_000),
+                    reserved: crate::domain::Francs(0),
                 },
             },
             StatementLine {
                 posting: reservation,
                 balance: Balance {
-                    available: 8_985,
-                    reserved: 0,
+                    available: crate::domain::Francs(8_985),
+                    reserved: crate::domain::Francs(0),
                 },
             },
         ])

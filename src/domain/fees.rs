@@ -1,6 +1,7 @@
 //! Fees: per operator and direction, basis points plus a fixed part, rounded up to the franc.
 
 use super::amount::Amount;
+use super::money::Francs;
 use super::operator::OperatorCode;
 use super::transaction::Kind;
 
@@ -58,10 +59,10 @@ impl Default for FeeSchedule {
 /// The four amounts of a transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Amounts {
-    pub amount: i64,
-    pub fees: i64,
-    pub amount_receive: i64,
-    pub amount_total: i64,
+    pub amount: Francs,
+    pub fees: Francs,
+    pub amount_receive: Francs,
+    pub amount_total: Francs,
 }
 
 impl FeeSchedule {
@@ -87,25 +88,24 @@ impl FeeSchedule {
     /// never exceed the amount.
     pub fn amounts(&self, operator: OperatorCode, kind: Kind, amount: Amount) -> Amounts {
         let a = amount.francs();
+        let (a, fees) = match kind {
+            Kind::Collection => (a, self.rule(operator, kind).fee(amount).clamp(0, a)),
+            Kind::Transfer | Kind::Refund => (a, self.rule(operator, kind).fee(amount).max(0)),
+        };
+        let (amount, fees) = (Francs(a), Francs(fees));
         match kind {
-            Kind::Collection => {
-                let fees = self.rule(operator, kind).fee(amount).clamp(0, a);
-                Amounts {
-                    amount: a,
-                    fees,
-                    amount_receive: a - fees,
-                    amount_total: a,
-                }
-            }
-            Kind::Transfer | Kind::Refund => {
-                let fees = self.rule(operator, kind).fee(amount).max(0);
-                Amounts {
-                    amount: a,
-                    fees,
-                    amount_receive: a,
-                    amount_total: a + fees,
-                }
-            }
+            Kind::Collection => Amounts {
+                amount,
+                fees,
+                amount_receive: amount - fees,
+                amount_total: amount,
+            },
+            Kind::Transfer | Kind::Refund => Amounts {
+                amount,
+                fees,
+                amount_receive: amount,
+                amount_total: amount + fees,
+            },
         }
     }
 }
@@ -123,30 +123,33 @@ mod tests {
         assert_eq!(
             s.amounts(OperatorCode::Alpha, Kind::Collection, a(1500)),
             Amounts {
-                amount: 1500,
-                fees: 30,
-                amount_receive: 1470,
-                amount_total: 1500
+                amount: crate::domain::Francs(1500),
+                fees: crate::domain::Francs(30),
+                amount_receive: crate::domain::Francs(1470),
+                amount_total: crate::domain::Francs(1500)
             }
         );
-        assert_eq!(s.amounts(OperatorCode::Beta, Kind::Collection, a(1000)).fees, 15);
+        assert_eq!(
+            s.amounts(OperatorCode::Beta, Kind::Collection, a(1000)).fees,
+            crate::domain::Francs(15)
+        );
         assert_eq!(
             s.amounts(OperatorCode::Gamma, Kind::Transfer, a(1000)),
             Amounts {
-                amount: 1000,
-                fees: 10,
-                amount_receive: 1000,
-                amount_total: 1010
+                amount: crate::domain::Francs(1000),
+                fees: crate::domain::Francs(10),
+                amount_receive: crate::domain::Francs(1000),
+                amount_total: crate::domain::Francs(1010)
             }
         );
         assert_eq!(
             s.amounts(OperatorCode::Beta, Kind::Transfer, a(101)).fees,
-            2,
+            crate::domain::Francs(2),
             "1.515 rounds up to 2"
         );
         assert_eq!(
             s.amounts(OperatorCode::Delta, Kind::Collection, a(101)).fees,
-            3,
+            crate::domain::Francs(3),
             "2.02 rounds up to 3"
         );
     }
@@ -165,7 +168,7 @@ mod tests {
         assert_eq!(
             s.amounts(OperatorCode::Alpha, Kind::Transfer, Amount::from_francs(1000).unwrap())
                 .fees,
-            30
+            crate::domain::Francs(30)
         );
     }
 
@@ -183,13 +186,13 @@ mod tests {
             let c = s.amounts(op, Kind::Collection, amount);
             prop_assert_eq!(c.amount_total, c.amount);
             prop_assert_eq!(c.amount_receive, c.amount - c.fees);
-            prop_assert!(c.fees >= 0 && c.amount_receive >= 0);
+            prop_assert!(c.fees >= crate::domain::Francs(0) && c.amount_receive >= crate::domain::Francs(0));
             let t = s.amounts(op, Kind::Transfer, amount);
             prop_assert_eq!(t.amount_receive, t.amount);
             prop_assert_eq!(t.amount_total, t.amount + t.fees);
             // Rounded up: never less than the exact proportional fee.
-            prop_assert!((t.fees - fixed) as i128 * 10_000 >= francs as i128 * bp as i128);
-            prop_assert!(((t.fees - fixed) as i128 - 1) * 10_000 < francs as i128 * bp as i128);
+            prop_assert!((t.fees - crate::domain::Francs(fixed)).get() as i128 * 10_000 >= francs as i128 * bp as i128);
+            prop_assert!(((t.fees - crate::domain::Francs(fixed)).get() as i128 - 1) * 10_000 < francs as i128 * bp as i128);
         }
     }
 }

@@ -51,18 +51,15 @@ pub struct Posting {
     pub amount: Francs,
 }
 
-fn post(account: Account, amount: i64) -> Posting {
-    Posting {
-        account,
-        amount: Francs(amount),
-    }
+fn post(account: Account, amount: Francs) -> Posting {
+    Posting { account, amount }
 }
 
 /// Money put into an environment from outside (Sandbox opening credit, Production top-up).
 pub fn credit(amount: Francs) -> Vec<Posting> {
     vec![
-        post(Account::Available, amount.get()),
-        post(Account::OperatorClearing, -amount.get()),
+        post(Account::Available, amount),
+        post(Account::OperatorClearing, -amount),
     ]
 }
 
@@ -171,7 +168,7 @@ mod tests {
                     }
                     Step::Transfer(a, outcome) => {
                         let amounts = fees.amounts(OperatorCode::Beta, Kind::Transfer, Amount::from_francs(a).unwrap());
-                        if Francs(amounts.amount_total) > available {
+                        if amounts.amount_total > available {
                             continue;
                         }
                         let mut entry = reserve(&amounts);
@@ -191,7 +188,7 @@ mod tests {
                 all.extend(entry);
             }
             prop_assert_eq!(sum(&all), Francs::ZERO);
-            prop_assert_eq!(reserved, Francs(in_flight.iter().map(|a| a.amount_total).sum::<i64>()));
+            prop_assert_eq!(reserved, in_flight.iter().map(|a| a.amount_total).sum::<Francs>());
         }
     }
 }
@@ -199,6 +196,6 @@ mod tests {
 /// A merchant environment's balance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Balance {
-    pub available: i64,
-    pub reserved: i64,
+    pub available: Francs,
+    pub reserved: Francs,
 }

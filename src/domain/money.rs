@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::iter::Sum;
-use std::ops::{Add, AddAssign, Neg, Sub};
+use std::ops::{Add, AddAssign, Neg, Sub, SubAssign};
 use std::str::FromStr;
 
 /// A whole, signed number of francs.
@@ -37,6 +37,12 @@ impl Add for Francs {
 impl AddAssign for Francs {
     fn add_assign(&mut self, other: Francs) {
         self.0 += other.0;
+    }
+}
+
+impl SubAssign for Francs {
+    fn sub_assign(&mut self, other: Francs) {
+        self.0 -= other.0;
     }
 }
 

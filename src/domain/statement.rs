@@ -17,6 +17,7 @@
 //!   last line of the whole statement therefore shows `GET /v1/balance`.
 
 use super::ledger::{Account, Balance};
+use super::money::Francs;
 use super::operator::OperatorCode;
 use super::page::Cursor;
 use super::time::Timestamp;
@@ -212,8 +213,8 @@ pub fn statement_lines(page: PostingPage) -> Vec<StatementLine> {
         .into_iter()
         .map(|posting| {
             match posting.account {
-                Account::Available => balance.available += posting.amount,
-                Account::Reserved => balance.reserved += posting.amount,
+                Account::Available => balance.available += Francs(posting.amount),
+                Account::Reserved => balance.reserved += Francs(posting.amount),
                 Account::OperatorClearing | Account::FeeRevenue => {}
             }
             StatementLine { posting, balance }
@@ -248,8 +249,8 @@ mod tests {
         let transfer = Some((Kind::Transfer, Status::Failed));
         let lines = statement_lines(PostingPage {
             opening: Balance {
-                available: 5_000,
-                reserved: 100,
+                available: crate::domain::Francs(5_000),
+                reserved: crate::domain::Francs(100),
             },
             postings: vec![
                 posting("a", Account::Available, -1_010, transfer),
@@ -266,7 +267,7 @@ mod tests {
         });
         let balances: Vec<(i64, i64)> = lines
             .iter()
-            .map(|l| (l.balance.available, l.balance.reserved))
+            .map(|l| (l.balance.available.get(), l.balance.reserved.get()))
             .collect();
         assert_eq!(
             balances,
@@ -340,8 +341,8 @@ mod tests {
         assert_eq!(posting("c", Account::Available, 10, None).movement(), Movement::Credit);
         assert!(statement_lines(PostingPage {
             opening: Balance {
-                available: 1,
-                reserved: 0
+                available: crate::domain::Francs(1),
+                reserved: crate::domain::Francs(0)
             },
             postings: vec![]
         })
@@ -356,8 +357,8 @@ mod tests {
                 ..posting(id, Account::Available, 1, None)
             },
             balance: Balance {
-                available: 0,
-                reserved: 0,
+                available: crate::domain::Francs(0),
+                reserved: crate::domain::Francs(0),
             },
         };
         let page = [line("a", 10), line("b", 20), line("c", 30), line("d", 40)];

@@ -272,8 +272,8 @@ mod tests {
         ];
         let o = overview_of(
             Balance {
-                available: 0,
-                reserved: 0,
+                available: crate::domain::Francs(0),
+                reserved: crate::domain::Francs(0),
             },
             &activity,
         );

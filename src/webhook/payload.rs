@@ -196,10 +196,10 @@ mod tests {
         t.reference = "KLMNOPQRST".into();
         t.transaction_id = "refund-1".into();
         t.amounts = Amounts {
-            amount: 500,
-            fees: 0,
-            amount_receive: 500,
-            amount_total: 500,
+            amount: crate::domain::Francs(500),
+            fees: crate::domain::Francs(0),
+            amount_receive: crate::domain::Francs(500),
+            amount_total: crate::domain::Francs(500),
         };
         t.purpose = Purpose::Refund(RefundLink {
             collection: "ABCDEFGHIJ".into(),
@@ -239,10 +239,10 @@ mod tests {
                 phone,
                 phone_as_sent: "0701020302".into(),
                 amounts: Amounts {
-                    amount: 1500,
-                    fees: 30,
-                    amount_receive: 1470,
-                    amount_total: 1500,
+                    amount: crate::domain::Francs(1500),
+                    fees: crate::domain::Francs(30),
+                    amount_receive: crate::domain::Francs(1470),
+                    amount_total: crate::domain::Francs(1500),
                 },
                 status: Status::Successful,
                 customer_id: "c-1".into(),

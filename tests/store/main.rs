@@ -320,8 +320,8 @@ async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store,
         }
     };
     let (opening, all) = read(since, 100, None).await;
-    assert_eq!(opening, 0);
-    let balances: Vec<i64> = all.iter().map(|l| l.balance.available).collect();
+    assert_eq!(opening, momo_gateway::domain::Francs(0));
+    let balances: Vec<i64> = all.iter().map(|l| l.balance.available.get()).collect();
     let mut amounts: Vec<i64> = all[..3].iter().map(|l| l.posting.amount).collect();
     amounts.sort();
     assert_eq!(
@@ -335,7 +335,10 @@ async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store,
         let (opening, page) = read(since, 1, after).await;
         assert_eq!(page.len(), 1);
         assert_eq!(page[0], *line, "the same line, the same running balance");
-        assert_eq!(opening + line.posting.amount, line.balance.available);
+        assert_eq!(
+            opening + momo_gateway::domain::Francs(line.posting.amount),
+            line.balance.available
+        );
         after = Some(line.posting.cursor());
     }
     assert!(read(since, 1, after).await.1.is_empty(), "past the last posting");
@@ -349,7 +352,7 @@ async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store,
         None,
     )
     .await;
-    assert_eq!((opening, window.len()), (700, 1));
+    assert_eq!((opening, window.len()), (momo_gateway::domain::Francs(700), 1));
     let forged = Cursor {
         created_at: Timestamp(10),
         id: "zzz".into(),
@@ -357,7 +360,7 @@ async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store,
     let (opening, page) = read(since, 100, Some(forged)).await;
     assert_eq!(
         (opening, page.len()),
-        (700, 1),
+        (momo_gateway::domain::Francs(700), 1),
         "money in sorts first in its millisecond"
     );
     let (_, window) = read(

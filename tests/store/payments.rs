@@ -168,7 +168,11 @@ async fn a_pending_transfer_reserves_its_total_and_a_duplicate_or_an_overdraft_w
     let (tenant, credential_id) = funded(store.as_ref(), "payouts", 50_000).await;
     let awa = payer(&tenant, "0501020304", NOW);
     let t = payment(&tenant, &awa, Kind::Transfer, 10_000, "order-1", NOW);
-    assert_eq!(t.amounts.amount_total, 10_150, "BETA transfers pay 150 bp on top");
+    assert_eq!(
+        t.amounts.amount_total,
+        momo_gateway::domain::Francs(10_150),
+        "BETA transfers pay 150 bp on top"
+    );
     let stored = store
         .insert_pending(
             &awa,
@@ -181,8 +185,8 @@ async fn a_pending_transfer_reserves_its_total_and_a_duplicate_or_an_overdraft_w
         .unwrap();
     assert_eq!(stored, awa, "a new payer is stored as given");
     let reserved = Balance {
-        available: 39_850,
-        reserved: 10_150,
+        available: momo_gateway::domain::Francs(39_850),
+        reserved: momo_gateway::domain::Francs(10_150),
     };
     assert_eq!(store.balance(&tenant).await.unwrap(), reserved);
     let record = store
@@ -214,8 +218,8 @@ async fn a_pending_transfer_reserves_its_total_and_a_duplicate_or_an_overdraft_w
     assert_eq!(
         store.balance(&sandbox).await.unwrap(),
         Balance {
-            available: 50_000,
-            reserved: 0
+            available: momo_gateway::domain::Francs(50_000),
+            reserved: momo_gateway::domain::Francs(0)
         },
         "the other environment's money is its own"
     );
@@ -273,14 +277,14 @@ async fn a_pending_transfer_reserves_its_total_and_a_duplicate_or_an_overdraft_w
 
     // Exactly what is available fits: 39,261 + 589 of fees.
     let all_in = payment(&tenant, &ibrahim, Kind::Transfer, 39_261, "order-3", NOW + 3);
-    assert_eq!(all_in.amounts.amount_total, 39_850);
+    assert_eq!(all_in.amounts.amount_total, momo_gateway::domain::Francs(39_850));
     let created = create(store.as_ref(), &ibrahim, &all_in, NOW + 60_003).await;
     assert_eq!(created.customer, ibrahim);
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
         Balance {
-            available: 0,
-            reserved: 50_000
+            available: momo_gateway::domain::Francs(0),
+            reserved: momo_gateway::domain::Francs(50_000)
         }
     );
     assert_eq!(customer_count(store.as_ref(), &tenant).await, 2);
@@ -313,8 +317,8 @@ async fn concurrent_creations_never_overdraw_nor_share_a_transaction_id((store, 
     }
     assert_eq!((created, short), (4, 6));
     let balance = Balance {
-        available: 50_000 - 4 * 10_150,
-        reserved: 4 * 10_150,
+        available: momo_gateway::domain::Francs(50_000 - 4 * 10_150),
+        reserved: momo_gateway::domain::Francs(4 * 10_150),
     };
     assert_eq!(store.balance(&tenant).await.unwrap(), balance);
     assert_eq!(

@@ -107,8 +107,8 @@ async fn twenty_concurrent_refunds_of_one_collection_never_give_back_more_than_i
         Balance {
             // The opening 50,000 and the collection's 10,000 less BETA's 1.5 %, less the ten
             // refunds held.
-            available: 50_000 + 9_850 - 10_000,
-            reserved: 10_000,
+            available: momo_gateway::domain::Francs(50_000 + 9_850 - 10_000),
+            reserved: momo_gateway::domain::Francs(10_000),
         }
     );
     assert_eq!(store.check_ledger().await.unwrap(), SOUND);

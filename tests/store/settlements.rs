@@ -32,8 +32,8 @@ async fn a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event(
     )
     .await;
     let after_reserving = Balance {
-        available: 50_000 - 10_150 - 5_075,
-        reserved: 10_150 + 5_075,
+        available: momo_gateway::domain::Francs(50_000 - 10_150 - 5_075),
+        reserved: momo_gateway::domain::Francs(10_150 + 5_075),
     };
     assert_eq!(store.balance(&tenant).await.unwrap(), after_reserving);
 
@@ -41,7 +41,7 @@ async fn a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event(
     assert!(store.settle(&done).await.unwrap(), "the first settlement moves it");
     let paid_out = Balance {
         available: after_reserving.available,
-        reserved: 5_075,
+        reserved: momo_gateway::domain::Francs(5_075),
     };
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
@@ -79,8 +79,8 @@ async fn a_settlement_moves_a_pending_payment_once_with_its_entry_and_one_event(
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
         Balance {
-            available: 50_000 - 10_150,
-            reserved: 0
+            available: momo_gateway::domain::Francs(50_000 - 10_150),
+            reserved: momo_gateway::domain::Francs(0)
         }
     );
     let failed = store
@@ -169,7 +169,10 @@ async fn of_ten_concurrent_settlements_of_one_payment_exactly_one_moves_it((stor
     };
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
-        Balance { available, reserved: 0 },
+        Balance {
+            available: momo_gateway::domain::Francs(available),
+            reserved: momo_gateway::domain::Francs(0)
+        },
         "one entry applied"
     );
     let events = store
@@ -201,7 +204,8 @@ async fn a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer((store,
     )
     .await;
     assert_eq!(
-        given_back.transaction.amounts.fees, 0,
+        given_back.transaction.amounts.fees,
+        momo_gateway::domain::Francs(0),
         "no refund fee unless configured"
     );
     let read = store
@@ -213,8 +217,8 @@ async fn a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer((store,
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
         Balance {
-            available: before.available - 15_000,
-            reserved: before.reserved + 15_000,
+            available: before.available - momo_gateway::domain::Francs(15_000),
+            reserved: before.reserved + momo_gateway::domain::Francs(15_000),
         },
         "both reserved, as transfers are"
     );
@@ -229,7 +233,7 @@ async fn a_refund_is_stored_as_its_own_kind_and_pays_out_like_a_transfer((store,
     assert_eq!(
         store.balance(&tenant).await.unwrap(),
         Balance {
-            available: before.available - 10_000,
+            available: before.available - momo_gateway::domain::Francs(10_000),
             reserved: before.reserved,
         },
         "the successful one paid out, the failed one released"

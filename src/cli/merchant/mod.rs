@@ -183,7 +183,7 @@ impl MerchantCommand {
                 Done::ToppedUp {
                     environment: target.env,
                     amount,
-                    available: balance.available,
+                    available: balance.available.get(),
                 }
             }
             MerchantCommand::RotateSecret { target, .. } => {

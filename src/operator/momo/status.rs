@@ -36,7 +36,7 @@ pub fn answer_of(result: &PaymentResult, transaction: &Transaction) -> Result<Op
         "PENDING" => Ok(OperatorAnswer::Pending),
         "SUCCESSFUL" => {
             let amount = result.amount.as_deref().and_then(francs);
-            if amount != Some(transaction.amounts.amount) {
+            if amount != Some(transaction.amounts.amount.get()) {
                 return mismatch(
                     BadAnswer::AmountMismatch,
                     format!("amount {:?}, sent {}", result.amount, transaction.amounts.amount),

@@ -136,14 +136,14 @@ impl WaveConnector {
 
     pub(super) async fn session_status(&self, t: &Transaction) -> Result<OperatorAnswer, OperatorError> {
         let sessions = self.sessions(&t.reference).await?;
-        answer_of_all(&sessions, t.amounts.amount)
+        answer_of_all(&sessions, t.amounts.amount.get())
     }
 
     /// Expires every open session of the collection, after making sure none is paid.
     pub(super) async fn expire_sessions(&self, t: &Transaction) -> Result<(), OperatorError> {
         let sessions = self.sessions(&t.reference).await?;
         // Also refuses to go on when a session says something we cannot read.
-        if answer_of_all(&sessions, t.amounts.amount)? == OperatorAnswer::Succeeded {
+        if answer_of_all(&sessions, t.amounts.amount.get())? == OperatorAnswer::Succeeded {
             return Err(OperatorError::Ambiguous(
                 "the payer paid before the checkout session could be expired: ask for the status".into(),
             ));

@@ -93,7 +93,7 @@ impl WaveConnector {
             .collect();
         match ours.as_slice() {
             [] => Ok(OperatorAnswer::NotReceived),
-            [payout] => answer_of(payout, t.amounts.amount),
+            [payout] => answer_of(payout, t.amounts.amount.get()),
             // One idempotency key makes one payout: more means money may have left twice.
             more => Err(OperatorError::Ambiguous(format!(
                 "{} payouts carry reference {}: a person must look",

@@ -58,7 +58,7 @@ impl WaveConnector {
                 t.reference
             )));
         };
-        self.refund_session(collection, &t.id, t.amounts.amount, Asking::Again)
+        self.refund_session(collection, &t.id, t.amounts.amount.get(), Asking::Again)
             .await
     }
 

@@ -152,7 +152,7 @@ impl Payments {
         }
         // Read before the refund is recorded: a clear answer for the usual case. Under a race
         // the database decides (the refund's conditional hold on its collection).
-        let remaining = c.amounts.amount - c.purpose.refunded().get();
+        let remaining = (c.amounts.amount - c.purpose.refunded()).get();
         let amount = match request.amount {
             Some(amount) if amount.francs() <= remaining => amount,
             Some(amount) => {
@@ -175,7 +175,7 @@ impl Payments {
                 ))
             })?,
         };
-        if amount.francs() != c.amounts.amount
+        if amount.francs() != c.amounts.amount.get()
             && !self
                 .operators
                 .connector(c.operator, tenant.environment)

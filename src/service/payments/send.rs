@@ -36,7 +36,7 @@ fn failed_unless_pending(
 /// A recorded payment's amount: stored only after it was parsed as one, so one out of range
 /// is a fault of ours.
 pub(super) fn stored_amount(t: &Transaction) -> Result<Amount, ServiceError> {
-    Amount::from_francs(t.amounts.amount)
+    Amount::from_francs(t.amounts.amount.get())
         .map_err(|e| ServiceError::Internal(format!("stored amount {} {e}", t.amounts.amount)))
 }
 

@@ -7,7 +7,7 @@ use super::outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
 use super::{BatchCreated, BatchError, Payouts};
 use crate::domain::payout_batch::{MAX_BATCH_ITEMS, MAX_LABEL_CHARS};
 use crate::domain::text::TextProblem;
-use crate::domain::{BatchId, Tenant, Timestamp, TransactionRecord, TransactionRef};
+use crate::domain::{BatchId, Francs, Tenant, Timestamp, TransactionRecord, TransactionRef};
 use crate::service::payments::{PaymentError, PaymentRequest};
 use crate::service::ServiceError;
 use crate::store::{queued_check, BatchItem, BatchLimits, NewBatch, Seal, StoreError};
@@ -21,7 +21,10 @@ const CONCURRENT_RECORDS: usize = 1;
 #[derive(Debug)]
 pub enum Previewed {
     /// It would be recorded and sent: the transfer, and what it takes from the balance.
-    Sent { request: Box<PaymentRequest>, total: i64 },
+    Sent {
+        request: Box<PaymentRequest>,
+        total: Francs,
+    },
     /// It would not: refused, or a duplicate of an earlier transaction.
     Not(ItemOutcome),
 }

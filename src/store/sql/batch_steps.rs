@@ -64,7 +64,7 @@ pub(super) async fn hold<DB: SqlDb>(
         if let Some(batch) = c.transaction.purpose.batch() {
             let counts = held.entry(batch.as_str()).or_default();
             counts.0 += 1;
-            counts.1 += c.transaction.amounts.amount;
+            counts.1 += c.transaction.amounts.amount.get();
         }
     }
     for (batch, (items, amount)) in held {
@@ -99,11 +99,11 @@ pub(super) async fn settle<DB: SqlDb>(tx: &mut Transaction<'_, DB>, done: &[&Set
         match s.outcome.status {
             Status::Successful => {
                 counts.0 += 1;
-                counts.1 += t.amounts.amount;
+                counts.1 += t.amounts.amount.get();
             }
             Status::Failed => {
                 counts.2 += 1;
-                counts.3 += t.amounts.amount;
+                counts.3 += t.amounts.amount.get();
             }
             Status::Pending => continue,
         }

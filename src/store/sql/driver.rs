@@ -245,6 +245,13 @@ impl Col for Option<i64> {
     }
 }
 
+/// A sum of money reads from its `BIGINT` column.
+impl Col for crate::domain::Francs {
+    fn read<DB: SqlDb>(row: &DB::Row, column: &str) -> Result<Self, sqlx::Error> {
+        i64::read::<DB>(row, column).map(crate::domain::Francs)
+    }
+}
+
 impl Col for bool {
     fn read<DB: SqlDb>(row: &DB::Row, column: &str) -> Result<Self, sqlx::Error> {
         not_null(DB::flag(row, column)?, column)

@@ -27,7 +27,7 @@ pub(super) async fn hold<DB: SqlDb>(
     for c in creations {
         let t = c.transaction;
         if let Some(link) = t.purpose.refund_of() {
-            held.entry(link.collection.as_str()).or_insert((0, &t.tenant)).0 += t.amounts.amount;
+            held.entry(link.collection.as_str()).or_insert((0, &t.tenant)).0 += t.amounts.amount.get();
         }
     }
     for (collection, (amount, tenant)) in held {

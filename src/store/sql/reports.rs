@@ -5,6 +5,7 @@ use super::transactions::Bind;
 use super::{Args, Get};
 use super::{Backend, SqlDb};
 use crate::domain::statement::PostingSource;
+use crate::domain::Francs;
 use crate::domain::{
     Balance, Day, LedgerPosting, OperatorCode, PageRequest, Position, PostingPage, ReportScope, SettlementRow,
     StatementFilter, Tenant, Timestamp,
@@ -141,8 +142,8 @@ where
                 reserved: row.col("opening_reserved")?,
             },
             None => Balance {
-                available: 0,
-                reserved: 0,
+                available: Francs::ZERO,
+                reserved: Francs::ZERO,
             },
         };
         let postings = rows.iter().map(posting::<DB>).collect::<Result<_, _>>()?;

@@ -44,8 +44,8 @@ fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
     let t = ctx.t();
     html! {
         div.cards {
-            div.card { (t.balance_available) span.figure #balance-available { (money(o.balance.available)) } }
-            div.card { (t.balance_reserved) span.figure #balance-reserved { (money(o.balance.reserved)) } }
+            div.card { (t.balance_available) span.figure #balance-available { (money(o.balance.available.get())) } }
+            div.card { (t.balance_reserved) span.figure #balance-reserved { (money(o.balance.reserved.get())) } }
             div.card #volume-today data-count=(o.today.count) data-amount=(o.today.amount) {
                 (t.volume_today) (volume(t, o.today))
             }

@@ -67,7 +67,7 @@ pub async fn submit(
                 t.refund_recorded,
                 t.colon,
                 r.reference,
-                money(r.amounts.amount),
+                money(r.amounts.amount.get()),
                 r.status.as_str()
             );
             (StatusCode::OK, Flash::Done(said))
@@ -148,7 +148,7 @@ pub fn facts(t: &Text, timeline: &Timeline) -> Markup {
             dd #refund-of {
                 a href={ "/dashboard/transactions/" (segment(link.collection.as_str())) } { (link.collection.as_str()) }
                 @if let Some(c) = &timeline.collection {
-                    " · " (c.transaction.transaction_id) " · " (money(c.transaction.amounts.amount))
+                    " · " (c.transaction.transaction_id) " · " (money(c.transaction.amounts.amount.get()))
                 }
             }
             @if let Some(reason) = &link.reason {
@@ -165,13 +165,13 @@ pub fn section(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
     if tx.kind() != Kind::Collection || (tx.status != Status::Successful && timeline.refunds.is_empty()) {
         return html! {};
     }
-    let left = tx.amounts.amount - tx.purpose.refunded().get();
+    let left = tx.amounts.amount - tx.purpose.refunded();
     html! {
         @if tx.status == Status::Successful {
             section #refund-section aria-labelledby="refund-heading" {
                 h2 #refund-heading { (t.refund_heading) }
-                p #refund-left { (t.refund_left) (t.colon) " " (money(left)) }
-                @if left > 0 {
+                p #refund-left { (t.refund_left) (t.colon) " " (money(left.get())) }
+                @if left.is_positive() {
                     (form(ctx, path))
                 } @else {
                     p #fully-refunded { (t.fully_refunded) }
@@ -198,7 +198,7 @@ pub fn section(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
                             tr data-transaction-id=(rt.transaction_id) {
                                 td { a href={ "/dashboard/transactions/" (segment(&rt.transaction_id)) } { (rt.reference) } }
                                 td { (rt.transaction_id) }
-                                td.num.amount { (money(rt.amounts.amount)) }
+                                td.num.amount { (money(rt.amounts.amount.get())) }
                                 td.status { (rt.status.as_str()) }
                                 td { (when(rt.created_at)) }
                                 td { (rt.purpose.refund_of().and_then(|l| l.reason.as_ref()).map_or("", |r| r.as_str())) }

@@ -77,10 +77,10 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
             dt { (t.kind) } dd { (kind_name(t, tx.kind())) }
             dt { (t.operator) } dd { (tx.operator.v1_code()) }
             dt { (t.phone) } dd { (tx.phone.as_str()) }
-            dt { (t.amount) } dd #amount { (money(tx.amounts.amount)) }
-            dt { (t.fees) } dd #fees { (money(tx.amounts.fees)) }
-            dt { (t.amount_receive) } dd { (money(tx.amounts.amount_receive)) }
-            dt { (t.amount_total) } dd #amount-total { (money(tx.amounts.amount_total)) }
+            dt { (t.amount) } dd #amount { (money(tx.amounts.amount.get())) }
+            dt { (t.fees) } dd #fees { (money(tx.amounts.fees.get())) }
+            dt { (t.amount_receive) } dd { (money(tx.amounts.amount_receive.get())) }
+            dt { (t.amount_total) } dd #amount-total { (money(tx.amounts.amount_total.get())) }
             dt { (t.created_at) } dd { (when(tx.created_at)) }
             (refund::facts(t, timeline))
             @if let Some(link) = tx.purpose.link() {

@@ -219,7 +219,7 @@ pub fn table(t: &Text, records: &[TransactionRecord]) -> Markup {
                             td { (kind_name(t, tx.kind())) }
                             td { (tx.operator.v1_code()) }
                             td { (tx.phone.as_str()) }
-                            td.num { (money(tx.amounts.amount)) }
+                            td.num { (money(tx.amounts.amount.get())) }
                             td.status { (tx.status.as_str()) }
                         }
                     }

@@ -152,7 +152,7 @@ pub fn form(
 pub fn status(w: &Words, link_id: &str, record: &TransactionRecord, here: &str, payer_page: Option<&str>) -> Response {
     let t = &record.transaction;
     let reference = html! { p { (w.reference) " " strong #reference { (t.reference) } } };
-    let amount = html! { p.amount #amount { (money(t.amounts.amount)) " XOF" } };
+    let amount = html! { p.amount #amount { (money(t.amounts.amount.get())) " XOF" } };
     match t.status {
         Status::Pending => {
             let refresh = match payer_page {

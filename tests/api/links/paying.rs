@@ -58,7 +58,10 @@ async fn a_payment_through_a_link_carries_its_id_and_counts_on_it(app: TestApp) 
     assert!(matches!(failed, Err(LinkPaymentError::Failed(_))), "{failed:?}");
     let paid = links.pay(&id, payer("01", Some(2500)), Timestamp::now()).await.unwrap();
     let t = &paid.transaction;
-    assert_eq!((t.purpose.link(), t.amounts.amount), (Some(&id), 2_500));
+    assert_eq!(
+        (t.purpose.link(), t.amounts.amount),
+        (Some(&id), momo_gateway::domain::Francs(2_500))
+    );
     assert!(
         t.transaction_id.as_str().starts_with("lnk-"),
         "{}",

@@ -56,10 +56,10 @@ fn gateway_view(t: &Transaction) -> View<'_> {
         operator: t.operator,
         phone_ending: t.phone.last_two_digits(),
         amounts: (
-            t.amounts.amount,
-            t.amounts.fees,
-            t.amounts.amount_receive,
-            t.amounts.amount_total,
+            t.amounts.amount.get(),
+            t.amounts.fees.get(),
+            t.amounts.amount_receive.get(),
+            t.amounts.amount_total.get(),
         ),
         created_at: t.created_at,
         status: t.status,
@@ -131,7 +131,7 @@ impl World {
             money(
                 "available and reserved",
                 t,
-                (balance.available, balance.reserved),
+                (balance.available.get(), balance.reserved.get()),
                 (a.available, a.reserved),
             )?;
             let posted = self.ledger.accounts(tenant).await?;

@@ -230,7 +230,12 @@ impl World {
                 self.model.top_up(tenant, amount);
                 let a = self.model.tenants[tenant];
                 match balance {
-                    Ok(b) if (b.available, b.reserved) == (a.available, a.reserved) => {}
+                    Ok(b)
+                        if (b.available, b.reserved)
+                            == (
+                                momo_gateway::domain::Francs(a.available),
+                                momo_gateway::domain::Francs(a.reserved),
+                            ) => {}
                     other => return Err(format!("top-up answered {other:?}, the model has {a:?}")),
                 }
             }

@@ -201,7 +201,7 @@ async fn a_session_for_another_amount_is_never_settled() {
     let sent = transaction(Kind::Collection, "0700000001", 2500);
     s.wave.initiate(&request(&sent)).await.unwrap();
     let mut stored = sent.clone();
-    stored.amounts.amount = 25_000;
+    stored.amounts.amount = crate::domain::Francs(25_000);
     let answer = s.wave.status(&stored, Timestamp::now()).await;
     assert!(
         matches!(

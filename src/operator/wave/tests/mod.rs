@@ -84,10 +84,10 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         phone: Msisdn::parse(phone).unwrap(),
         phone_as_sent: phone.to_owned(),
         amounts: Amounts {
-            amount,
-            fees: 0,
-            amount_receive: amount,
-            amount_total: amount,
+            amount: crate::domain::Francs(amount),
+            fees: crate::domain::Francs(0),
+            amount_receive: crate::domain::Francs(amount),
+            amount_total: crate::domain::Francs(amount),
         },
         status: Status::Pending,
         customer_id: "c-1".into(),
@@ -107,7 +107,7 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
         operator_reference: &t.id,
         operator: t.operator,
         phone: &t.phone,
-        amount: crate::domain::Amount::from_francs(t.amounts.amount).unwrap(),
+        amount: crate::domain::Amount::from_francs(t.amounts.amount.get()).unwrap(),
         purpose: match &t.purpose {
             Purpose::Collection(collection) => Instruction::Collection {
                 otp_code: None,

@@ -140,7 +140,7 @@ async fn a_payout_of_another_amount_is_never_settled() {
     let sent = transaction(Kind::Transfer, "0700000001", 10_000);
     s.wave.initiate(&request(&sent)).await.unwrap();
     let mut stored = sent.clone();
-    stored.amounts.amount = 1_000;
+    stored.amounts.amount = crate::domain::Francs(1_000);
     let answer = s.wave.status(&stored, Timestamp::now()).await;
     assert!(
         matches!(

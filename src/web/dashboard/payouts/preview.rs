@@ -12,7 +12,7 @@ use maud::{html, Markup};
 use super::super::layout::{self, html_response, money, Flash, Spec};
 use super::super::session::Ctx;
 use super::list;
-use crate::domain::Timestamp;
+use crate::domain::{Francs, Timestamp};
 use crate::service::payouts::{csv, ItemOutcome, Previewed};
 use crate::service::Payouts;
 use crate::web::csrf::{CsrfUpload, Upload};
@@ -96,13 +96,13 @@ pub async fn render(
 }
 
 /// How many lines would be paid and refused, the total, and the balance it comes from.
-fn summary(ctx: &Ctx, previewed: &[Previewed], available: i64) -> Markup {
+fn summary(ctx: &Ctx, previewed: &[Previewed], available: Francs) -> Markup {
     let t = ctx.t();
-    let total: i64 = previewed
+    let total: Francs = previewed
         .iter()
         .map(|p| match p {
             Previewed::Sent { total, .. } => *total,
-            Previewed::Not(_) => 0,
+            Previewed::Not(_) => Francs::ZERO,
         })
         .sum();
     let paid = previewed.iter().filter(|p| matches!(p, Previewed::Sent { .. })).count();
@@ -110,8 +110,8 @@ fn summary(ctx: &Ctx, previewed: &[Previewed], available: i64) -> Markup {
         dl.facts #preview-summary {
             dt { (t.preview_lines_paid) } dd #preview-paid { (paid) }
             dt { (t.preview_lines_refused) } dd #preview-refused { (previewed.len() - paid) }
-            dt { (t.preview_total) } dd #preview-total { (money(total)) }
-            dt { (t.balance_available) } dd #preview-available { (money(available)) }
+            dt { (t.preview_total) } dd #preview-total { (money(total.get())) }
+            dt { (t.balance_available) } dd #preview-available { (money(available.get())) }
         }
         @if total > available { p #preview-over-balance role="alert" { (t.preview_over_balance) } }
     }
@@ -148,7 +148,7 @@ fn lines(ctx: &Ctx, previewed: &[Previewed]) -> Markup {
                                 td { (r.transaction.transaction_id.as_str()) }
                                 td { (r.transaction.operator.v1_code()) }
                                 td { (r.transaction.phone.as_str()) }
-                                td.num { (money(r.transaction.amounts.amount)) }
+                                td.num { (money(r.transaction.amounts.amount.get())) }
                                 td { (t.preview_duplicate) }
                             },
                             Previewed::Not(ItemOutcome::Refused(r)) => tr data-line=(line) data-outcome="refused" {
@@ -161,7 +161,7 @@ fn lines(ctx: &Ctx, previewed: &[Previewed]) -> Markup {
                                 td { (r.transaction.transaction_id.as_str()) }
                                 td { (r.transaction.operator.v1_code()) }
                                 td { (r.transaction.phone.as_str()) }
-                                td.num { (money(r.transaction.amounts.amount)) }
+                                td.num { (money(r.transaction.amounts.amount.get())) }
                                 td { (t.preview_paid) }
                             },
                         }
