@@ -17,6 +17,7 @@ pub mod payouts;
 pub mod rate_limit;
 pub mod recipients;
 pub mod reports;
+pub mod settlement;
 pub mod webhooks;
 
 use std::sync::Arc;

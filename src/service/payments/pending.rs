@@ -81,12 +81,16 @@ impl Payments {
     }
 
     /// Sets when the reconciler may next ask about a pending transaction.
-    pub async fn schedule_check(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<(), ServiceError> {
+    pub(in crate::service) async fn schedule_check(
+        &self,
+        transaction_id: &TransactionKey,
+        at: Timestamp,
+    ) -> Result<(), ServiceError> {
         Ok(self.store.schedule_check(transaction_id, at).await?)
     }
 
     /// Asks the transaction's operator where it stands.
-    pub async fn operator_status(
+    pub(in crate::service) async fn operator_status(
         &self,
         record: &TransactionRecord,
         now: Timestamp,
@@ -111,7 +115,7 @@ impl Payments {
     /// Sends a pending payment to its operator again, with the same operator-side reference
     /// (the operator's idempotency key), once: `None` when it was resent before. For a payment
     /// the operator says it never received.
-    pub async fn resend(
+    pub(in crate::service) async fn resend(
         &self,
         record: &TransactionRecord,
         now: Timestamp,
@@ -128,7 +132,11 @@ impl Payments {
     /// the two, or is slow), if no one has yet: its mark is taken here as the sender takes it
     /// (`send_queued`), so only one of them makes the call. [`FirstSend::SentAt`] when it was
     /// sent (or is being sent) already.
-    pub async fn first_send(&self, record: &TransactionRecord, now: Timestamp) -> Result<FirstSend, ServiceError> {
+    pub(in crate::service) async fn first_send(
+        &self,
+        record: &TransactionRecord,
+        now: Timestamp,
+    ) -> Result<FirstSend, ServiceError> {
         Ok(match self.store.mark_sent(&record.transaction.id, now).await? {
             SendMark::Taken => FirstSend::Made(self.call_operator(record).await?),
             SendMark::SentAt(at) => FirstSend::SentAt(at),
@@ -173,7 +181,7 @@ impl Payments {
 
     /// When the pending `record` was first found missing at its operator (or sent again for
     /// that reason), noting `now` if it never was; `None` when it is no longer pending.
-    pub async fn missing_since(
+    pub(in crate::service) async fn missing_since(
         &self,
         record: &TransactionRecord,
         now: Timestamp,
@@ -182,7 +190,7 @@ impl Payments {
     }
 
     /// Cancels a payment still pending at its operator, where the protocol allows it.
-    pub async fn cancel_at_operator(&self, record: &TransactionRecord) -> Result<(), OperatorError> {
+    pub(in crate::service) async fn cancel_at_operator(&self, record: &TransactionRecord) -> Result<(), OperatorError> {
         let t = &record.transaction;
         self.operators
             .connector(t.operator, t.tenant.environment)
