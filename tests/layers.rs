@@ -294,3 +294,28 @@ fn tests_sleep_only_where_real_time_is_what_they_test() {
         sleeps.len()
     );
 }
+
+/// Money past the edge is `Francs` and counts are unsigned: no public field of `src/domain` or
+/// `src/service` is a raw `i64` (raw integers stay in the store's rows and the wire types), and
+/// no id shows its text (`MerchantId(pub String)`).
+#[test]
+fn amounts_and_ids_are_typed_past_the_edge() {
+    let mut found = Vec::new();
+    for folder in ["domain", "service"] {
+        for (place, line) in code_lines(folder) {
+            let field = line.trim_start();
+            let raw_integer = field.starts_with("pub ") && field.ends_with(": i64,");
+            let open_id = field.contains("Id(pub ");
+            if raw_integer || open_id {
+                found.push(format!("{place}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "type these: {found:?}");
+    assert!(
+        code_lines("domain")
+            .iter()
+            .any(|(_, line)| line.contains("pub amount: Francs,")),
+        "the scan sees the typed amounts"
+    );
+}

@@ -97,12 +97,12 @@ async fn execute(args: &BatchArgs, payouts: &Payouts) -> anyhow::Result<BatchCre
 /// Follows the batch until it completes, with a progress bar on a terminal.
 async fn wait(payouts: &Payouts, target: &Target, batch: &PayoutBatch) -> anyhow::Result<PayoutBatch> {
     let tenant = target.tenant();
-    let bar = ProgressBar::new(batch.accepted.count.max(0) as u64);
+    let bar = ProgressBar::new(batch.accepted.count);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} transfers final, {msg} [{elapsed}]")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut last = (-1, Instant::now());
+    let mut last = (None, Instant::now());
     let mut hinted = false;
     loop {
         let now = payouts
@@ -110,14 +110,14 @@ async fn wait(payouts: &Payouts, target: &Target, batch: &PayoutBatch) -> anyhow
             .await?
             .ok_or_else(|| anyhow::anyhow!("batch {} is gone", batch.id))?;
         let finished = now.successful.count + now.failed.count;
-        bar.set_position(finished.max(0) as u64);
+        bar.set_position(finished);
         bar.set_message(format!("{} paid, {} failed", now.successful.count, now.failed.count));
         if now.completed_at.is_some() {
             bar.finish_and_clear();
             return Ok(now);
         }
-        if finished != last.0 {
-            last = (finished, Instant::now());
+        if Some(finished) != last.0 {
+            last = (Some(finished), Instant::now());
         } else if !hinted && last.1.elapsed() >= STALL_HINT_AFTER {
             hinted = true;
             bar.suspend(|| {
@@ -158,7 +158,7 @@ fn refusals(items: &[ItemOutcome]) -> Vec<String> {
 }
 
 fn counts(b: &PayoutBatch) -> serde_json::Value {
-    let tally = |t: crate::domain::Tally| json!({"count": t.count, "amount": t.amount});
+    let tally = |t: crate::domain::Tally| json!({"count": t.count, "amount": t.amount.get()});
     json!({
         "id": b.id.as_str(), "status": b.status().as_str(), "label": b.label,
         "submitted": b.submitted, "refused": b.refused, "duplicates": b.duplicates,

@@ -161,7 +161,7 @@ mod tests {
             entry_id: "e1".into(),
             at: Timestamp(1_795_169_730_123),
             account: Account::Available,
-            amount: 10_000,
+            amount: crate::domain::Francs(10_000),
             source: None,
         };
         let reservation = LedgerPosting {
@@ -169,7 +169,7 @@ mod tests {
             entry_id: "e2".into(),
             at: Timestamp(1_795_169_731_000),
             account: Account::Available,
-            amount: -1_015,
+            amount: crate::domain::Francs(-1_015),
             source: Some(PostingSource {
                 reference: "AB12CD34EF".into(),
                 transaction_id: "=cmd,\"x\"".into(),
@@ -209,9 +209,9 @@ mod tests {
                 kind: Kind::Collection,
                 status: Status::Successful,
                 count: 2,
-                amount: 3_000,
-                fees: 60,
-                net: 2_940,
+                amount: crate::domain::Francs(3_000),
+                fees: crate::domain::Francs(60),
+                net: crate::domain::Francs(2_940),
             }],
             Timestamp::from_millis(1_800_000_000_000),
         ))

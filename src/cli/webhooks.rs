@@ -220,7 +220,7 @@ struct AttemptJson<'a> {
     at: String,
     url: &'a str,
     status_code: Option<u16>,
-    latency_ms: i64,
+    latency_ms: u64,
     error: Option<&'a str>,
     response: Option<&'a str>,
 }

@@ -24,14 +24,14 @@ fn fees_are_configured_per_operator_and_direction() {
         fees.rule(OperatorCode::Beta, Kind::Refund),
         FeeRule {
             basis_points: 1,
-            fixed: 0
+            fixed: crate::domain::Francs(0)
         }
     );
     assert_eq!(
         FeeSchedule::default().rule(OperatorCode::Beta, Kind::Refund),
         FeeRule {
             basis_points: 0,
-            fixed: 0
+            fixed: crate::domain::Francs(0)
         },
         "a refund costs nothing unless configured"
     );
@@ -39,21 +39,21 @@ fn fees_are_configured_per_operator_and_direction() {
         fees.rule(OperatorCode::Beta, Kind::Collection),
         FeeRule {
             basis_points: 175,
-            fixed: 0
+            fixed: crate::domain::Francs(0)
         }
     );
     assert_eq!(
         fees.rule(OperatorCode::Gamma, Kind::Transfer),
         FeeRule {
             basis_points: 50,
-            fixed: 25
+            fixed: crate::domain::Francs(25)
         }
     );
     assert_eq!(
         fees.rule(OperatorCode::Alpha, Kind::Collection),
         FeeRule {
             basis_points: 200,
-            fixed: 0
+            fixed: crate::domain::Francs(0)
         },
         "defaults stay"
     );

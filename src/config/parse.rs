@@ -145,7 +145,14 @@ pub fn fees(value: &str) -> Option<Vec<(OperatorCode, Kind, FeeRule)>> {
             };
             let basis_points = bp.trim().parse::<u32>().ok().filter(|b| *b <= 10_000)?;
             let fixed = fixed.trim().parse::<i64>().ok().filter(|f| (0..=100_000).contains(f))?;
-            Some((operator, kind, FeeRule { basis_points, fixed }))
+            Some((
+                operator,
+                kind,
+                FeeRule {
+                    basis_points,
+                    fixed: crate::domain::Francs(fixed),
+                },
+            ))
         })
         .collect()
 }

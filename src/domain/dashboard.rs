@@ -3,6 +3,7 @@
 
 use super::environment::Tenant;
 use super::event::Attempt;
+use super::money::Francs;
 use super::operator::OperatorCode;
 use super::time::Timestamp;
 use super::transaction::Status;
@@ -41,12 +42,12 @@ pub struct Transition {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activity {
     /// Whole days since the start of the period asked for (0 is its first day).
-    pub day: i64,
+    pub day: u64,
     pub operator: OperatorCode,
     pub status: Status,
-    pub count: i64,
-    /// The sum of the amounts, in francs.
-    pub amount: i64,
+    pub count: u64,
+    /// The sum of the amounts.
+    pub amount: Francs,
 }
 
 /// A webhook attempt with what it was about: an event of a transaction, or a test delivery.

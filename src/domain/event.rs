@@ -41,7 +41,7 @@ pub struct Attempt {
     pub at: Timestamp,
     pub url: String,
     pub status_code: Option<u16>,
-    pub latency_ms: i64,
+    pub latency_ms: u64,
     pub error: Option<String>,
     /// The first bytes of the answer's body.
     pub response: Option<String>,

@@ -9,14 +9,14 @@ use super::transaction::Kind;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeeRule {
     pub basis_points: u32,
-    pub fixed: i64,
+    pub fixed: Francs,
 }
 
 impl FeeRule {
     /// The fee on `amount`: `ceil(amount × bp / 10000) + fixed`.
     pub fn fee(self, amount: Amount) -> i64 {
         let proportional = (amount.francs() as i128 * self.basis_points as i128 + 9_999) / 10_000;
-        proportional as i64 + self.fixed
+        proportional as i64 + self.fixed.get()
     }
 }
 
@@ -40,7 +40,7 @@ impl Default for FeeSchedule {
                 Kind::Collection,
                 FeeRule {
                     basis_points: collection,
-                    fixed: 0,
+                    fixed: crate::domain::Francs(0),
                 },
             ));
             rules.push((
@@ -48,7 +48,7 @@ impl Default for FeeSchedule {
                 Kind::Transfer,
                 FeeRule {
                     basis_points: transfer,
-                    fixed: 0,
+                    fixed: crate::domain::Francs(0),
                 },
             ));
         }
@@ -73,7 +73,7 @@ impl FeeSchedule {
             .map(|(_, _, r)| *r)
             .unwrap_or(FeeRule {
                 basis_points: 0,
-                fixed: 0,
+                fixed: crate::domain::Francs(0),
             })
     }
 
@@ -162,7 +162,7 @@ mod tests {
             Kind::Transfer,
             FeeRule {
                 basis_points: 50,
-                fixed: 25,
+                fixed: crate::domain::Francs(25),
             },
         );
         assert_eq!(
@@ -180,8 +180,8 @@ mod tests {
         #[test]
         fn the_amount_relations_hold_for_every_amount(francs in MIN_AMOUNT..=MAX_AMOUNT, op in operator(), bp in 0u32..=10_000, fixed in 0i64..1_000) {
             let mut s = FeeSchedule::default();
-            s.set(op, Kind::Collection, FeeRule { basis_points: bp, fixed });
-            s.set(op, Kind::Transfer, FeeRule { basis_points: bp, fixed });
+            s.set(op, Kind::Collection, FeeRule { basis_points: bp, fixed: crate::domain::Francs(fixed) });
+            s.set(op, Kind::Transfer, FeeRule { basis_points: bp, fixed: crate::domain::Francs(fixed) });
             let amount = Amount::from_francs(francs).unwrap();
             let c = s.amounts(op, Kind::Collection, amount);
             prop_assert_eq!(c.amount_total, c.amount);

@@ -3,6 +3,7 @@
 //! amount or bounds it, names the operators it accepts, and may be paid once, a limited number
 //! of times, or until it expires or is deactivated.
 
+use super::money::Francs;
 use rand::Rng;
 
 use super::amount::{Amount, MAX_AMOUNT, MIN_AMOUNT};
@@ -151,10 +152,10 @@ pub struct PaymentLink {
     pub deactivated_at: Option<Timestamp>,
     pub created_at: Timestamp,
     /// Its payments that are not `FAILED` (pending or successful): what its limit counts.
-    pub held: i64,
+    pub held: u64,
     /// Its `SUCCESSFUL` payments, and what they collected.
-    pub paid: i64,
-    pub collected: i64,
+    pub paid: u64,
+    pub collected: Francs,
 }
 
 impl PaymentLink {
@@ -201,13 +202,13 @@ impl PaymentLink {
             created_at: now,
             held: 0,
             paid: 0,
-            collected: 0,
+            collected: crate::domain::Francs(0),
         })
     }
 
     /// Its payments still pending.
-    pub fn pending(&self) -> i64 {
-        self.held - self.paid
+    pub fn pending(&self) -> u64 {
+        self.held.saturating_sub(self.paid)
     }
 
     /// Whether it takes a new payment at `now`, as last read. The database decides again when
@@ -219,10 +220,10 @@ impl PaymentLink {
         if self.expires_at.is_some_and(|at| at <= now) {
             return Err(LinkClosed::Expired);
         }
-        if self.max_payments.is_some_and(|max| self.paid >= max) {
+        if self.max_payments.is_some_and(|max| self.paid >= max.unsigned_abs()) {
             return Err(LinkClosed::Exhausted);
         }
-        if self.max_payments.is_some_and(|max| self.held >= max) {
+        if self.max_payments.is_some_and(|max| self.held >= max.unsigned_abs()) {
             return Err(LinkClosed::Busy);
         }
         Ok(())

@@ -2,6 +2,7 @@
 //! earnings). Each accepted item is an ordinary transfer with its own transaction; the batch
 //! counts them by state and completes once every one of them is final.
 
+use super::money::Francs;
 use rand::Rng;
 
 use super::environment::Tenant;
@@ -81,8 +82,8 @@ impl BatchStatus {
 /// How many items, and how much money, a batch holds in one state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tally {
-    pub count: i64,
-    pub amount: i64,
+    pub count: u64,
+    pub amount: Francs,
 }
 
 /// A payout batch as stored.
@@ -95,17 +96,17 @@ pub struct PayoutBatch {
     /// Whether the request asked for every item or none.
     pub all_or_nothing: bool,
     /// Items in the request.
-    pub submitted: i64,
+    pub submitted: u64,
     /// Items refused (bad input, not affordable, recipient inactive): no transaction.
-    pub refused: i64,
+    pub refused: u64,
     /// Items whose transaction id was used before: the earlier transaction stands.
-    pub duplicates: i64,
+    pub duplicates: u64,
     /// Items recorded as transfers, and their amounts (fees aside).
     pub accepted: Tally,
     pub successful: Tally,
     pub failed: Tally,
     /// Accepted items not final yet.
-    pub pending: i64,
+    pub pending: u64,
     pub created_at: Timestamp,
     pub completed_at: Option<Timestamp>,
 }
@@ -120,7 +121,7 @@ impl PayoutBatch {
     }
 
     /// The amount of the accepted items not final yet.
-    pub fn pending_amount(&self) -> i64 {
+    pub fn pending_amount(&self) -> Francs {
         self.accepted.amount - self.successful.amount - self.failed.amount
     }
 }

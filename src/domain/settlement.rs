@@ -13,6 +13,7 @@
 //!   debited). Only `SUCCESSFUL` rows move money; the totals count only them, and their
 //!   `net` is signed: collected − paid out.
 
+use super::money::Francs;
 use std::fmt;
 
 use time::{Date, Month};
@@ -95,28 +96,28 @@ pub struct SettlementRow {
     pub operator: OperatorCode,
     pub kind: Kind,
     pub status: Status,
-    pub count: i64,
+    pub count: u64,
     /// The sum of their amounts.
-    pub amount: i64,
-    pub fees: i64,
+    pub amount: Francs,
+    pub fees: Francs,
     /// Collections: the sum of `amountReceive`; transfers: of `amountTotal`.
-    pub net: i64,
+    pub net: Francs,
 }
 
 /// What a day's successful transactions did to the merchant's money.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SettlementTotals {
     /// Successful collections' net: credited to `available`.
-    pub collected: i64,
+    pub collected: Francs,
     /// Successful transfers' net (amount + fees): debited from `reserved`.
-    pub paid_out: i64,
+    pub paid_out: Francs,
     /// Successful refunds' net (amount + fees): debited from `reserved`, back to payers.
-    pub refunded: i64,
+    pub refunded: Francs,
     /// The fees of successful transactions, every kind.
-    pub fees: i64,
+    pub fees: Francs,
     /// `collected - paid_out - refunded`: the day's change of `available + reserved`, but for credits
     /// from outside (top-ups), which are no transaction.
-    pub net: i64,
+    pub net: Francs,
 }
 
 /// A day's report.
@@ -212,9 +213,9 @@ mod tests {
             kind,
             status,
             count: 1,
-            amount,
-            fees,
-            net,
+            amount: crate::domain::Francs(amount),
+            fees: crate::domain::Francs(fees),
+            net: crate::domain::Francs(net),
         }
     }
 
@@ -275,11 +276,11 @@ mod tests {
         assert_eq!(
             report.totals(),
             SettlementTotals {
-                collected: 1_470,
-                paid_out: 1_010,
-                refunded: 0,
-                fees: 40,
-                net: 460
+                collected: crate::domain::Francs(1_470),
+                paid_out: crate::domain::Francs(1_010),
+                refunded: crate::domain::Francs(0),
+                fees: crate::domain::Francs(40),
+                net: crate::domain::Francs(460)
             }
         );
     }

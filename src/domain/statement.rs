@@ -47,7 +47,7 @@ pub struct LedgerPosting {
     pub at: Timestamp,
     pub account: Account,
     /// Signed: money into the account is positive.
-    pub amount: i64,
+    pub amount: Francs,
     /// `None` for money put in from outside (the Sandbox's opening credit, a top-up).
     pub source: Option<PostingSource>,
 }
@@ -92,7 +92,7 @@ impl Movement {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Position {
     pub at: Timestamp,
-    pub stage: i64,
+    pub stage: u8,
     pub id: String,
 }
 
@@ -104,7 +104,7 @@ impl Position {
         let staged = cursor
             .id
             .split_once('_')
-            .and_then(|(stage, id)| Some((stage.parse::<i64>().ok().filter(|s| (0..=2).contains(s))?, id)))
+            .and_then(|(stage, id)| Some((stage.parse::<u8>().ok().filter(|s| *s <= 2)?, id)))
             .filter(|(_, id)| !id.is_empty() && !id.contains('_'));
         let (stage, id) = staged.unwrap_or((0, cursor.id.as_str()));
         Position {
@@ -120,8 +120,8 @@ impl LedgerPosting {
     /// `reserved`, 1 the rest (the store's SQL orders by the same rule).
     pub fn stage(&self) -> i64 {
         match self.account {
-            Account::Available if self.amount > 0 => 0,
-            Account::Reserved if self.amount < 0 => 2,
+            Account::Available if self.amount.is_positive() => 0,
+            Account::Reserved if self.amount.is_negative() => 2,
             Account::Available | Account::Reserved | Account::OperatorClearing | Account::FeeRevenue => 1,
         }
     }
@@ -153,7 +153,7 @@ impl LedgerPosting {
                 Movement::RefundRelease,
             ),
         };
-        match (self.account, self.amount < 0) {
+        match (self.account, self.amount.is_negative()) {
             (Account::Available, true) | (Account::Reserved, false) => reservation,
             (Account::Available, false) => release,
             // Money leaves `reserved` only when the payout is final: paid when it succeeded.
@@ -213,8 +213,8 @@ pub fn statement_lines(page: PostingPage) -> Vec<StatementLine> {
         .into_iter()
         .map(|posting| {
             match posting.account {
-                Account::Available => balance.available += Francs(posting.amount),
-                Account::Reserved => balance.reserved += Francs(posting.amount),
+                Account::Available => balance.available += posting.amount,
+                Account::Reserved => balance.reserved += posting.amount,
                 Account::OperatorClearing | Account::FeeRevenue => {}
             }
             StatementLine { posting, balance }
@@ -232,7 +232,7 @@ mod tests {
             entry_id: format!("e-{id}"),
             at: Timestamp(1_000),
             account,
-            amount,
+            amount: crate::domain::Francs(amount),
             source: kind.map(|(kind, status)| PostingSource {
                 reference: "AB12CD34EF".into(),
                 transaction_id: "order-1".into(),

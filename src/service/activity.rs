@@ -2,6 +2,7 @@
 //! transaction's timeline and webhook attempts, and the webhooks page (its endpoint, recent
 //! attempts, a test delivery).
 
+use crate::domain::Francs;
 use std::collections::BTreeMap;
 
 use super::{Dashboard, ServiceError};
@@ -20,17 +21,17 @@ pub const CHART_DAYS: usize = 7;
 /// Successful transactions counted and summed: the money that moved.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Volume {
-    pub count: i64,
-    pub amount: i64,
+    pub count: u64,
+    pub amount: Francs,
 }
 
 /// One operator's final transactions over the chart's days.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OperatorSuccess {
     pub operator: OperatorCode,
-    pub successful: i64,
+    pub successful: u64,
     /// Successful and failed: pending ones have no outcome yet.
-    pub finished: i64,
+    pub finished: u64,
 }
 
 /// The overview page's figures. Days are UTC days.
@@ -265,10 +266,16 @@ mod tests {
             amount,
         };
         let activity = [
-            row(0, OperatorCode::Alpha, Status::Successful, 2, 300),
-            row(6, OperatorCode::Alpha, Status::Failed, 1, 100),
-            row(6, OperatorCode::Alpha, Status::Pending, 4, 400),
-            row(6, OperatorCode::Beta, Status::Successful, 1, 50),
+            row(
+                0,
+                OperatorCode::Alpha,
+                Status::Successful,
+                2,
+                crate::domain::Francs(300),
+            ),
+            row(6, OperatorCode::Alpha, Status::Failed, 1, crate::domain::Francs(100)),
+            row(6, OperatorCode::Alpha, Status::Pending, 4, crate::domain::Francs(400)),
+            row(6, OperatorCode::Beta, Status::Successful, 1, crate::domain::Francs(50)),
         ];
         let o = overview_of(
             Balance {
@@ -277,9 +284,28 @@ mod tests {
             },
             &activity,
         );
-        assert_eq!(o.today, Volume { count: 1, amount: 50 }, "successful ones only");
-        assert_eq!(o.last_7_days, Volume { count: 3, amount: 350 });
-        assert_eq!(o.days[0], Volume { count: 2, amount: 300 });
+        assert_eq!(
+            o.today,
+            Volume {
+                count: 1,
+                amount: crate::domain::Francs(50)
+            },
+            "successful ones only"
+        );
+        assert_eq!(
+            o.last_7_days,
+            Volume {
+                count: 3,
+                amount: crate::domain::Francs(350)
+            }
+        );
+        assert_eq!(
+            o.days[0],
+            Volume {
+                count: 2,
+                amount: crate::domain::Francs(300)
+            }
+        );
         let alpha = o.operators.iter().find(|s| s.operator == OperatorCode::Alpha).unwrap();
         assert_eq!((alpha.successful, alpha.finished), (2, 3));
     }

@@ -76,7 +76,8 @@ struct Claims {
 #[derive(Debug, Clone)]
 pub struct IssuedToken {
     pub token: String,
-    pub exp: i64,
+    /// When it expires, to the second (the JWT's `exp`).
+    pub expires_at: Timestamp,
 }
 
 /// Who is calling: established from a valid bearer token.
@@ -154,7 +155,10 @@ impl Auth {
         header.kid = Some(self.keys.kid.clone());
         let token = jsonwebtoken::encode(&header, &claims, &self.keys.jwt_encoding)
             .map_err(|e| ServiceError::Internal(format!("token signing failed: {e}")))?;
-        Ok(IssuedToken { token, exp: claims.exp })
+        Ok(IssuedToken {
+            token,
+            expires_at: Timestamp(claims.exp * 1_000),
+        })
     }
 
     /// The active credential of `api_key`, when `api_secret` is its secret (compared in

@@ -76,7 +76,7 @@ impl Resolve for PublicOnly {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
     pub status_code: Option<u16>,
-    pub latency_ms: i64,
+    pub latency_ms: u64,
     pub error: Option<String>,
     pub response: Option<String>,
     /// `Retry-After` on 429 and 503, as seconds or an HTTP-date.
@@ -115,7 +115,7 @@ impl WebhookClient {
         let started = Instant::now();
         let failed = |error: String| Delivery {
             status_code: None,
-            latency_ms: started.elapsed().as_millis() as i64,
+            latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             error: Some(error),
             response: None,
             retry_after: None,
@@ -164,7 +164,7 @@ impl WebhookClient {
         read.truncate(LOGGED_BYTES);
         Delivery {
             status_code: Some(status.as_u16()),
-            latency_ms: started.elapsed().as_millis() as i64,
+            latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             error: error.or_else(|| (!status.is_success()).then(|| format!("answered {status}"))),
             response: (!read.is_empty()).then(|| String::from_utf8_lossy(&read).into_owned()),
             retry_after,

@@ -126,9 +126,9 @@ struct WebhookBatch<'a> {
     payout_batch_id: &'a str,
     status: &'static str,
     label: Option<&'a str>,
-    submitted: i64,
-    refused: i64,
-    duplicates: i64,
+    submitted: u64,
+    refused: u64,
+    duplicates: u64,
     accepted: WebhookTally,
     successful: WebhookTally,
     failed: WebhookTally,
@@ -138,7 +138,7 @@ struct WebhookBatch<'a> {
 
 #[derive(Debug, Serialize)]
 struct WebhookTally {
-    count: i64,
+    count: u64,
     amount: String,
 }
 

@@ -322,7 +322,7 @@ async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store,
     let (opening, all) = read(since, 100, None).await;
     assert_eq!(opening, momo_gateway::domain::Francs(0));
     let balances: Vec<i64> = all.iter().map(|l| l.balance.available.get()).collect();
-    let mut amounts: Vec<i64> = all[..3].iter().map(|l| l.posting.amount).collect();
+    let mut amounts: Vec<i64> = all[..3].iter().map(|l| l.posting.amount.get()).collect();
     amounts.sort();
     assert_eq!(
         (amounts, balances[3]),
@@ -336,7 +336,7 @@ async fn a_statement_page_opens_with_every_earlier_posting_of_its_tenant((store,
         assert_eq!(page.len(), 1);
         assert_eq!(page[0], *line, "the same line, the same running balance");
         assert_eq!(
-            opening + momo_gateway::domain::Francs(line.posting.amount),
+            opening + momo_gateway::domain::Francs(line.posting.amount.get()),
             line.balance.available
         );
         after = Some(line.posting.cursor());

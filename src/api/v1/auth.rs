@@ -89,10 +89,10 @@ pub async fn create_token(
         message: "Successful",
         data: Token {
             token: &issued.token,
-            exp: issued.exp,
+            exp: issued.expires_at.millis() / 1_000,
         },
         token: &issued.token,
-        exp: issued.exp,
+        exp: issued.expires_at.millis() / 1_000,
     };
     Ok((StatusCode::OK, Json(answer)).into_response())
 }

@@ -38,8 +38,8 @@ pub struct CreateLinkV1 {
 /// How many of a link's payments are in each state.
 #[derive(Debug, Serialize)]
 pub struct PaymentCounts {
-    pub successful: i64,
-    pub pending: i64,
+    pub successful: u64,
+    pub pending: u64,
 }
 
 /// A link as v1 shows it.

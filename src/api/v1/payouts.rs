@@ -33,7 +33,7 @@ pub struct CreateBatchV1 {
 /// A count and its amount.
 #[derive(Debug, Serialize)]
 pub struct TallyV1 {
-    pub count: i64,
+    pub count: u64,
     pub amount: String,
 }
 
@@ -54,9 +54,9 @@ pub struct BatchV1<'a> {
     pub status: &'static str,
     pub label: Option<&'a str>,
     pub all_or_nothing: bool,
-    pub submitted: i64,
-    pub refused: i64,
-    pub duplicates: i64,
+    pub submitted: u64,
+    pub refused: u64,
+    pub duplicates: u64,
     pub accepted: TallyV1,
     pub successful: TallyV1,
     pub failed: TallyV1,

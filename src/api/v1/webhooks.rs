@@ -48,7 +48,7 @@ pub struct AttemptOut<'a> {
     pub at: String,
     pub url: &'a str,
     pub status_code: Option<u16>,
-    pub latency_ms: i64,
+    pub latency_ms: u64,
     pub error: Option<&'a str>,
     pub response: Option<&'a str>,
 }

@@ -50,8 +50,8 @@ pub struct LinkV2<'a> {
     pub operators: Vec<&'static str>,
     pub success_url: Option<&'a str>,
     pub error_url: Option<&'a str>,
-    pub payments_successful: i64,
-    pub payments_pending: i64,
+    pub payments_successful: u64,
+    pub payments_pending: u64,
     pub collected: String,
     pub date: String,
 }

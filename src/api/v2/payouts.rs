@@ -31,7 +31,7 @@ pub struct CreateBatchV2 {
 /// A count and its amount.
 #[derive(Debug, Serialize)]
 pub struct TallyV2 {
-    pub count: i64,
+    pub count: u64,
     pub amount: String,
 }
 
@@ -51,9 +51,9 @@ pub struct BatchV2<'a> {
     pub status: &'static str,
     pub label: Option<&'a str>,
     pub all_or_nothing: bool,
-    pub submitted: i64,
-    pub refused: i64,
-    pub duplicates: i64,
+    pub submitted: u64,
+    pub refused: u64,
+    pub duplicates: u64,
     pub accepted: TallyV2,
     pub successful: TallyV2,
     pub failed: TallyV2,

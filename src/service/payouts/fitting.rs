@@ -65,7 +65,7 @@ impl Payouts {
         let Some(batch) = self.batch(tenant, &id).await? else {
             return Ok(None);
         };
-        if batch.submitted != steps.len() as i64 || batch.accepted.count != steps.len() as i64 {
+        if batch.submitted != steps.len() as u64 || batch.accepted.count != steps.len() as u64 {
             return Ok(None);
         }
         let items = steps

@@ -168,7 +168,7 @@ async fn insert_attempts<DB: SqlDb>(
                 .int(a.at.millis())
                 .text(a.url.as_str())
                 .int(a.status_code.map(|c| c as i64))
-                .int(a.latency_ms)
+                .int(i64::try_from(a.latency_ms).unwrap_or(i64::MAX))
                 .text(a.error.as_deref())
                 .text(a.response.as_deref());
         }

@@ -252,6 +252,17 @@ impl Col for crate::domain::Francs {
     }
 }
 
+/// A count reads from its `BIGINT` column; a negative one is a corrupt row.
+impl Col for u64 {
+    fn read<DB: SqlDb>(row: &DB::Row, column: &str) -> Result<Self, sqlx::Error> {
+        let value = i64::read::<DB>(row, column)?;
+        u64::try_from(value).map_err(|_| sqlx::Error::ColumnDecode {
+            index: format!("{column:?}"),
+            source: format!("a count of {value}").into(),
+        })
+    }
+}
+
 impl Col for bool {
     fn read<DB: SqlDb>(row: &DB::Row, column: &str) -> Result<Self, sqlx::Error> {
         not_null(DB::flag(row, column)?, column)

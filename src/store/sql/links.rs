@@ -77,8 +77,8 @@ where
         .arg(l.error_url.clone())
         .arg(l.deactivated_at.map(Timestamp::millis))
         .arg(l.created_at.millis())
-        .arg(l.held)
-        .arg(l.paid)
+        .arg(i64::try_from(l.held).unwrap_or(i64::MAX))
+        .arg(i64::try_from(l.paid).unwrap_or(i64::MAX))
         .arg(l.collected)
         .execute(DB::pool(self.writer()))
         .await?;

@@ -196,7 +196,7 @@ where
         let mut tx = self.writer().begin().await?;
         let batch = seal_in(&mut tx, id, seal).await?;
         tx.commit().await?;
-        if batch.accepted.count >= BULK as i64 {
+        if batch.accepted.count >= BULK as u64 {
             self.after_bulk_insert();
         }
         Ok(batch)

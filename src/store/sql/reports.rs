@@ -98,7 +98,7 @@ fn statement_conditions(filter: &StatementFilter, page: &PageRequest) -> (String
     if let Some(after) = &page.after {
         let position = Position::of(after);
         binds.push(Bind::Int(position.at.millis()));
-        binds.push(Bind::Int(position.stage));
+        binds.push(Bind::Int(i64::from(position.stage)));
         binds.push(Bind::Text(position.id));
         sql.push_str(&format!(
             " AND p.created_at >= ${a}{AFTER}${a}, ${}, ${})",

@@ -96,7 +96,7 @@ where
         .arg(a.at.millis())
         .arg(a.url.as_str())
         .arg(a.status_code.map(i64::from))
-        .arg(a.latency_ms)
+        .arg(i64::try_from(a.latency_ms).unwrap_or(i64::MAX))
         .arg(a.error.as_deref())
         .arg(a.response.as_deref())
         .execute(DB::pool(self.writer()))

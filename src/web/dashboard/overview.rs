@@ -37,7 +37,7 @@ fn volume(t: &Text, v: Volume) -> Markup {
     } else {
         t.transactions_count
     };
-    html! { span.figure { (money(v.amount)) } span { (v.count) " " (word) } }
+    html! { span.figure { (money(v.amount.get())) } span { (v.count) " " (word) } }
 }
 
 fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
@@ -96,7 +96,7 @@ fn chart(o: &Overview, now: Timestamp, title: &str) -> Markup {
     const HEIGHT: i64 = 120;
     const BAR: i64 = 36;
     const STEP: i64 = 50;
-    let max = o.days.iter().map(|d| d.amount).max().unwrap_or(0).max(1);
+    let max = o.days.iter().map(|d| d.amount.get()).max().unwrap_or(0).max(1);
     let width = STEP * CHART_DAYS as i64;
     html! {
         svg #chart-7d xmlns="http://www.w3.org/2000/svg" role="img" aria-labelledby="chart-7d-title"
@@ -104,11 +104,11 @@ fn chart(o: &Overview, now: Timestamp, title: &str) -> Markup {
             title #chart-7d-title { (title) }
             line x1="0" y1=(HEIGHT) x2=(width) y2=(HEIGHT) stroke="#5b6b7b" stroke-width="1" {}
             @for (i, day) in o.days.iter().enumerate() {
-                @let h = day.amount * HEIGHT / max;
+                @let h = day.amount.get() * HEIGHT / max;
                 @let x = i as i64 * STEP + (STEP - BAR) / 2;
                 @let label = day_label(now, (CHART_DAYS - 1 - i) as i64);
                 g data-day=(label) data-amount=(day.amount) data-count=(day.count) {
-                    title { (label) " — " (money(day.amount)) " (" (day.count) ")" }
+                    title { (label) " — " (money(day.amount.get())) " (" (day.count) ")" }
                     rect x=(x) y=(HEIGHT - h) width=(BAR) height=(h) fill="#0b4f8a" {}
                     text x=(x + BAR / 2) y=(HEIGHT + 16) text-anchor="middle" font-size="12" fill="#1a1a1a" { (label) }
                     text x=(x + BAR / 2) y=(HEIGHT + 32) text-anchor="middle" font-size="11" fill="#1a1a1a" { (day.count) }

@@ -126,7 +126,7 @@ fn alpha_collections_at_300_bp_plus_10(c: &mut Config) {
         Kind::Collection,
         FeeRule {
             basis_points: 300,
-            fixed: 10,
+            fixed: momo_gateway::domain::Francs(10),
         },
     )];
 }

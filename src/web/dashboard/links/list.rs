@@ -60,7 +60,7 @@ pub async fn list(State(links): State<Links>, ctx: Ctx) -> Response {
                                 td.num.amount { (super::amount(link)) }
                                 td.state data-state=(state) { (said) }
                                 td.num.payments { (link.paid) " / " (link.pending()) }
-                                td.num.collected { (money(link.collected)) }
+                                td.num.collected { (money(link.collected.get())) }
                                 td { (when(link.created_at)) }
                             }
                         }

@@ -142,7 +142,7 @@ fn facts(ctx: &Ctx, link: &PaymentLink) -> Markup {
             @if let Some(url) = &link.error_url { dt { (t.link_error_url) } dd #link-error-url { (url) } }
             dt { (t.payments_successful) } dd #link-paid { (link.paid) }
             dt { (t.payments_pending) } dd #link-pending { (link.pending()) }
-            dt { (t.collected) } dd #link-collected { (money(link.collected)) }
+            dt { (t.collected) } dd #link-collected { (money(link.collected.get())) }
             dt { (t.link_created_at) } dd { (when(link.created_at)) }
         }
     }

@@ -61,7 +61,7 @@ pub async fn render(payouts: &Payouts, ctx: &Ctx, status: StatusCode, flash: Fla
                             tr data-batch-id=(batch.id) {
                                 td { a href=(super::path(batch)) { (batch.label.as_deref().unwrap_or(batch.id.as_str())) } }
                                 td.status data-status=(status) { (said) }
-                                td.num { (batch.accepted.count) " · " (money(batch.accepted.amount)) }
+                                td.num { (batch.accepted.count) " · " (money(batch.accepted.amount.get())) }
                                 td.num { (batch.successful.count) }
                                 td.num { (batch.failed.count) }
                                 td { (when(batch.created_at)) }

@@ -140,10 +140,10 @@ fn facts(ctx: &Ctx, b: &PayoutBatch) -> Markup {
             dt { (t.status) } dd #batch-status data-status=(status) { (said) }
             dt { (t.transaction_id) } dd #batch-id { (b.id) }
             dt { (t.batch_submitted) } dd #batch-submitted { (b.submitted) }
-            dt { (t.batch_accepted) } dd #batch-accepted { (b.accepted.count) " · " (money(b.accepted.amount)) }
-            dt { (t.batch_paid) } dd #batch-paid { (b.successful.count) " · " (money(b.successful.amount)) }
-            dt { (t.batch_failed) } dd #batch-failed { (b.failed.count) " · " (money(b.failed.amount)) }
-            dt { (t.batch_pending) } dd #batch-pending { (b.pending) " · " (money(b.pending_amount())) }
+            dt { (t.batch_accepted) } dd #batch-accepted { (b.accepted.count) " · " (money(b.accepted.amount.get())) }
+            dt { (t.batch_paid) } dd #batch-paid { (b.successful.count) " · " (money(b.successful.amount.get())) }
+            dt { (t.batch_failed) } dd #batch-failed { (b.failed.count) " · " (money(b.failed.amount.get())) }
+            dt { (t.batch_pending) } dd #batch-pending { (b.pending) " · " (money(b.pending_amount().get())) }
             dt { (t.preview_lines_refused) } dd #batch-refused { (b.refused) }
             dt { (t.batch_duplicates) } dd #batch-duplicates { (b.duplicates) }
             dt { (t.created_at) } dd { (when(b.created_at)) }
