@@ -319,3 +319,22 @@ fn amounts_and_ids_are_typed_past_the_edge() {
         "the scan sees the typed amounts"
     );
 }
+
+/// The emulator's callbacks know no protocol: each protocol hands its payments the calls back
+/// it makes (`CallsBack`), so a new protocol is a folder of its own and not an edit here.
+#[test]
+fn the_emulators_callbacks_name_no_protocol() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("emulator/src/callbacks.rs")).expect("callbacks.rs is there");
+    let named: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .filter(|line| {
+            ["momo", "wave"]
+                .iter()
+                .any(|protocol| names(line, protocol, true, true))
+        })
+        .collect();
+    assert!(named.is_empty(), "callbacks.rs names a protocol: {named:?}");
+    assert!(text.contains("CallsBack"), "the scan reads the file");
+}

@@ -1,7 +1,9 @@
 //! Makes the calls back: when a payment settles (plus any `callback_delay`) on the emulator's
-//! clock (so at once when the clock is advanced past it), the protocol's module says what to send (MoMo's status to `X-Callback-Url`, Wave's signed event to the
-//! webhook URL, shaped by the payment's callback faults) and this module sends it once, with no
-//! retry, and logs it for `/_emulator/callbacks`. Only loopback targets are called unless the
+//! clock (so at once when the clock is advanced past it), the payment's protocol says what to
+//! send (its [`CallsBack`], which the protocol's module gave the payment when it made it: MoMo's
+//! status to `X-Callback-Url`, Wave's signed event to the webhook URL, shaped by the payment's
+//! callback faults) and this module sends it once, with no retry, and logs it for
+//! `/_emulator/callbacks`. It knows no protocol. Only loopback targets are called unless the
 //! settings allow others.
 
 use std::net::IpAddr;
@@ -9,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use reqwest::{Method, Url};
 
-use super::state::{CallbackRecord, Flow, Payment};
-use super::{mint, momo, wave, Ctx};
+use super::state::{CallbackRecord, Payment};
+use super::{mint, Ctx};
 
 /// One HTTP call back.
 #[derive(Debug, Clone)]
@@ -18,8 +20,17 @@ pub struct Delivery {
     pub method: Method,
     pub url: String,
     pub body: String,
-    /// Wave's `Wave-Signature` header.
-    pub signature: Option<String>,
+    /// The protocol's signature header and its value (Wave's `Wave-Signature`).
+    pub signature: Option<(&'static str, String)>,
+}
+
+/// What a payment's protocol calls back about it, settled by `now`: none while it is pending,
+/// or where the protocol documents no callback.
+pub type CallsBack = fn(&Ctx, &Payment, Instant) -> Vec<Delivery>;
+
+/// A protocol's [`CallsBack`] for the flows it never calls back about.
+pub fn never(_: &Ctx, _: &Payment, _: Instant) -> Vec<Delivery> {
+    Vec::new()
 }
 
 /// What it takes to call back about a payment once it settles.
@@ -106,12 +117,7 @@ async fn deliver(ctx: &Ctx, ticket: &Ticket) {
             return;
         }
         let now = ctx.clock.now();
-        let deliveries = match payment.flow {
-            Flow::Collection | Flow::Transfer | Flow::Refund => momo::callback::deliveries(ctx, payment, now),
-            Flow::Checkout => wave::webhook::deliveries(ctx, payment, now),
-            // Wave documents no payout webhook (payouts are polled), and refunds answer at once.
-            Flow::Payout | Flow::CheckoutRefund => Vec::new(),
-        };
+        let deliveries = (payment.calls_back)(ctx, payment, now);
         (deliveries, payment.callback.drop)
     };
     for delivery in deliveries {
@@ -155,8 +161,8 @@ async fn send(ctx: &Ctx, id: &str, delivery: Delivery) {
         .timeout(ctx.settings.callback_timeout)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(delivery.body.clone());
-    if let Some(signature) = &delivery.signature {
-        request = request.header("Wave-Signature", signature);
+    if let Some((header, signature)) = &delivery.signature {
+        request = request.header(*header, signature);
     }
     match request.send().await {
         Ok(answer) => record(ctx, id, &delivery, Some(answer.status().as_u16()), None),
@@ -173,7 +179,7 @@ fn record(ctx: &Ctx, id: &str, delivery: &Delivery, status: Option<u16>, error: 
         method: delivery.method.to_string(),
         url: delivery.url.clone(),
         body: delivery.body.clone(),
-        signature: delivery.signature.clone(),
+        signature: delivery.signature.as_ref().map(|(_, value)| value.clone()),
         status,
         error,
         at: mint::rfc3339(ctx.clock.wall()),

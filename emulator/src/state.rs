@@ -118,6 +118,8 @@ pub struct Payment {
     pub transaction_id: String,
     /// A Wave payout refused outright (422), not visible through `GET /v1/payout/:id`.
     pub refused: bool,
+    /// What its protocol calls back about it once settled.
+    pub calls_back: crate::callbacks::CallsBack,
 }
 
 impl Payment {

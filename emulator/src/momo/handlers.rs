@@ -147,6 +147,7 @@ fn accept(ctx: &Ctx, flow: Flow, headers: &HeaderMap, body: &Bytes, guard: &Guar
         expires: None,
         transaction_id: mint::financial_transaction_id(),
         refused: false,
+        calls_back: super::callback::deliveries,
     };
     let ticket = Ticket::of(&payment);
     {

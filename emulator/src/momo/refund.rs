@@ -123,6 +123,7 @@ fn accept(ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result
             expires: None,
             transaction_id: mint::financial_transaction_id(),
             refused: false,
+            calls_back: super::callback::deliveries,
         };
         let ticket = Ticket::of(&payment);
         memory.insert(payment);

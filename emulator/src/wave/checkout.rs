@@ -142,6 +142,7 @@ fn accept(ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result
         expires: Some(now + ctx.settings.wave.session_ttl),
         transaction_id: mint::wave_transaction_id(),
         refused: false,
+        calls_back: super::webhook::deliveries,
     };
     let ticket = Ticket::of(&payment);
     let session = {

@@ -160,6 +160,8 @@ fn accept(ctx: &Ctx, headers: &HeaderMap, body: &Bytes, guard: &Guard) -> Result
         expires: None,
         transaction_id: mint::wave_transaction_id(),
         refused,
+        // Wave documents no payout webhook (payouts are polled), and refunds answer at once.
+        calls_back: crate::callbacks::never,
     };
     let answer = answer(&payment, now);
     state.insert(payment);

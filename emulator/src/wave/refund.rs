@@ -75,6 +75,8 @@ fn accept(ctx: &Ctx, id: &str, key: Option<&str>, guard: &Guard) -> Result<Respo
         expires: None,
         transaction_id: mint::wave_transaction_id(),
         refused: false,
+        // Wave documents no payout webhook (payouts are polled), and refunds answer at once.
+        calls_back: crate::callbacks::never,
     };
     state.insert(refund);
     Ok(StatusCode::OK.into_response())
