@@ -105,6 +105,17 @@ impl Purpose {
         self.collection()?.checkout_token.as_deref()
     }
 
+    /// A refund's reason, as the merchant gave it.
+    pub fn refund_reason(&self) -> Option<&str> {
+        self.refund_of()?.reason.as_ref().map(|r| r.as_str())
+    }
+
+    /// What of a collection is refunded or being refunded, when anything is: the wire shows
+    /// `amountRefunded` only then, so a collection never refunded keeps the live service's shape.
+    pub fn refunded_if_any(&self) -> Option<Francs> {
+        Some(self.refunded()).filter(|refunded| refunded.is_positive())
+    }
+
     /// What of a collection is refunded or being refunded; zero for every other kind.
     pub fn refunded(&self) -> Francs {
         self.collection().map_or(Francs::ZERO, |c| c.refunded)

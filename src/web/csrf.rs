@@ -77,15 +77,21 @@ impl IntoResponse for FormRefused {
     }
 }
 
+/// The session a request comes with, and the request to read its body from.
+async fn signed_in(request: Request, gateway: &Gateway) -> Result<(Ctx, Request), FormRefused> {
+    let (mut parts, body) = request.into_parts();
+    let ctx = Ctx::from_request_parts(&mut parts, gateway)
+        .await
+        .map_err(FormRefused::NoSession)?;
+    Ok((ctx, Request::from_parts(parts, body)))
+}
+
 impl<T: DeserializeOwned + Send> FromRequest<Gateway> for CsrfForm<T> {
     type Rejection = FormRefused;
 
     async fn from_request(request: Request, gateway: &Gateway) -> Result<Self, Self::Rejection> {
-        let (mut parts, body) = request.into_parts();
-        let ctx = Ctx::from_request_parts(&mut parts, gateway)
-            .await
-            .map_err(FormRefused::NoSession)?;
-        let fields = fields(Request::from_parts(parts, body), gateway).await;
+        let (ctx, request) = signed_in(request, gateway).await?;
+        let fields = fields(request, gateway).await;
         match typed::<T>(fields) {
             Some((token, form)) if ctx.csrf_matches(&token) => Ok(CsrfForm { ctx, form }),
             _ => Err(FormRefused::Forbidden(ctx.lang())),
@@ -126,11 +132,8 @@ impl FromRequest<Gateway> for CsrfUpload {
     type Rejection = FormRefused;
 
     async fn from_request(request: Request, gateway: &Gateway) -> Result<Self, Self::Rejection> {
-        let (mut parts, body) = request.into_parts();
-        let ctx = Ctx::from_request_parts(&mut parts, gateway)
-            .await
-            .map_err(FormRefused::NoSession)?;
-        let upload = match Multipart::from_request(Request::from_parts(parts, body), gateway).await {
+        let (ctx, request) = signed_in(request, gateway).await?;
+        let upload = match Multipart::from_request(request, gateway).await {
             Ok(multipart) => read_upload(multipart).await,
             Err(_) => None,
         };

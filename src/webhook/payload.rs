@@ -95,11 +95,7 @@ impl<'a> From<&'a TransactionRecord> for WebhookTransaction<'a> {
             created_at: t.created_at.iso8601_millis(),
             customer: WebhookCustomer::from(&r.customer),
             refund_of: t.purpose.refund_of().map(|r| r.collection.as_str()),
-            reason: t
-                .purpose
-                .refund_of()
-                .and_then(|r| r.reason.as_ref())
-                .map(|r| r.as_str()),
+            reason: t.purpose.refund_reason(),
             link_payment_id: t.purpose.link().map(|l| l.as_str()),
             payout_batch_id: t.purpose.batch().map(|b| b.as_str()),
         }

@@ -83,14 +83,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionOut<'a> {
             refund_of: t.purpose.refund_of().map(|r| r.collection.as_str()),
             link_payment_id: t.purpose.link().map(|l| l.as_str()),
             payout_batch_id: t.purpose.batch().map(|b| b.as_str()),
-            reason: t
-                .purpose
-                .refund_of()
-                .and_then(|r| r.reason.as_ref())
-                .map(|r| r.as_str()),
-            amount_refunded: Some(t.purpose.refunded())
-                .filter(|refunded| refunded.is_positive())
-                .map(|refunded| refunded.to_string()),
+            reason: t.purpose.refund_reason(),
+            amount_refunded: t.purpose.refunded_if_any().map(|refunded| refunded.to_string()),
             beta_launch_url: None,
             wave_launch_url: None,
         }

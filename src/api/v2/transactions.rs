@@ -90,14 +90,8 @@ impl<'a> From<&'a TransactionRecord> for TransactionV2<'a> {
             date: t.created_at.v2_date(),
             date_update: t.updated_at.map(|u| u.v2_date_update()),
             refund_of: t.purpose.refund_of().map(|r| r.collection.as_str()),
-            reason: t
-                .purpose
-                .refund_of()
-                .and_then(|r| r.reason.as_ref())
-                .map(|r| r.as_str()),
-            amount_refunded: Some(t.purpose.refunded())
-                .filter(|refunded| refunded.is_positive())
-                .map(|refunded| refunded.to_string()),
+            reason: t.purpose.refund_reason(),
+            amount_refunded: t.purpose.refunded_if_any().map(|refunded| refunded.to_string()),
             payout_batch_id: t.purpose.batch().map(|b| b.as_str()),
         }
     }

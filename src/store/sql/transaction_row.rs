@@ -67,12 +67,7 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .int(first_check.millis())
         .text(t.operator_alias.as_deref())
         .text(t.purpose.refund_of().map(|r| r.collection.as_str()))
-        .text(
-            t.purpose
-                .refund_of()
-                .and_then(|r| r.reason.as_ref())
-                .map(|r| r.as_str()),
-        )
+        .text(t.purpose.refund_reason())
         .text(t.purpose.link().map(LinkId::as_str))
         .text(t.purpose.batch().map(BatchId::as_str))
         // A batch's transfer waits for the payout sender (`payouts`); any other is sent at once.
