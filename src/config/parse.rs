@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::{ConfigError, LogFormat};
 use crate::domain::fees::FeeRule;
-use crate::domain::{Kind, OperatorAliases, OperatorCode};
+use crate::domain::{Francs, Kind, OperatorAliases, OperatorCode};
 use crate::net::IpRange;
 
 /// The keys of a TOML file with their values as the text an environment variable would hold.
@@ -150,7 +150,7 @@ pub fn fees(value: &str) -> Option<Vec<(OperatorCode, Kind, FeeRule)>> {
                 kind,
                 FeeRule {
                     basis_points,
-                    fixed: crate::domain::Francs(fixed),
+                    fixed: Francs(fixed),
                 },
             ))
         })

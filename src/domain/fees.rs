@@ -40,7 +40,7 @@ impl Default for FeeSchedule {
                 Kind::Collection,
                 FeeRule {
                     basis_points: collection,
-                    fixed: crate::domain::Francs(0),
+                    fixed: Francs::ZERO,
                 },
             ));
             rules.push((
@@ -48,7 +48,7 @@ impl Default for FeeSchedule {
                 Kind::Transfer,
                 FeeRule {
                     basis_points: transfer,
-                    fixed: crate::domain::Francs(0),
+                    fixed: Francs::ZERO,
                 },
             ));
         }
@@ -73,7 +73,7 @@ impl FeeSchedule {
             .map(|(_, _, r)| *r)
             .unwrap_or(FeeRule {
                 basis_points: 0,
-                fixed: crate::domain::Francs(0),
+                fixed: Francs::ZERO,
             })
     }
 
@@ -123,33 +123,33 @@ mod tests {
         assert_eq!(
             s.amounts(OperatorCode::Alpha, Kind::Collection, a(1500)),
             Amounts {
-                amount: crate::domain::Francs(1500),
-                fees: crate::domain::Francs(30),
-                amount_receive: crate::domain::Francs(1470),
-                amount_total: crate::domain::Francs(1500)
+                amount: Francs(1500),
+                fees: Francs(30),
+                amount_receive: Francs(1470),
+                amount_total: Francs(1500)
             }
         );
         assert_eq!(
             s.amounts(OperatorCode::Beta, Kind::Collection, a(1000)).fees,
-            crate::domain::Francs(15)
+            Francs(15)
         );
         assert_eq!(
             s.amounts(OperatorCode::Gamma, Kind::Transfer, a(1000)),
             Amounts {
-                amount: crate::domain::Francs(1000),
-                fees: crate::domain::Francs(10),
-                amount_receive: crate::domain::Francs(1000),
-                amount_total: crate::domain::Francs(1010)
+                amount: Francs(1000),
+                fees: Francs(10),
+                amount_receive: Francs(1000),
+                amount_total: Francs(1010)
             }
         );
         assert_eq!(
             s.amounts(OperatorCode::Beta, Kind::Transfer, a(101)).fees,
-            crate::domain::Francs(2),
+            Francs(2),
             "1.515 rounds up to 2"
         );
         assert_eq!(
             s.amounts(OperatorCode::Delta, Kind::Collection, a(101)).fees,
-            crate::domain::Francs(3),
+            Francs(3),
             "2.02 rounds up to 3"
         );
     }
@@ -162,13 +162,13 @@ mod tests {
             Kind::Transfer,
             FeeRule {
                 basis_points: 50,
-                fixed: crate::domain::Francs(25),
+                fixed: Francs(25),
             },
         );
         assert_eq!(
             s.amounts(OperatorCode::Alpha, Kind::Transfer, Amount::from_francs(1000).unwrap())
                 .fees,
-            crate::domain::Francs(30)
+            Francs(30)
         );
     }
 
@@ -180,19 +180,19 @@ mod tests {
         #[test]
         fn the_amount_relations_hold_for_every_amount(francs in MIN_AMOUNT..=MAX_AMOUNT, op in operator(), bp in 0u32..=10_000, fixed in 0i64..1_000) {
             let mut s = FeeSchedule::default();
-            s.set(op, Kind::Collection, FeeRule { basis_points: bp, fixed: crate::domain::Francs(fixed) });
-            s.set(op, Kind::Transfer, FeeRule { basis_points: bp, fixed: crate::domain::Francs(fixed) });
+            s.set(op, Kind::Collection, FeeRule { basis_points: bp, fixed: Francs(fixed) });
+            s.set(op, Kind::Transfer, FeeRule { basis_points: bp, fixed: Francs(fixed) });
             let amount = Amount::from_francs(francs).unwrap();
             let c = s.amounts(op, Kind::Collection, amount);
             prop_assert_eq!(c.amount_total, c.amount);
             prop_assert_eq!(c.amount_receive, c.amount - c.fees);
-            prop_assert!(c.fees >= crate::domain::Francs(0) && c.amount_receive >= crate::domain::Francs(0));
+            prop_assert!(c.fees >= Francs::ZERO && c.amount_receive >= Francs::ZERO);
             let t = s.amounts(op, Kind::Transfer, amount);
             prop_assert_eq!(t.amount_receive, t.amount);
             prop_assert_eq!(t.amount_total, t.amount + t.fees);
             // Rounded up: never less than the exact proportional fee.
-            prop_assert!((t.fees - crate::domain::Francs(fixed)).get() as i128 * 10_000 >= francs as i128 * bp as i128);
-            prop_assert!(((t.fees - crate::domain::Francs(fixed)).get() as i128 - 1) * 10_000 < francs as i128 * bp as i128);
+            prop_assert!((t.fees - Francs(fixed)).get() as i128 * 10_000 >= francs as i128 * bp as i128);
+            prop_assert!(((t.fees - Francs(fixed)).get() as i128 - 1) * 10_000 < francs as i128 * bp as i128);
         }
     }
 }

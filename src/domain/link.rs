@@ -202,7 +202,7 @@ impl PaymentLink {
             created_at: now,
             held: 0,
             paid: 0,
-            collected: crate::domain::Francs(0),
+            collected: Francs::ZERO,
         })
     }
 

@@ -213,9 +213,9 @@ mod tests {
             kind,
             status,
             count: 1,
-            amount: crate::domain::Francs(amount),
-            fees: crate::domain::Francs(fees),
-            net: crate::domain::Francs(net),
+            amount: Francs(amount),
+            fees: Francs(fees),
+            net: Francs(net),
         }
     }
 
@@ -276,11 +276,11 @@ mod tests {
         assert_eq!(
             report.totals(),
             SettlementTotals {
-                collected: crate::domain::Francs(1_470),
-                paid_out: crate::domain::Francs(1_010),
-                refunded: crate::domain::Francs(0),
-                fees: crate::domain::Francs(40),
-                net: crate::domain::Francs(460)
+                collected: Francs(1_470),
+                paid_out: Francs(1_010),
+                refunded: Francs::ZERO,
+                fees: Francs(40),
+                net: Francs(460)
             }
         );
     }

@@ -232,7 +232,7 @@ mod tests {
             entry_id: format!("e-{id}"),
             at: Timestamp(1_000),
             account,
-            amount: crate::domain::Francs(amount),
+            amount: Francs(amount),
             source: kind.map(|(kind, status)| PostingSource {
                 reference: "AB12CD34EF".into(),
                 transaction_id: "order-1".into(),
@@ -249,8 +249,8 @@ mod tests {
         let transfer = Some((Kind::Transfer, Status::Failed));
         let lines = statement_lines(PostingPage {
             opening: Balance {
-                available: crate::domain::Francs(5_000),
-                reserved: crate::domain::Francs(100),
+                available: Francs(5_000),
+                reserved: Francs(100),
             },
             postings: vec![
                 posting("a", Account::Available, -1_010, transfer),
@@ -341,8 +341,8 @@ mod tests {
         assert_eq!(posting("c", Account::Available, 10, None).movement(), Movement::Credit);
         assert!(statement_lines(PostingPage {
             opening: Balance {
-                available: crate::domain::Francs(1),
-                reserved: crate::domain::Francs(0)
+                available: Francs(1),
+                reserved: Francs::ZERO
             },
             postings: vec![]
         })
@@ -357,8 +357,8 @@ mod tests {
                 ..posting(id, Account::Available, 1, None)
             },
             balance: Balance {
-                available: crate::domain::Francs(0),
-                reserved: crate::domain::Francs(0),
+                available: Francs::ZERO,
+                reserved: Francs::ZERO,
             },
         };
         let page = [line("a", 10), line("b", 20), line("c", 30), line("d", 40)];

@@ -266,21 +266,15 @@ mod tests {
             amount,
         };
         let activity = [
-            row(
-                0,
-                OperatorCode::Alpha,
-                Status::Successful,
-                2,
-                crate::domain::Francs(300),
-            ),
-            row(6, OperatorCode::Alpha, Status::Failed, 1, crate::domain::Francs(100)),
-            row(6, OperatorCode::Alpha, Status::Pending, 4, crate::domain::Francs(400)),
-            row(6, OperatorCode::Beta, Status::Successful, 1, crate::domain::Francs(50)),
+            row(0, OperatorCode::Alpha, Status::Successful, 2, Francs(300)),
+            row(6, OperatorCode::Alpha, Status::Failed, 1, Francs(100)),
+            row(6, OperatorCode::Alpha, Status::Pending, 4, Francs(400)),
+            row(6, OperatorCode::Beta, Status::Successful, 1, Francs(50)),
         ];
         let o = overview_of(
             Balance {
-                available: crate::domain::Francs(0),
-                reserved: crate::domain::Francs(0),
+                available: Francs::ZERO,
+                reserved: Francs::ZERO,
             },
             &activity,
         );
@@ -288,7 +282,7 @@ mod tests {
             o.today,
             Volume {
                 count: 1,
-                amount: crate::domain::Francs(50)
+                amount: Francs(50)
             },
             "successful ones only"
         );
@@ -296,14 +290,14 @@ mod tests {
             o.last_7_days,
             Volume {
                 count: 3,
-                amount: crate::domain::Francs(350)
+                amount: Francs(350)
             }
         );
         assert_eq!(
             o.days[0],
             Volume {
                 count: 2,
-                amount: crate::domain::Francs(300)
+                amount: Francs(300)
             }
         );
         let alpha = o.operators.iter().find(|s| s.operator == OperatorCode::Alpha).unwrap();
