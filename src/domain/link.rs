@@ -212,7 +212,7 @@ impl PaymentLink {
     }
 
     /// Whether it takes a new payment at `now`, as last read. The database decides again when
-    /// a payment is recorded (`store::sql::link_steps`).
+    /// a payment is recorded (`store::sql::kinds::collection`).
     pub fn open_at(&self, now: Timestamp) -> Result<(), LinkClosed> {
         if self.deactivated_at.is_some() {
             return Err(LinkClosed::Deactivated);

@@ -26,7 +26,7 @@ pub enum Kind {
 impl Kind {
     pub const ALL: [Kind; 3] = [Kind::Collection, Kind::Transfer, Kind::Refund];
 
-    /// Storage and v1 name (`collecte`, `transfer`, `refund`).
+    /// Its name in v1, webhooks, settings and exports (`collecte`, `transfer`, `refund`).
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Collection => "collecte",

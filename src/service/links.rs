@@ -3,7 +3,7 @@
 //! link's merchant that carries the link's id. The link's rules are checked on the link as read
 //! (open, the amount within its bounds, an operator it accepts); its limit, expiry and
 //! deactivation once more by the database, in the transaction that records the payment
-//! (`store::sql::link_steps`), so payers who pay at once never pay it more than it allows.
+//! (`store::sql::kinds::collection`), so payers who pay at once never pay it more than it allows.
 
 use std::sync::Arc;
 

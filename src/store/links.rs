@@ -1,5 +1,5 @@
 //! Payment links: the `LinkStore`. A link's counts (`held`, `paid`, `collected`) are moved by
-//! the payments made through it, in their own database transactions (`sql::link_steps`); this
+//! the payments made through it, in their own database transactions (`sql::kinds::collection`); this
 //! store makes, reads and deactivates links.
 
 use async_trait::async_trait;

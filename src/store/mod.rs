@@ -40,7 +40,7 @@ pub(crate) use queued::take_queued_within;
 pub use recipients::RecipientStore;
 pub use reports::ReportStore;
 pub use sessions::SessionStore;
-pub use sql::batch::BatchSettings;
+pub use sql::writer::BatchSettings;
 pub use sqlite::SqliteStore;
 pub use stats::{ProcessStoreStats, StoreStats};
 pub use webhooks::{DueEvent, EventUpdate, Finished, PreviousSecret, WebhookStore};

@@ -4,7 +4,7 @@
 
 use super::StoreError;
 use crate::domain::ledger::Account;
-use crate::domain::{Cause, EventState, FailureCode, Kind, Status};
+use crate::domain::{Cause, EventState, FailureCode, Status};
 
 /// The stored value among `all` whose name is `stored`, or `Corrupt` naming the column.
 fn parse<T: Copy>(all: &[T], name: fn(T) -> &'static str, column: &str, stored: &str) -> Result<T, StoreError> {
@@ -15,7 +15,7 @@ fn parse<T: Copy>(all: &[T], name: fn(T) -> &'static str, column: &str, stored: 
 }
 
 /// The outbox `to_status` of a payout batch's completion event, which rides on the row of the
-/// item whose settlement completed the batch (`sql::batch_steps`).
+/// item whose settlement completed the batch (`sql::kinds::transfer`).
 pub(super) const BATCH_COMPLETED_EVENT: &str = "BATCH_COMPLETED";
 
 pub(super) fn status(status: Status) -> &'static str {
@@ -33,18 +33,6 @@ pub(super) fn parse_status(stored: &str) -> Result<Status, StoreError> {
         "status",
         stored,
     )
-}
-
-pub(super) fn kind(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Collection => "collecte",
-        Kind::Transfer => "transfer",
-        Kind::Refund => "refund",
-    }
-}
-
-pub(super) fn parse_kind(stored: &str) -> Result<Kind, StoreError> {
-    parse(&Kind::ALL, kind, "kind", stored)
 }
 
 pub(super) fn cause(cause: Cause) -> &'static str {
@@ -143,12 +131,9 @@ mod tests {
     }
 
     #[test]
-    fn statuses_kinds_and_event_states_round_trip() {
+    fn statuses_and_event_states_round_trip() {
         for s in [Status::Pending, Status::Successful, Status::Failed] {
             assert_eq!(parse_status(status(s)).unwrap(), s);
-        }
-        for k in [Kind::Collection, Kind::Transfer] {
-            assert_eq!(parse_kind(kind(k)).unwrap(), k);
         }
         for e in [EventState::Pending, EventState::Delivered, EventState::Failed] {
             assert_eq!(parse_event_state(event_state(e)).unwrap(), e);

@@ -25,7 +25,7 @@ pub struct Settlement {
     /// A manual resolution's audit text.
     pub audit: Option<String>,
     /// For a payout batch's transfer: how the batch's event is made, should this settlement
-    /// complete it (`sql::batch_steps`).
+    /// complete it (`sql::kinds::transfer`).
     pub batch_event: Option<super::payouts::BatchEventBody>,
 }
 

@@ -1,5 +1,5 @@
 //! Payout batches: the `PayoutStore`. A batch's counts move with its transfers, in their own
-//! database transactions (`sql::batch_steps`); this store makes, seals and reads batches, and
+//! database transactions (`sql::kinds::transfer`); this store makes, seals and reads batches, and
 //! hands the payout sender the queued transfers of an operator.
 
 use async_trait::async_trait;

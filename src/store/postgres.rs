@@ -9,7 +9,7 @@ use sqlx::Postgres;
 
 use super::lookup_batch::LookupBatcher;
 use super::sql::balance_locks::BalanceLocking;
-use super::sql::batch::{BatchSettings, Batcher};
+use super::sql::writer::{BatchSettings, Batcher};
 use super::sql::writer_home::WriterHome;
 use super::sql::Backend;
 use super::{migrations, StoreError};

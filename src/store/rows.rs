@@ -2,13 +2,12 @@
 
 use sqlx::Row;
 
-use super::sql::{Col, Get, SqlDb};
+use super::sql::{kinds, Col, Get, SqlDb};
 use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
-use crate::domain::purpose;
 use crate::domain::{
-    Address, Amounts, BatchId, Credential, Customer, CustomerId, Environment, EventState, Francs, Kind, LinkId, Msisdn,
-    OperatorCode, Purpose, Reference, RefundLink, RefundReason, ReturnUrls, Tenant, TextId, Timestamp, Transaction,
+    Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, Msisdn, OperatorCode, Tenant,
+    Timestamp, Transaction,
 };
 
 /// Reads a column.
@@ -55,35 +54,6 @@ pub(super) fn customer<R: Row<Database: SqlDb>>(row: &R) -> Result<Customer, Sto
     })
 }
 
-/// A transaction's purpose from its kind and the columns only that kind fills: a refund row
-/// without its collection is corrupt, not a refund of nothing.
-fn stored_purpose<R: Row<Database: SqlDb>>(row: &R, kind: Kind) -> Result<Purpose, StoreError> {
-    Ok(match kind {
-        Kind::Collection => Purpose::Collection(purpose::Collection {
-            return_urls: ReturnUrls {
-                success: get(row, "success_url")?,
-                error: get(row, "error_url")?,
-            },
-            checkout_token: get(row, "checkout_token")?,
-            launch_url: get(row, "launch_url")?,
-            link: get::<R, Option<String>>(row, "link_id")?.map(LinkId::from_stored),
-            refunded: Francs(get(row, "refunded")?),
-        }),
-        Kind::Transfer => Purpose::Transfer(purpose::Transfer {
-            batch: get::<R, Option<String>>(row, "batch_id")?.map(BatchId::from_stored),
-        }),
-        Kind::Refund => {
-            let collection: Option<String> = get(row, "refund_of")?;
-            let collection = collection.ok_or_else(|| StoreError::Corrupt("a refund without its collection".into()))?;
-            let reason: Option<String> = get(row, "refund_reason")?;
-            Purpose::Refund(RefundLink {
-                collection: Reference::from_text(collection),
-                reason: reason.map(RefundReason::from_stored),
-            })
-        }
-    })
-}
-
 pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<TransactionRecord, StoreError> {
     let corrupt = |what: &str, value: &str| StoreError::Corrupt(format!("{what} {value:?}"));
     let tenant = Tenant {
@@ -96,7 +66,7 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
     let phone: String = get(row, "phone")?;
     let customer_phone: String = get(row, "c_phone")?;
     let customer_id: CustomerId = get(row, "customer_id")?;
-    let purpose = stored_purpose(row, names::parse_kind(&kind)?)?;
+    let purpose = kinds::purpose(row, kinds::parse_stored(&kind)?)?;
     let transaction = Transaction {
         id: get(row, "id")?,
         reference: get(row, "ref")?,

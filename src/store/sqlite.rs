@@ -13,7 +13,7 @@ use sqlx::{Connection, Sqlite};
 
 use super::lookup_batch::LookupBatcher;
 use super::sql::balance_locks::BalanceLocking;
-use super::sql::batch::{BatchSettings, Batcher};
+use super::sql::writer::{BatchSettings, Batcher};
 use super::sql::writer_home::WriterHome;
 use super::sql::Backend;
 use super::{migrations, StoreError};

@@ -2,7 +2,7 @@
 //! that took it. A refund is a payment of its own kind created through the same path as a
 //! transfer (its total reserved, the operator asked, the outcome settled with its entry and
 //! event); what it gives back is held on its collection in the database, in the transaction
-//! that records it (`store::sql::refund_steps`), so refunds that run at once never give back
+//! that records it (`store::sql::kinds::refund`), so refunds that run at once never give back
 //! more than the collection took.
 
 use super::Requested;

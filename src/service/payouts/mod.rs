@@ -3,7 +3,7 @@
 //! items `PENDING` and queued, answers with each one's outcome, and leaves the sending to the
 //! payout sender, which sends them at each operator's pace through the same
 //! lifecycle as a single transfer (`reconcile::payout_sender`). The batch completes, with its own webhook event, when its
-//! last item is final (`store::sql::batch_steps`).
+//! last item is final (`store::sql::kinds::transfer`).
 //!
 //! Recording: a batch that is not all-or-nothing is first fitted to the balance as read, in the
 //! request's order (each item that does not fit what the earlier ones left is refused); then

@@ -17,7 +17,7 @@ use crate::store::StoreError;
 /// unique indexes), with its customer by key, all inside the `LATERAL` so
 /// each is an index probe whatever the planner thinks of the batch's size.
 static BATCH_LOOKUP: LazyLock<String> = LazyLock::new(|| {
-    let (columns, from) = (TRANSACTION_COLUMNS, TRANSACTION_FROM);
+    let (columns, from) = (TRANSACTION_COLUMNS.as_str(), TRANSACTION_FROM);
     format!(
         "SELECT q.n, \
            (SELECT cr.revoked_at IS NULL AND cr.merchant_id = q.merchant_id AND cr.environment = q.environment \

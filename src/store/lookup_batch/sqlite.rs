@@ -16,7 +16,7 @@ use crate::store::StoreError;
 /// of its unique index; `COALESCE` asks for the reference only when the id found nothing), with
 /// its customer by key. The left joins give every lookup its row.
 static BATCH_LOOKUP: LazyLock<String> = LazyLock::new(|| {
-    let columns = TRANSACTION_COLUMNS;
+    let columns = TRANSACTION_COLUMNS.as_str();
     format!(
         "SELECT q.key + 1 AS n, \
            (SELECT cr.revoked_at IS NULL AND cr.merchant_id = q.value ->> 0 AND cr.environment = q.value ->> 1 \

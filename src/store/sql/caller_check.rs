@@ -44,15 +44,3 @@ pub(super) async fn active_callers<DB: SqlDb>(
         })
         .collect())
 }
-
-/// `Revoked` unless `credential_id` is active and `tenant`'s.
-pub(super) async fn check_caller<DB: SqlDb>(
-    tx: &mut Transaction<'_, DB>,
-    credential_id: &str,
-    tenant: &Tenant,
-) -> Result<(), StoreError> {
-    match active_callers(tx, &[(credential_id, tenant)]).await?.as_slice() {
-        [true] => Ok(()),
-        _ => Err(StoreError::Revoked),
-    }
-}

@@ -100,7 +100,7 @@ where
             let status: String = row.col("to_status")?;
             all.push(RecentAttempt {
                 transaction_id: Some(row.col("transaction_id")?),
-                // A payout batch's completion is no transaction's event (`batch_steps`).
+                // A payout batch's completion is no transaction's event (`kinds::transfer`).
                 event_status: match status.as_str() {
                     names::BATCH_COMPLETED_EVENT => None,
                     status => Some(names::parse_status(status)?),

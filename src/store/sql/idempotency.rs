@@ -1,46 +1,14 @@
-//! The `IdempotencyStore` methods for every [`Backend`]. A claim is an insert that does
-//! nothing on conflict with the primary key, then a conditional takeover of an expired key (or
-//! of a lapsed lease on the same request), then a read of who holds it: each step is one
-//! statement the database settles, so concurrent claims never both win. The claim, keeping a
-//! key's answer and letting a key go ride in the batch writer's transactions (`batch`), beside
-//! the payments' writes: concurrent keyed requests share commits, each with its own outcome.
+//! The `IdempotencyStore` methods for every [`Backend`]. The claim, keeping a key's answer and
+//! letting a key go ride in the batch writer's transactions (`writer::keys`, where their
+//! statements are), beside the payments' writes: concurrent keyed requests share commits, each
+//! with its own outcome.
 
-use super::batch::KeyWrite;
-use super::{Args, Get};
+use super::writer::KeyWrite;
+use super::Args;
 use super::{Backend, RowsAffected, SqlDb};
-use crate::domain::{IdempotencyKey, KeptAnswer, KeyHolder, Tenant, Timestamp};
+use crate::domain::{IdempotencyKey, KeptAnswer, Tenant, Timestamp};
 use crate::store::idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 use crate::store::StoreError;
-
-const INSERT: &str = "INSERT INTO idempotency_keys (merchant_id, environment, idempotency_key, fingerprint, \
-    claim_token, locked_until, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-    ON CONFLICT (merchant_id, environment, idempotency_key) DO NOTHING";
-
-/// An expired key is anyone's once it is done with: answered, or its lease lapsed (a key may
-/// expire before its lease does, MOMO_IDEMPOTENCY_KEY_TTL_S being as short as 60 s and the
-/// lease 90 s or more, and a request still running keeps its key). A lapsed lease is only the
-/// same request's (a retry after a crash): another body still meets the key's first request,
-/// and a 422.
-const TAKE_OVER: &str = "UPDATE idempotency_keys SET fingerprint = $4, claim_token = $5, locked_until = $6, \
-    created_at = $7, expires_at = $8, response_status = NULL, response_body = NULL \
-    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3 \
-    AND ((expires_at <= $7 AND (response_status IS NOT NULL OR locked_until <= $7)) \
-    OR (response_status IS NULL AND locked_until <= $7 AND fingerprint = $4))";
-
-const HOLDER: &str = "SELECT fingerprint, response_status, response_body FROM idempotency_keys \
-    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3";
-
-const KEEP: &str = "UPDATE idempotency_keys SET response_status = $5, response_body = $6 \
-    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3 AND claim_token = $4 \
-    AND response_status IS NULL";
-
-const RELEASE: &str = "DELETE FROM idempotency_keys \
-    WHERE merchant_id = $1 AND environment = $2 AND idempotency_key = $3 AND claim_token = $4 \
-    AND response_status IS NULL";
-
-/// Rounds of insert, takeover and read before giving up: a round fails only when the key was
-/// purged or released between its statements, which another round settles.
-const ROUNDS: usize = 3;
 
 #[async_trait::async_trait]
 impl<S, DB> IdempotencyStore for S
@@ -91,78 +59,4 @@ where
             .await?;
         Ok(purged.rows_affected())
     }
-}
-
-/// `sql` with the key's own columns bound: `$1` to `$3` of every statement on a key.
-fn key_query<'q, DB: SqlDb>(
-    sql: &'q str,
-    tenant: &'q Tenant,
-    key: &'q IdempotencyKey,
-) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>> {
-    sqlx::query::<DB>(sql)
-        .arg(tenant.merchant_id.as_str())
-        .arg(tenant.environment.as_str())
-        .arg(key.as_str())
-}
-
-/// Keeps a key's answer (`answer`) or lets the key go (`None`) in the batch's transaction,
-/// provided the claim token still holds it and no answer is kept: `false` when it wrote nothing.
-pub(super) async fn write_key_in<DB: SqlDb>(
-    tx: &mut sqlx::Transaction<'_, DB>,
-    write: &KeyWrite,
-) -> Result<bool, StoreError> {
-    let query = match &write.answer {
-        Some(answer) => key_query::<DB>(KEEP, &write.tenant, &write.key)
-            .arg(write.token.as_str())
-            .arg(i64::from(answer.status))
-            .arg(answer.body.as_str()),
-        None => key_query::<DB>(RELEASE, &write.tenant, &write.key).arg(write.token.as_str()),
-    };
-    Ok(query.execute(DB::on(&mut **tx)).await?.rows_affected() == 1)
-}
-
-/// Claims a key in the batch's transaction: an insert, a takeover, a read of the holder, each
-/// settled by the database (a concurrent claim's uncommitted row makes the insert wait for it).
-pub(super) async fn claim_in<DB: SqlDb>(
-    tx: &mut sqlx::Transaction<'_, DB>,
-    claim: &KeyClaim,
-) -> Result<ClaimOutcome, StoreError> {
-    let bind = |sql: &'static str| {
-        key_query::<DB>(sql, &claim.tenant, &claim.key)
-            .arg(claim.fingerprint.as_str())
-            .arg(claim.token.as_str())
-            .arg(claim.locked_until.millis())
-            .arg(claim.at.millis())
-            .arg(claim.expires_at.millis())
-    };
-    for _ in 0..ROUNDS {
-        if bind(INSERT).execute(DB::on(&mut **tx)).await?.rows_affected() == 1 {
-            return Ok(ClaimOutcome::Claimed);
-        }
-        if bind(TAKE_OVER).execute(DB::on(&mut **tx)).await?.rows_affected() == 1 {
-            return Ok(ClaimOutcome::Claimed);
-        }
-        let row = key_query::<DB>(HOLDER, &claim.tenant, &claim.key)
-            .fetch_optional(DB::on(&mut **tx))
-            .await?;
-        if let Some(row) = row {
-            let status: Option<i64> = row.col("response_status")?;
-            let body: Option<String> = row.col("response_body")?;
-            let answer = match (status, body) {
-                (Some(status), Some(body)) => Some(KeptAnswer {
-                    status: u16::try_from(status)
-                        .map_err(|_| StoreError::Corrupt(format!("idempotent answer status {status}")))?,
-                    body,
-                }),
-                _ => None,
-            };
-            return Ok(ClaimOutcome::Held(KeyHolder {
-                fingerprint: row.col("fingerprint")?,
-                answer,
-            }));
-        }
-    }
-    Err(StoreError::Unavailable(
-        "an idempotency key kept changing hands while it was claimed".to_owned(),
-    ))
 }

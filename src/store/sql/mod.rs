@@ -10,30 +10,27 @@
 
 pub(super) mod attempts;
 pub(super) mod balance_locks;
-pub(super) mod batch;
-pub(super) mod batch_steps;
+pub(super) mod batch_rows;
 pub(super) mod caller_check;
 pub(super) mod customers;
 pub(super) mod dashboard;
 pub(super) mod driver;
 pub(super) mod idempotency;
-pub(super) mod insert_set;
-pub(super) mod link_steps;
+pub(super) mod kinds;
 mod links;
 pub(super) mod merchants;
 pub(super) mod payments;
 mod payouts;
 mod recipients;
-pub(super) mod refund_steps;
 pub(super) mod reports;
 pub(super) mod row_values;
 pub(super) mod sessions;
 pub(super) mod set_steps;
-pub(super) mod settle_set;
 pub(super) mod steps;
 pub(super) mod transaction_row;
 pub(super) mod transactions;
 pub(super) mod webhooks;
+pub(super) mod writer;
 pub(super) mod writer_home;
 
 use sqlx::{Database, Pool};
@@ -60,7 +57,7 @@ pub(super) trait Backend: Send + Sync + 'static {
     /// Claims queued payout transfers: sets `queued_at = NULL, next_check_at = $1, check_token =
     /// $2` on at most `$4` transfers of operator `$3` of merchant `$5` in environment `$6` still
     /// queued, the longest queued first, through `transactions_queued`. Several senders must never claim one at once. A queued
-    /// transfer is pending: every settlement clears `queued_at` (`settle_set`), so the statement
+    /// transfer is pending: every settlement clears `queued_at` (`writer::settle`), so the statement
     /// asks nothing of `status`, whose constant test would let the planner read every pending
     /// transaction through `transactions_due` instead of the queue's own index.
     const CLAIM_QUEUED: &'static str;
@@ -89,7 +86,7 @@ pub(super) trait Backend: Send + Sync + 'static {
     fn batch_writer(&self) -> &Pool<Self::Db>;
 
     /// The batch writers of the hot writes (creations and settlements).
-    fn batcher(&self) -> &batch::Batcher;
+    fn batcher(&self) -> &writer::Batcher;
 
     /// The batch readers of status lookups.
     fn lookups(&self) -> &super::lookup_batch::LookupBatcher;

@@ -3,9 +3,10 @@
 //! status = 'PENDING'`, overdrafts by a conditional balance update.
 
 use super::balance_locks::BalancePlan;
-use super::batch::Create;
+use super::kinds;
 use super::set_steps::{write_entries, EntryRow};
-use super::transactions::{self, Bind};
+use super::transactions::{self, Bind, TRANSACTION_SELECT};
+use super::writer::Create;
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
@@ -14,7 +15,6 @@ use crate::domain::{
     TransactionRef,
 };
 use crate::store::lookup_batch::Lookup;
-use crate::store::names;
 use crate::store::{
     rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, ProcessStoreStats, SendMark, Settlement, StoreError,
     StoreStats, TransactionFilter, TransactionRecord,
@@ -68,7 +68,7 @@ where
         for column in ["transaction_id", "ref"] {
             let sql = format!(
                 "{} WHERE t.merchant_id = $1 AND t.environment = $2 AND t.{column} = $3",
-                transactions::TRANSACTION_SELECT
+                *TRANSACTION_SELECT
             );
             let row = sqlx::query(&sql)
                 .arg(tenant.merchant_id.as_str())
@@ -98,7 +98,7 @@ where
     }
 
     async fn transaction_by_ref(&self, reference: &Reference) -> Result<Option<TransactionRecord>, StoreError> {
-        let sql = format!("{} WHERE t.ref = $1", transactions::TRANSACTION_SELECT);
+        let sql = format!("{} WHERE t.ref = $1", *TRANSACTION_SELECT);
         let row = sqlx::query(&sql)
             .arg(reference.as_str())
             .fetch_optional(DB::pool(self.reader()))
@@ -175,7 +175,7 @@ where
     }
 
     async fn transaction_by_checkout_token(&self, token: &str) -> Result<Option<TransactionRecord>, StoreError> {
-        let sql = format!("{} WHERE t.checkout_token = $1", transactions::TRANSACTION_SELECT);
+        let sql = format!("{} WHERE t.checkout_token = $1", *TRANSACTION_SELECT);
         let row = sqlx::query(&sql)
             .arg(token)
             .fetch_optional(DB::pool(self.reader()))
@@ -192,8 +192,7 @@ where
         let (conditions, binds) = transactions::list_conditions(filter, page);
         let sql = format!(
             "{}{conditions} ORDER BY t.created_at DESC, t.id DESC LIMIT {}",
-            transactions::TRANSACTION_SELECT,
-            page.limit
+            *TRANSACTION_SELECT, page.limit
         );
         let mut query = sqlx::query(&sql)
             .arg(tenant.merchant_id.as_str())
@@ -219,11 +218,11 @@ where
             "{} WHERE t.status = 'PENDING' AND t.queued_at IS NULL AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
              AND (t.created_at, t.id) > ($3, $4) \
              ORDER BY t.created_at, t.id LIMIT {limit}",
-            transactions::TRANSACTION_SELECT
+            *TRANSACTION_SELECT
         );
         let rows = sqlx::query(&sql)
             .arg(created_before.millis())
-            .arg(kind.map(names::kind).unwrap_or(""))
+            .arg(kind.map(kinds::stored_name).unwrap_or(""))
             .arg(after.map(|c| c.created_at.millis()).unwrap_or(i64::MIN))
             .arg(after.map(|c| c.id.as_str()).unwrap_or(""))
             .fetch_all(DB::pool(self.reader()))
@@ -239,7 +238,7 @@ where
     ) -> Result<Vec<TransactionRecord>, StoreError> {
         let sql = format!(
             "{} WHERE {NEEDING_REVIEW} AND (t.created_at, t.id) > ($2, $3) ORDER BY t.created_at, t.id LIMIT {limit}",
-            transactions::TRANSACTION_SELECT
+            *TRANSACTION_SELECT
         );
         let rows = sqlx::query(&sql)
             .arg(sent_before.millis())
@@ -265,7 +264,7 @@ where
             .arg(created_before.millis())
             .arg(now.millis())
             .arg(limit as i64)
-            .arg(kind.map(names::kind).unwrap_or(""))
+            .arg(kind.map(kinds::stored_name).unwrap_or(""))
             .execute(DB::pool(self.writer()))
             .await?;
         if claimed.rows_affected() == 0 {
@@ -273,7 +272,7 @@ where
         }
         let sql = format!(
             "{} WHERE t.check_token = $1 ORDER BY t.created_at, t.id",
-            transactions::TRANSACTION_SELECT
+            *TRANSACTION_SELECT
         );
         // From the writer: the claim just committed there.
         let rows = sqlx::query(&sql).arg(&token).fetch_all(DB::pool(self.writer())).await?;

@@ -1,8 +1,8 @@
 //! The `PayoutStore` methods for every [`Backend`]: the same SQL on both databases.
 
 use super::balance_locks::{lock_balances, BalanceUse};
-use super::batch_steps::{self, batch_of, BATCH_COLUMNS};
-use super::insert_set::{insert_all, Creation};
+use super::batch_rows::{self, batch_of, BATCH_COLUMNS};
+use super::writer::{insert_all, Creation};
 use super::{Args, Backend, Get, SqlDb};
 use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
 use crate::store::payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
@@ -102,7 +102,7 @@ async fn seal_in<DB: SqlDb>(
         .map(|row| row.col("id"))
         .transpose()?;
     let completed = match item {
-        Some(item) => batch_steps::complete(tx, id.as_str(), &item, seal.at, seal.event_body).await?,
+        Some(item) => batch_rows::complete(tx, id.as_str(), &item, seal.at, seal.event_body).await?,
         None => {
             let sql = format!("UPDATE payout_batches SET completed_at = $1 WHERE id = $2 RETURNING {BATCH_COLUMNS}");
             let row = sqlx::query(&sql)
@@ -173,7 +173,7 @@ where
             let marks: Vec<&str> = all.trim_matches(['(', ')']).split(", ").collect();
             let sql = format!(
                 "{} WHERE t.merchant_id = {} AND t.environment = {} AND t.transaction_id IN ({})",
-                super::transactions::TRANSACTION_SELECT,
+                *super::transactions::TRANSACTION_SELECT,
                 marks[0],
                 marks[1],
                 marks[2..].join(", ")
@@ -321,7 +321,7 @@ where
         }
         let sql = format!(
             "{} WHERE t.check_token = $1 ORDER BY t.created_at, t.id",
-            super::transactions::TRANSACTION_SELECT
+            *super::transactions::TRANSACTION_SELECT
         );
         // From the writer: the claim just committed there.
         let rows = sqlx::query(&sql).arg(&token).fetch_all(DB::pool(self.writer())).await?;

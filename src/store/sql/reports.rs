@@ -1,6 +1,7 @@
 //! `ReportStore` for every [`Backend`]: the statement's page of postings with its opening
 //! balances, and the settlement report's groups, each in one statement.
 
+use super::kinds;
 use super::transactions::Bind;
 use super::{Args, Get};
 use super::{Backend, SqlDb};
@@ -164,7 +165,7 @@ where
                 Ok(SettlementRow {
                     operator: OperatorCode::from_name(&operator)
                         .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
-                    kind: names::parse_kind(&row.col::<String>("kind")?)?,
+                    kind: kinds::parse_stored(&row.col::<String>("kind")?)?,
                     status: names::parse_status(&row.col::<String>("status")?)?,
                     count: row.col("n")?,
                     amount: row.col("amount")?,
@@ -186,7 +187,7 @@ fn posting<DB: SqlDb>(row: &DB::Row) -> Result<LedgerPosting, StoreError> {
             Some(PostingSource {
                 reference,
                 transaction_id: row.col("merchant_transaction_id")?,
-                kind: names::parse_kind(&row.col::<String>("kind")?)?,
+                kind: kinds::parse_stored(&row.col::<String>("kind")?)?,
                 operator: OperatorCode::from_name(&operator)
                     .ok_or_else(|| StoreError::Corrupt(format!("operator {operator:?}")))?,
                 status: names::parse_status(&row.col::<String>("status")?)?,

@@ -1,5 +1,5 @@
-//! The multi-row statements that a batch's set-based writes share (`settle_set`,
-//! `insert_set`): transitions, balance moves and postings for many transactions at once.
+//! The multi-row statements that a batch's set-based writes share (`writer::settle`,
+//! `writer::create`): transitions, balance moves and postings for many transactions at once.
 
 use std::collections::BTreeMap;
 

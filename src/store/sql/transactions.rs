@@ -1,34 +1,30 @@
 //! How transactions are read: the columns of a transaction with its customer, and the
 //! conditions of a filtered, paged transaction list.
 
+use std::sync::LazyLock;
+
+use super::kinds;
 use crate::domain::PageRequest;
 use crate::store::{names, TransactionFilter};
 
-// Macros, not consts, so that `concat!` can build `TRANSACTION_SELECT` from the two parts the
-// lookups use on their own.
-macro_rules! transaction_columns {
-    () => {
-        "t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
-        t.kind, t.operator, t.operator_alias, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, t.status, \
-        t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.success_url, t.error_url, t.checkout_token, t.launch_url, t.created_at, \
-        t.updated_at, t.refund_of, t.refund_reason, t.refunded, t.link_id, t.batch_id, c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, c.phone AS c_phone, \
-        c.country_code AS c_country_code, c.city AS c_city, c.street_address AS c_street_address, \
-        c.created_at AS c_created_at"
-    };
-}
-macro_rules! transaction_from {
-    () => {
-        "transactions t JOIN customers c ON c.id = t.customer_id"
-    };
-}
+/// The columns every transaction has (`t.`), before its kind's own (`kinds::SELECTED`).
+const COMMON_COLUMNS: &str = "t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
+    t.kind, t.operator, t.operator_alias, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, \
+    t.status, t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.created_at, t.updated_at";
+
+/// The columns of its customer (`c.`).
+const CUSTOMER_COLUMNS: &str = "c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, \
+    c.phone AS c_phone, c.country_code AS c_country_code, c.city AS c_city, \
+    c.street_address AS c_street_address, c.created_at AS c_created_at";
 
 /// The columns of a transaction and its customer, as `rows::transaction_record` reads them.
-pub(in crate::store) const TRANSACTION_COLUMNS: &str = transaction_columns!();
+pub(in crate::store) static TRANSACTION_COLUMNS: LazyLock<String> =
+    LazyLock::new(|| format!("{COMMON_COLUMNS}, {}, {CUSTOMER_COLUMNS}", *kinds::SELECTED));
 /// A transaction joined to its customer.
-pub(in crate::store) const TRANSACTION_FROM: &str = transaction_from!();
+pub(in crate::store) const TRANSACTION_FROM: &str = "transactions t JOIN customers c ON c.id = t.customer_id";
 /// A transaction with its customer: add the conditions.
-pub(in crate::store) const TRANSACTION_SELECT: &str =
-    concat!("SELECT ", transaction_columns!(), " FROM ", transaction_from!());
+pub(in crate::store) static TRANSACTION_SELECT: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM {TRANSACTION_FROM}", *TRANSACTION_COLUMNS));
 
 /// A value bound to a dynamically built query.
 pub(in crate::store) enum Bind {
@@ -58,7 +54,7 @@ pub(in crate::store) fn list_conditions(filter: &TransactionFilter, page: &PageR
     if let Some(kind) = filter.kind {
         add(
             " AND t.kind = ?1",
-            vec![Bind::Text(names::kind(kind).to_owned())],
+            vec![Bind::Text(kinds::stored_name(kind).to_owned())],
             &mut binds,
         );
     }

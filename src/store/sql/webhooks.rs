@@ -17,7 +17,7 @@ const EVENT_SELECT: &str = "SELECT e.id, e.merchant_id, e.environment, e.to_stat
 
 /// `$1`, `$2`: the tenant, or empty strings for every tenant. The lists show the events of
 /// transactions: a payout batch's completion rides on its last item's row in the outbox
-/// (`batch_steps`) but is no event of that transaction, so it is left out.
+/// (`kinds::transfer`) but is no event of that transaction, so it is left out.
 const TENANT_CONDITION: &str =
     "($1 = '' OR e.merchant_id = $1) AND ($2 = '' OR e.environment = $2) AND e.to_status <> 'BATCH_COMPLETED'";
 

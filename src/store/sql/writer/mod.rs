@@ -4,11 +4,12 @@
 //! and outbox event) goes to a writer task over a channel. The writer takes what is queued (up
 //! to `max`; it waits at most `wait` for more, and by default not at all, so a lone request
 //! commits at once), runs the items in one transaction, and commits once. The items first run
-//! set-based, a few multi-row statements for the whole batch (`insert_set`, `settle_set`). Each
+//! set-based, a few multi-row statements for the whole batch (each kind's `BatchItem::run_set`). Each
 //! request gets its own outcome: when an item fails (a duplicate, insufficient funds), the batch
 //! runs again with a savepoint per item, each item the same statements with one row, so that
-//! item is rolled back alone and the others commit (`writer`). A write is a typed request
-//! (`jobs::BatchWrite`) that carries where its own typed answer goes. No answer leaves before its batch has committed; when the commit fails, every request
+//! item is rolled back alone and the others commit (`task`). A write is a typed request
+//! (`item::BatchItem`, one file each: `create`, `settle`, `keys`; the kinds listed once in
+//! `lanes`) that carries where its own typed answer goes. No answer leaves before its batch has committed; when the commit fails, every request
 //! of the batch gets `Unavailable` and nothing of the batch was written. Idempotency keys ride
 //! in the batches too (`KeyClaim`, `KeyWrite`: the claim, and the answer or release
 //! conditional on the claim's token), run after the payments' writes, so concurrent keyed
@@ -31,10 +32,15 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, Mutex};
 
-mod jobs;
-mod writer;
+mod create;
+mod item;
+mod keys;
+mod lanes;
+mod settle;
+mod task;
 
-pub(in crate::store) use jobs::{BatchWrite, Create, KeyWrite};
+pub(in crate::store) use create::{insert_all, Create, Creation};
+pub(in crate::store) use keys::KeyWrite;
 
 use super::balance_locks::BalanceLocking;
 use super::writer_home::WriterHome;
@@ -43,8 +49,8 @@ pub use crate::config::BatchSettings;
 use crate::store::handoff::Handoff;
 use crate::store::write_counters::{WriteBatchStats, WriteCounters};
 use crate::store::StoreError;
-use jobs::Job;
-use writer::Writer;
+use lanes::{Job, Queued};
+use task::Writer;
 
 /// The sending side of the writers.
 pub(in crate::store) struct Batcher {
@@ -115,7 +121,7 @@ impl Batcher {
     }
 
     /// Runs `write` in the next batch; answers once that batch has committed.
-    pub async fn write<W: BatchWrite>(&self, write: W) -> Result<W::Answer, StoreError> {
+    pub async fn write<W: Queued>(&self, write: W) -> Result<W::Answer, StoreError> {
         Batcher::write_to(&self.queue, write).await
     }
 
@@ -125,11 +131,11 @@ impl Batcher {
     /// batch's counts); in the batches of the other writers, next to single payments, it would
     /// make every batch that holds one wait for the others, a draining batch thus slowing
     /// everyone's single payments. On SQLite's one writer it is an ordinary write.
-    pub async fn write_for_payout_batch<W: BatchWrite>(&self, write: W) -> Result<W::Answer, StoreError> {
+    pub async fn write_for_payout_batch<W: Queued>(&self, write: W) -> Result<W::Answer, StoreError> {
         Batcher::write_to(&self.payout_queue, write).await
     }
 
-    async fn write_to<W: BatchWrite>(queue: &mpsc::Sender<Job>, write: W) -> Result<W::Answer, StoreError> {
+    async fn write_to<W: Queued>(queue: &mpsc::Sender<Job>, write: W) -> Result<W::Answer, StoreError> {
         let (reply, answer) = oneshot::channel();
         queue
             .send(write.job(reply))

@@ -1,4 +1,5 @@
-//! The creations of a batch, set-based: one multi-row upsert of their payers, one multi-row
+//! A `PENDING` transaction created ([`Create`]), with its payer, its reservation and its first
+//! check: the batch writers' creations, set-based: one multi-row upsert of their payers, one multi-row
 //! `INSERT … ON CONFLICT DO NOTHING RETURNING` of the transactions, one of their first
 //! transitions, and one reservation per tenant with its postings. A batch of a hundred
 //! `PENDING` collections is three statements instead of three hundred. The same SQL runs on
@@ -13,20 +14,96 @@ use std::collections::HashMap;
 
 use sqlx::Transaction;
 
-use super::balance_locks::BalancePlan;
-use super::customers::{payer_row, PAYER_COLUMNS, PAYER_ON_CONFLICT};
-use super::row_values::RowValues;
-use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
-use super::transaction_row::{transaction_row, INSERTED_COLUMNS};
-use super::Get;
-use super::SqlDb;
-use super::{batch_steps, link_steps, refund_steps};
+use super::super::balance_locks::{BalancePlan, BalanceUse};
+use super::super::caller_check::active_callers;
+use super::super::customers::{payer_row, PAYER_COLUMNS, PAYER_ON_CONFLICT};
+use super::super::kinds;
+use super::super::row_values::RowValues;
+use super::super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
+use super::super::transaction_row::{transaction_row, INSERTED_COLUMNS};
+use super::super::{Get, SqlDb};
+use super::item::{entry_use, payment_order, BatchItem};
 use crate::domain::ledger::Posting;
-use crate::domain::{Cause, Customer, Status, Timestamp, Transaction as Payment};
+use crate::domain::{Cause, Customer, Status, Tenant, Timestamp, Transaction as Payment};
+use crate::store::handoff::EventLease;
 use crate::store::{rows, StoreError};
 
-/// A `PENDING` transaction to create.
-pub(super) struct Creation<'a> {
+/// A `PENDING` transaction to create, with its payer, its reservation and its first check.
+#[derive(Debug)]
+pub(in crate::store) struct Create {
+    pub payer: Customer,
+    pub transaction: Payment,
+    pub entry: Vec<Posting>,
+    pub first_check: Timestamp,
+    /// The caller's credential, checked in the batch's transaction (`caller_check`); none for
+    /// an in-process caller.
+    pub credential_id: Option<String>,
+}
+
+impl BatchItem for Create {
+    type Answer = Customer;
+
+    fn tenant(&self) -> &Tenant {
+        &self.transaction.tenant
+    }
+
+    fn order_key(&self) -> (&str, &str, &str, &str) {
+        payment_order(&self.transaction)
+    }
+
+    fn balance_use(&self) -> Option<BalanceUse> {
+        entry_use(&self.entry)
+    }
+
+    fn payer(&self) -> Option<(&str, &str, &str)> {
+        Some(payer_key(&self.payer))
+    }
+
+    /// The creations' callers checked (`caller_check`: a revoked caller is rare, and the second
+    /// pass refuses it alone), then the creations in one set; one set each when a payer comes
+    /// twice, as each creation answers with its payer as its own upsert left it.
+    async fn run_set<'a, DB: SqlDb>(
+        items: &'a [Create],
+        tx: &'a mut Transaction<'_, DB>,
+        plan: &'a BalancePlan,
+        _lease: Option<&'a EventLease>,
+    ) -> Result<Vec<Customer>, StoreError> {
+        let callers: Vec<(&str, &Tenant)> = items
+            .iter()
+            .filter_map(|c| Some((c.credential_id.as_deref()?, &c.transaction.tenant)))
+            .collect();
+        if !callers.is_empty() && active_callers(tx, &callers).await?.contains(&false) {
+            return Err(StoreError::Revoked);
+        }
+        let creations: Vec<Creation> = items.iter().map(Create::creation).collect();
+        let mut payers: Vec<(&str, &str, &str)> = items.iter().map(|c| payer_key(&c.payer)).collect();
+        payers.sort_unstable();
+        payers.dedup();
+        if payers.len() == creations.len() {
+            return insert_all(tx, &creations, plan).await;
+        }
+        let mut created = Vec::with_capacity(creations.len());
+        for c in creations.chunks(1) {
+            created.extend(insert_all(tx, c, plan).await?);
+        }
+        Ok(created)
+    }
+}
+
+impl Create {
+    fn creation(&self) -> Creation<'_> {
+        Creation {
+            payer: &self.payer,
+            transaction: &self.transaction,
+            entry: &self.entry,
+            first_check: self.first_check,
+        }
+    }
+}
+
+/// A `PENDING` transaction to create, borrowed: a batch's [`Create`], or a payout batch's
+/// transfer recorded in the batch's own transaction (`payouts`).
+pub(in crate::store) struct Creation<'a> {
     pub payer: &'a Customer,
     pub transaction: &'a Payment,
     pub entry: &'a [Posting],
@@ -34,7 +111,7 @@ pub(super) struct Creation<'a> {
 }
 
 /// A payer's key: (merchant, environment, phone).
-pub(super) fn payer_key(c: &Customer) -> (&str, &str, &str) {
+fn payer_key(c: &Customer) -> (&str, &str, &str) {
     (
         c.tenant.merchant_id.as_str(),
         c.tenant.environment.as_str(),
@@ -43,7 +120,7 @@ pub(super) fn payer_key(c: &Customer) -> (&str, &str, &str) {
 }
 
 /// Creates every one of `creations`, or none: each one's payer as stored.
-pub(super) async fn insert_all<DB: SqlDb>(
+pub(in crate::store) async fn insert_all<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     creations: &[Creation<'_>],
     plan: &BalancePlan,
@@ -58,7 +135,7 @@ pub(super) async fn insert_all<DB: SqlDb>(
         customers.push(stored.clone());
     }
     for (chunk, chunk_customers) in creations.chunks(CHUNK).zip(customers.chunks(CHUNK)) {
-        let mut values = RowValues::new(INSERTED_COLUMNS, chunk.len());
+        let mut values = RowValues::new(&INSERTED_COLUMNS, chunk.len());
         for (c, customer) in chunk.iter().zip(chunk_customers) {
             transaction_row(&mut values, c.transaction, &customer.id, c.first_check);
         }
@@ -82,9 +159,8 @@ pub(super) async fn insert_all<DB: SqlDb>(
         })
         .collect();
     insert_transitions(tx, &transitions).await?;
-    refund_steps::hold(tx, creations).await?;
-    link_steps::hold(tx, creations).await?;
-    batch_steps::hold(tx, creations).await?;
+    let created: Vec<&Payment> = creations.iter().map(|c| c.transaction).collect();
+    kinds::hold(tx, &created).await?;
     let entries: Vec<EntryRow> = creations
         .iter()
         .filter(|c| !c.entry.is_empty())

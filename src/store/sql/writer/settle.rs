@@ -1,4 +1,4 @@
-//! The settlements of a batch, set-based: one `UPDATE … FROM (rows) RETURNING` moves every
+//! A payment settled ([`Settlement`]): the batch writers' settlements, set-based: one `UPDATE … FROM (rows) RETURNING` moves every
 //! transaction that is still `PENDING`, and one multi-row `INSERT` each writes their
 //! transitions, postings and outbox events, with one balance move per tenant. A batch of a
 //! hundred settlements is then six statements instead of five hundred, each of them a round
@@ -13,16 +13,64 @@ use std::collections::HashSet;
 
 use sqlx::Transaction;
 
-use super::balance_locks::BalancePlan;
-use super::row_values::ColumnType::{Int, Text};
-use super::row_values::{Columns, RowValues};
-use super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
-use super::SqlDb;
-use super::{batch_steps, link_steps, refund_steps};
-use super::{Args, Get};
-use crate::domain::Status;
-use crate::store::handoff::EventLease;
+use super::super::balance_locks::{BalancePlan, BalanceUse};
+use super::super::kinds;
+use super::super::row_values::ColumnType::{Int, Text};
+use super::super::row_values::{Columns, RowValues};
+use super::super::set_steps::{insert_transitions, write_entries, EntryRow, TransitionRow, CHUNK};
+use super::super::{Args, Get, SqlDb};
+use super::item::{entry_use, payment_order, Answer, BatchItem};
+use crate::domain::{Status, Tenant};
+use crate::store::handoff::{EventLease, Reserved};
 use crate::store::{names, Settlement, StoreError};
+
+impl BatchItem for Settlement {
+    type Answer = bool;
+
+    const HANDS_OVER_EVENTS: bool = true;
+
+    fn tenant(&self) -> &Tenant {
+        &self.transaction.tenant
+    }
+
+    fn order_key(&self) -> (&str, &str, &str, &str) {
+        payment_order(&self.transaction)
+    }
+
+    fn balance_use(&self) -> Option<BalanceUse> {
+        entry_use(&self.entry)
+    }
+
+    /// The settlements in one set; one set each when a transaction is settled twice in the
+    /// batch (a callback and a check crossing), as one set would not say which of the two
+    /// moved it.
+    async fn run_set<'a, DB: SqlDb>(
+        items: &'a [Settlement],
+        tx: &'a mut Transaction<'_, DB>,
+        plan: &'a BalancePlan,
+        lease: Option<&'a EventLease>,
+    ) -> Result<Vec<bool>, StoreError> {
+        let settlements: Vec<&Settlement> = items.iter().collect();
+        let mut ids: Vec<&str> = settlements.iter().map(|s| s.transaction.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() == settlements.len() {
+            return settle_all(tx, &settlements, plan, lease).await;
+        }
+        let mut moved = Vec::with_capacity(settlements.len());
+        for s in settlements.chunks(1) {
+            moved.extend(settle_all(tx, s, plan, lease).await?);
+        }
+        Ok(moved)
+    }
+
+    /// A settlement that moved its payment wrote its event with the batch's lease.
+    fn hand_over(self, answer: &Answer<bool>, handed: &mut Reserved<'_>) {
+        if matches!(answer, Ok(true)) {
+            handed.send(self.event_id, self.transaction.tenant, self.event_payload);
+        }
+    }
+}
 
 /// A settlement's new state, joined to its transaction by `id`, and the status it leaves
 /// (`PENDING`), compared as a column rather than as a constant: a constant `status = 'PENDING'`
@@ -55,7 +103,7 @@ const EVENT_COLUMNS: &Columns = &[
 /// Settles each of `settlements` (no transaction twice) that is still `PENDING`: `true` for
 /// those it moved. Their events are written with `lease` when the dispatcher takes them
 /// straight from the batch (`handoff`).
-pub(super) async fn settle_all<DB: SqlDb>(
+async fn settle_all<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     settlements: &[&Settlement],
     plan: &BalancePlan,
@@ -115,10 +163,8 @@ pub(super) async fn settle_all<DB: SqlDb>(
         })
         .collect();
     write_entries(tx, &entries, plan).await?;
-    refund_steps::release(tx, &done).await?;
-    link_steps::settle(tx, &done).await?;
     insert_events(tx, &done, lease).await?;
-    batch_steps::settle(tx, &done).await?;
+    kinds::settle(tx, &done).await?;
     insert_audits(tx, &done).await?;
     Ok(settlements
         .iter()
@@ -128,7 +174,7 @@ pub(super) async fn settle_all<DB: SqlDb>(
 
 /// The outbox events of `done`'s settlements, leased with `lease` when it is given (the
 /// dispatcher takes them straight from the batch), else due at once for the claims.
-pub(super) async fn insert_events<DB: SqlDb>(
+async fn insert_events<DB: SqlDb>(
     tx: &mut Transaction<'_, DB>,
     done: &[&Settlement],
     lease: Option<&EventLease>,
@@ -158,10 +204,7 @@ pub(super) async fn insert_events<DB: SqlDb>(
 
 /// The audit rows of `done`'s settlements that a person made (`transactions resolve`). They
 /// are rare, so one statement each.
-pub(super) async fn insert_audits<DB: SqlDb>(
-    tx: &mut Transaction<'_, DB>,
-    done: &[&Settlement],
-) -> Result<(), StoreError> {
+async fn insert_audits<DB: SqlDb>(tx: &mut Transaction<'_, DB>, done: &[&Settlement]) -> Result<(), StoreError> {
     for s in done {
         let Some(audit) = s.audit.as_deref() else { continue };
         sqlx::query("INSERT INTO admin_audit (id, action, transaction_id, detail, at) VALUES ($1, $2, $3, $4, $5)")
