@@ -23,12 +23,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use momo_gateway::domain::Timestamp;
 use uuid::Uuid;
 
-use crate::drain::Pool;
 use crate::gateway::{Check, Gateway};
 use crate::load::{Load, Outcome};
+use crate::sql::{self, Pool};
 use crate::{paths, Args};
 
 /// The gateway's defaults (the bench's gateways leave them unset).
@@ -213,7 +212,7 @@ where
 async fn due_query(pool: &Pool) -> anyhow::Result<Duration> {
     let mut times = Vec::new();
     for _ in 0..5 {
-        let now = Timestamp::now().millis();
+        let now = sql::now_millis();
         let sql = format!(
             "SELECT COUNT(*) FROM (SELECT id FROM transactions WHERE status = 'PENDING' AND next_check_at <= {now} \
              AND created_at <= {} AND ('' = '' OR kind = '') ORDER BY next_check_at LIMIT 200) due",
@@ -229,8 +228,8 @@ async fn due_query(pool: &Pool) -> anyhow::Result<Duration> {
 
 /// Writes `rows` PENDING collections (payer, transaction, `CREATED` transition), 10,000 per commit.
 async fn insert(pool: &Pool, gw: &Gateway, rows: usize) -> anyhow::Result<()> {
-    let (merchant, environment) = (&gw.tenant.merchant_id.as_str(), gw.tenant.environment.as_str());
-    let now = Timestamp::now().millis();
+    let (merchant, environment) = (&gw.tenant.merchant_id, gw.tenant.environment);
+    let now = sql::now_millis();
     let spread = (OLDEST_MS - YOUNGEST_MS) as usize;
     for commit_start in (0..rows).step_by(PER_COMMIT) {
         let mut statements = Vec::new();

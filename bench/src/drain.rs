@@ -1,17 +1,15 @@
 //! The webhook drain: a local receiver that answers 200, and a burst of events written straight
 //! into the outbox (as settled transactions), timed until every one is delivered.
 
-use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::routing::post;
 use axum::Router;
-use sqlx::postgres::PgPoolOptions;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
 use crate::gateway::Gateway;
+use crate::sql::{self, Pool};
 
 pub struct Receiver {
     pub url: String,
@@ -53,74 +51,12 @@ impl Drained {
     }
 }
 
-/// A connection of the bench's own to the gateway's database (scenarios f and h).
-pub(crate) enum Pool {
-    Sqlite(sqlx::SqlitePool),
-    Postgres(sqlx::PgPool),
-}
-
-impl Pool {
-    pub(crate) async fn open(url: &str) -> anyhow::Result<Pool> {
-        Ok(if url.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(url)?.busy_timeout(Duration::from_secs(30));
-            Pool::Sqlite(
-                SqlitePoolOptions::new()
-                    .max_connections(1)
-                    .connect_with(options)
-                    .await?,
-            )
-        } else {
-            Pool::Postgres(PgPoolOptions::new().max_connections(1).connect(url).await?)
-        })
-    }
-
-    /// Runs statements without parameters (the values are generated here) in one transaction.
-    pub(crate) async fn execute_all(&self, statements: &[String]) -> anyhow::Result<()> {
-        let script = format!("BEGIN;\n{};\nCOMMIT;", statements.join(";\n"));
-        match self {
-            Pool::Sqlite(p) => {
-                sqlx::raw_sql(&script).execute(p).await?;
-            }
-            Pool::Postgres(p) => {
-                sqlx::raw_sql(&script).execute(p).await?;
-            }
-        }
-        Ok(())
-    }
-
-    pub(crate) async fn count(&self, sql: &str) -> anyhow::Result<i64> {
-        Ok(match self {
-            Pool::Sqlite(p) => sqlx::query_scalar(sql).fetch_one(p).await?,
-            Pool::Postgres(p) => sqlx::query_scalar(sql).fetch_one(p).await?,
-        })
-    }
-
-    /// Waits (at most ten minutes) until no webhook event is pending: a measurement that
-    /// follows does not share the cores with the delivery of earlier events.
-    pub(crate) async fn quiet(&self) -> anyhow::Result<()> {
-        let deadline = Instant::now() + Duration::from_secs(600);
-        while self
-            .count("SELECT COUNT(*) FROM outbox_events WHERE state = 'pending'")
-            .await?
-            > 0
-        {
-            anyhow::ensure!(Instant::now() < deadline, "earlier webhook events never drained");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        Ok(())
-    }
-}
-
 pub async fn drain(gw: &Gateway, receiver: &Receiver, events: usize) -> anyhow::Result<Drained> {
     let pool = Pool::open(&gw.database_url).await?;
     // Let the events of the earlier scenarios go first, so the drain is measured alone.
     pool.quiet().await?;
-    let (merchant, environment, customer) = (
-        &gw.tenant.merchant_id.as_str(),
-        gw.tenant.environment.as_str(),
-        &gw.customer_id,
-    );
-    let now = momo_gateway::domain::Timestamp::now().millis();
+    let (merchant, environment, customer) = (&gw.tenant.merchant_id, gw.tenant.environment, &gw.customer_id);
+    let now = sql::now_millis();
     let mut statements = Vec::new();
     for chunk_start in (0..events).step_by(500) {
         let chunk = chunk_start..(chunk_start + 500).min(events);

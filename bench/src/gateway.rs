@@ -8,11 +8,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use momo_gateway::domain::{Environment, MerchantId, Tenant};
-use momo_gateway::store::{LedgerCheck, Store};
 use sqlx::Connection;
 
 use crate::database::BenchDatabase;
+use crate::sql::{Ledger, Pool, Tenant};
 use crate::{Args, Db};
 
 pub struct Gateway {
@@ -31,7 +30,7 @@ pub struct Gateway {
 pub struct Check {
     pub answered: usize,
     pub missing: usize,
-    pub ledger: LedgerCheck,
+    pub ledger: Ledger,
 }
 
 impl Check {
@@ -124,8 +123,8 @@ impl Gateway {
         let token = answer["data"]["token"].as_str().unwrap_or_default().to_owned();
         anyhow::ensure!(!token.is_empty(), "no token: {answer}");
         let tenant = Tenant {
-            merchant_id: MerchantId::from(merchant["id"].as_str().unwrap_or_default().to_owned()),
-            environment: Environment::Sandbox,
+            merchant_id: merchant["id"].as_str().unwrap_or_default().to_owned(),
+            environment: "Sandbox",
         };
         // A customer for the drain's transactions.
         let customer: serde_json::Value = reqwest::Client::new()
@@ -179,35 +178,14 @@ impl Gateway {
         self.postgres.is_some().then_some(self.database_url.as_str())
     }
 
-    pub async fn store(&self) -> anyhow::Result<std::sync::Arc<dyn Store>> {
-        Ok(momo_gateway::store::connect(&self.database_url).await?)
-    }
-
     /// Every 2xx creation exists exactly once (the unique key guarantees "once"), and the
     /// ledger balances.
     pub async fn check(&self, answered: &HashSet<String>) -> anyhow::Result<Check> {
-        let store = self.store().await?;
-        let mut stored = HashSet::new();
-        let mut after = None;
-        loop {
-            let page = momo_gateway::domain::PageRequest {
-                limit: 1000,
-                after: after.clone(),
-            };
-            let batch = store.transactions(&self.tenant, &Default::default(), &page).await?;
-            after = batch.last().map(|r| momo_gateway::domain::Cursor {
-                created_at: r.transaction.created_at,
-                id: r.transaction.id.to_string(),
-            });
-            let full = batch.len() == 1000;
-            stored.extend(batch.into_iter().map(|r| r.transaction.transaction_id.into_string()));
-            if !full {
-                break;
-            }
-        }
+        let pool = Pool::open(&self.database_url).await?;
+        let stored: HashSet<String> = pool.transaction_ids(&self.tenant).await?.into_iter().collect();
         let missing = answered.iter().filter(|id| !stored.contains(*id)).count();
-        let ledger = store.check_ledger().await?;
-        store.close().await;
+        let ledger = pool.ledger().await?;
+        pool.close().await;
         Ok(Check {
             answered: answered.len(),
             missing,

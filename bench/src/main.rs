@@ -21,6 +21,7 @@ mod paths;
 mod payouts;
 mod report;
 mod settlement;
+mod sql;
 mod writers;
 
 use std::collections::HashSet;

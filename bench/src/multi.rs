@@ -8,9 +8,9 @@
 //! ledger balanced. The processes compete with each other, PostgreSQL and the bench for the
 //! same cores, so the target says what a second process costs, not what it adds.
 
-use crate::drain::Pool;
 use crate::gateway::Gateway;
 use crate::load::{Load, Outcome};
+use crate::sql::Pool;
 use crate::{paths, Args};
 
 /// What scenario m measured.

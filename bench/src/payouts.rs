@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::drain::Pool;
 use crate::gateway::Gateway;
 use crate::load::{Load, Outcome};
+use crate::sql::Pool;
 use crate::{paths, Args};
 
 /// Items per batch, the most a batch holds.
