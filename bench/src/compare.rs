@@ -40,8 +40,18 @@ pub fn build_gateway(rev: &str) -> anyhow::Result<PathBuf> {
     }
     own_workspace(&tree)?;
     eprintln!("building momo-gateway at {rev} ({short}); the first build of a revision takes minutes");
+    // The gateway's package and binary only: in older revisions the bench is a second binary
+    // of that package, in newer ones a package of its own; either way it is not built, and
+    // this bench drives the gateway it finds (over HTTP, its CLI and its database's tables).
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-        .args(["build", "--release", "--bin", "momo-gateway"])
+        .args([
+            "build",
+            "--release",
+            "--package",
+            "momo-gateway",
+            "--bin",
+            "momo-gateway",
+        ])
         .current_dir(&tree)
         .env("CARGO_TARGET_DIR", compare.join("target"))
         .status()
