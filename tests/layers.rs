@@ -174,6 +174,26 @@ fn the_emulator_shares_nothing_with_the_gateway() {
     }
 }
 
+/// The bench is a client: it runs `momo-gateway` as a process and reads its database with SQL of
+/// its own, and uses none of the gateway's code, so it drives a gateway of any revision.
+#[test]
+fn the_bench_uses_none_of_the_gateways_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() > 10, "bench/ has its sources");
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(!text.contains("momo_gateway"), "{} names momo_gateway", file.display());
+    }
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    let depends = |line: &str| line.starts_with("momo-gateway") || line.contains("path = \"..\"");
+    assert!(
+        !manifest.lines().map(str::trim).any(depends),
+        "bench/Cargo.toml depends on the gateway"
+    );
+}
+
 #[test]
 fn the_scan_finds_what_it_looks_for() {
     assert!(names("use crate::api::envelope;", "crate::api", false, true));
