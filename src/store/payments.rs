@@ -38,7 +38,7 @@ pub struct CheckedLookup {
     pub record: Option<TransactionRecord>,
 }
 
-/// Whole-ledger invariants, for checks after tests and benchmarks.
+/// Whole-ledger invariants, for checks after tests (the bench runs the same SQL of its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LedgerCheck {
     /// The sum of every posting: always zero.
