@@ -5,7 +5,7 @@
 use axum::extract::FromRef;
 
 use crate::service::{
-    Auth, Customers, Dashboard, Gateway, Links, Merchants, Payments, Payouts, Recipients, Reports, Webhooks,
+    Auth, Balances, Customers, Dashboard, Gateway, Links, Merchants, Payments, Payouts, Recipients, Reports, Webhooks,
 };
 
 macro_rules! service_state {
@@ -22,6 +22,7 @@ macro_rules! service_state {
 
 service_state!(
     Payments: payments,
+    Balances: balances,
     Customers: customers,
     Links: links,
     Payouts: payouts,

@@ -50,7 +50,11 @@ pub async fn run_after(
         else {
             return Ok(false);
         };
-        Ok(payments.settle_later(&record, outcome, now, None).await?.is_some())
+        Ok(payments
+            .balances()
+            .settle_later(&record, outcome, now, None)
+            .await?
+            .is_some())
     })
     .await?;
     watermark.set(last);

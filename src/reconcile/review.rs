@@ -51,7 +51,11 @@ pub async fn resolve(
         record.transaction.status.as_str(),
         status.as_str()
     );
-    match payments.settle_later(&record, outcome, now, Some(audit)).await? {
+    match payments
+        .balances()
+        .settle_later(&record, outcome, now, Some(audit))
+        .await?
+    {
         Some(settled) => Ok(settled),
         None => Err(ServiceError::Invalid(format!(
             "transaction {reference} is already {}; final states never change",

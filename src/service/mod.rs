@@ -5,6 +5,7 @@
 
 pub mod activity;
 pub mod auth;
+pub mod balances;
 pub mod credentials;
 pub mod customers;
 pub mod dashboard;
@@ -32,6 +33,7 @@ use crate::webhook::dispatcher::Dispatcher;
 
 pub use activity::{Overview, Timeline};
 pub use auth::{Auth, IssuedToken, Keys, Principal};
+pub use balances::Balances;
 pub use customers::Customers;
 pub use dashboard::{Dashboard, SignedIn};
 pub use idempotency::Idempotency;
@@ -66,6 +68,7 @@ pub struct Gateway(Arc<Parts>);
 #[derive(Clone)]
 pub struct Parts {
     pub payments: Payments,
+    pub balances: Balances,
     pub customers: Customers,
     pub links: Links,
     pub payouts: Payouts,
@@ -104,6 +107,7 @@ impl Gateway {
         let webhooks = Webhooks::new(store.clone());
         let breaker_clock: Arc<BreakerClock> = Arc::default();
         let operators = Arc::new(operators.guarded(config.breaker, metrics.clone(), breaker_clock.clone()));
+        let balances = Balances::new(store.clone(), metrics.clone());
         let payments = Payments::new(
             store.clone(),
             store.clone(),
@@ -111,6 +115,7 @@ impl Gateway {
             operators,
             metrics.clone(),
             active_credentials,
+            balances.clone(),
         );
         let links = Links::new(
             store.clone(),
@@ -123,6 +128,7 @@ impl Gateway {
         let payouts = Payouts::new(store.clone(), payments.clone());
         Ok(Gateway(Arc::new(Parts {
             payments,
+            balances,
             links,
             payouts,
             recipients,

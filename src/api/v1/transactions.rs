@@ -17,7 +17,7 @@ use crate::domain::page::split_page;
 use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
 use crate::domain::{BatchId, Cursor, Kind, LinkId, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
 use crate::domain::{Reference, TextId, TransactionFilter, TransactionRecord};
-use crate::service::Payments;
+use crate::service::{Balances, Payments};
 
 /// A transaction as v1 shows it.
 #[derive(Debug, Serialize)]
@@ -213,10 +213,10 @@ struct BalanceOut {
 }
 
 pub async fn balance(
-    State(payments): State<Payments>,
+    State(balances): State<Balances>,
     Authenticated(caller): Authenticated,
 ) -> Result<Response, Error> {
-    let b = payments.balance(&caller.tenant).await?;
+    let b = balances.balance(&caller.tenant).await?;
     let body = BalanceOut {
         currency: "XOF",
         amount: b.available.to_string(),

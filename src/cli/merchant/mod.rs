@@ -8,7 +8,7 @@ use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
 use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
-use crate::service::{CreatedMerchant, Merchants, Payments, Recipients, RotatedWebhookSecret};
+use crate::service::{Balances, CreatedMerchant, Merchants, Recipients, RotatedWebhookSecret};
 
 #[derive(Debug, Subcommand)]
 pub enum MerchantCommand {
@@ -135,7 +135,7 @@ pub(super) async fn run(command: MerchantCommand, config: Config) -> anyhow::Res
     let done = command
         .execute(
             &gateway.merchants,
-            &gateway.payments,
+            &gateway.balances,
             &gateway.recipients,
             Timestamp::now(),
         )
@@ -161,7 +161,7 @@ impl MerchantCommand {
     async fn execute(
         self,
         merchants: &Merchants,
-        payments: &Payments,
+        balances: &Balances,
         recipients: &Recipients,
         now: Timestamp,
     ) -> anyhow::Result<Done> {
@@ -179,7 +179,7 @@ impl MerchantCommand {
                 }
             }
             MerchantCommand::TopUp { target, amount } => {
-                let balance = payments.top_up(&target.tenant(), amount, now).await?;
+                let balance = balances.top_up(&target.tenant(), amount, now).await?;
                 Done::ToppedUp {
                     environment: target.env,
                     amount,

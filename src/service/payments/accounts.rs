@@ -1,12 +1,9 @@
-//! What merchants read back of their account: transactions and the balance, and the top-ups
-//! that credit it (admin command line).
+//! What merchants read back of their payments: a transaction, and their list (the balance is
+//! `balances`).
 
 use super::Payments;
-use crate::domain::{
-    Balance, Francs, PageRequest, Tenant, Timestamp, TransactionFilter, TransactionRecord, TransactionRef,
-};
+use crate::domain::{PageRequest, Tenant, TransactionFilter, TransactionRecord, TransactionRef};
 use crate::service::ServiceError;
-use crate::store::StoreError;
 
 impl Payments {
     /// The tenant's transaction, by the merchant's transaction id or the service reference.
@@ -24,27 +21,5 @@ impl Payments {
         page: &PageRequest,
     ) -> Result<Vec<TransactionRecord>, ServiceError> {
         Ok(self.store.transactions(tenant, filter, page).await?)
-    }
-
-    pub async fn balance(&self, tenant: &Tenant) -> Result<Balance, ServiceError> {
-        match self.store.balance(tenant).await {
-            Ok(balance) => Ok(balance),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("balance")),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Credits Production money from an operator top-up (admin command line).
-    pub async fn top_up(&self, tenant: &Tenant, amount: Francs, now: Timestamp) -> Result<Balance, ServiceError> {
-        if !amount.is_positive() {
-            return Err(ServiceError::Invalid(
-                "the amount must be a positive number of francs".into(),
-            ));
-        }
-        match self.store.credit(tenant, amount, now).await {
-            Ok(()) => self.balance(tenant).await,
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant environment")),
-            Err(e) => Err(e.into()),
-        }
     }
 }

@@ -147,7 +147,7 @@ impl Payments {
         let Some(outcome) = outcome_of(answer, Cause::OperatorCallback) else {
             return;
         };
-        if let Err(e) = self.settle_later(&record, outcome, now, None).await {
+        if let Err(e) = self.balances.settle_later(&record, outcome, now, None).await {
             tracing::warn!(%reference, error = %e,
                 "settling after a callback failed; the reconciler will ask again");
         }

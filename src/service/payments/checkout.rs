@@ -68,7 +68,7 @@ impl Payments {
                 reason: Some("the payer declined on the BETA page".to_owned()),
             },
         };
-        let settled = self.settle_later(&record, outcome, now, None).await?;
+        let settled = self.balances.settle_later(&record, outcome, now, None).await?;
         Ok(self.settled_or_stored(record, settled).await?)
     }
 

@@ -1,4 +1,4 @@
-//! Collections and transfers: creation and settlement (what merchants read back: `accounts.rs`).
+//! Collections and transfers created: recorded, sent, and their answer settled through `balances`.
 //!
 //! Creation records the transaction `PENDING` (reserving a transfer's total) in one database
 //! transaction, then calls the operator, then records the answer with its ledger entry and
@@ -12,10 +12,10 @@ use super::{PaymentError, PaymentRequest, Payments};
 use crate::domain::ledger;
 use crate::domain::ledger::Posting;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
-use crate::domain::{Customer, Kind, OperatorCode, Outcome, Status, Tenant, Timestamp, Transaction, TransactionRef};
-use crate::domain::{CustomerId, EventId, LinkClosed, Reference, TextId, TransactionKey, TransactionRecord};
+use crate::domain::{Customer, Kind, OperatorCode, Status, Tenant, Timestamp, Transaction, TransactionRef};
+use crate::domain::{CustomerId, LinkClosed, Reference, TextId, TransactionKey, TransactionRecord};
 use crate::service::{Principal, ServiceError};
-use crate::store::{Settlement, StoreError};
+use crate::store::StoreError;
 
 /// An unguessable token for the payer's page.
 fn new_checkout_token() -> String {
@@ -242,61 +242,5 @@ impl Payments {
                 .await?
                 .unwrap_or(record)),
         }
-    }
-
-    /// Moves a pending transaction to its final state with its ledger entry and webhook event,
-    /// in one database transaction. `None` when it was already final (nothing changes then).
-    /// `updated_at` is `None` only for transactions final at creation.
-    pub async fn settle(
-        &self,
-        record: &TransactionRecord,
-        outcome: Outcome,
-        now: Timestamp,
-        updated_at: Option<Timestamp>,
-        audit: Option<String>,
-    ) -> Result<Option<TransactionRecord>, ServiceError> {
-        let mut settled = record.clone();
-        let t = &mut settled.transaction;
-        t.status = outcome.status;
-        t.failure_code = outcome.code.filter(|_| outcome.status == Status::Failed);
-        t.failure_reason = outcome.reason.clone().filter(|_| outcome.status == Status::Failed);
-        t.updated_at = updated_at;
-        let entry = ledger::settle(t.kind(), &t.amounts, outcome.status);
-        let settlement = Settlement {
-            transaction: settled.transaction.clone(),
-            entry,
-            outcome,
-            at: now,
-            updated_at,
-            event_id: EventId::from(format!("msg_{}", crate::domain::ids::new_record_id().simple())),
-            event_payload: crate::webhook::payload::body(&settled),
-            batch_event: settled
-                .transaction
-                .purpose
-                .batch()
-                .map(|_| crate::webhook::payload::batch_body as crate::store::BatchEventBody),
-            audit,
-        };
-        if self.store.settle(&settlement).await? {
-            let t = &settled.transaction;
-            self.metrics
-                .transaction(t.operator.name(), t.kind().as_str(), t.status.as_str());
-            tracing::info!(reference = %settled.transaction.reference, status = settled.transaction.status.as_str(),
-                cause = %settlement.outcome.cause, "transaction settled");
-            Ok(Some(settled))
-        } else {
-            Ok(None)
-        }
-    }
-
-    /// Settles a pending transaction after its creation (callbacks, reconciler, payer, admin).
-    pub async fn settle_later(
-        &self,
-        record: &TransactionRecord,
-        outcome: Outcome,
-        now: Timestamp,
-        audit: Option<String>,
-    ) -> Result<Option<TransactionRecord>, ServiceError> {
-        self.settle(record, outcome, now, Some(now), audit).await
     }
 }

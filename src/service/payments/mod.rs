@@ -1,7 +1,8 @@
-//! Payments: collections and transfers created and settled (`create.rs`), what the settlement
-//! workers ask of operators (`pending.rs`), operator callbacks (`callbacks.rs`, one check at a
-//! time per payment: `checking.rs`), the payer's BETA page (`checkout.rs`), and what merchants
-//! read back of their account (`accounts.rs`).
+//! Payments: collections and transfers created (`create.rs`), refunds (`refunds.rs`), what the
+//! settlement asks of operators (`pending.rs`), operator callbacks (`callbacks.rs`, one check at
+//! a time per payment: `checking.rs`), the payer's BETA page (`checkout.rs`), and what merchants
+//! read back of their payments (`accounts.rs`). Settling a payment and moving a balance is
+//! `service::balances`.
 
 pub mod accounts;
 pub mod callbacks;
@@ -19,6 +20,7 @@ pub use request::{Party, PaymentRequest, RecipientCheck, Refunded, Requested};
 use std::sync::Arc;
 
 use super::auth::ActiveCredentials;
+use super::balances::Balances;
 use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{FeeSchedule, LinkClosed, Msisdn, OperatorCode, TransactionRecord};
@@ -46,6 +48,8 @@ pub struct PaymentsParts {
     active_credentials: Arc<ActiveCredentials>,
     /// The payments a callback is having checked, so callbacks cannot multiply status calls.
     checking: Arc<checking::Checking>,
+    /// What settles payments and moves balances.
+    balances: Balances,
 }
 
 impl std::ops::Deref for Payments {
@@ -64,9 +68,11 @@ impl Payments {
         operators: Arc<Operators>,
         metrics: Arc<Metrics>,
         active_credentials: Arc<ActiveCredentials>,
+        balances: Balances,
     ) -> Payments {
         Payments(Arc::new(PaymentsParts {
             store,
+            balances,
             merchants,
             fees: Arc::new(config.fee_schedule()),
             config,
@@ -87,6 +93,12 @@ impl Payments {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// What settles payments and moves balances, for the workers that settle what payments
+    /// left pending.
+    pub fn balances(&self) -> &Balances {
+        &self.balances
     }
 }
 

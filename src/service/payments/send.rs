@@ -188,7 +188,7 @@ impl Payments {
             Sent::AtCreation => None,
             Sent::Later => Some(now),
         };
-        let settled = match self.settle(&record, outcome, now, updated_at, None).await {
+        let settled = match self.balances.settle(&record, outcome, now, updated_at, None).await {
             Ok(settled) => settled,
             Err(ServiceError::Unavailable(why)) => {
                 tracing::warn!(reference = %record.transaction.reference, error = %why,

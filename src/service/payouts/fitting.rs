@@ -19,7 +19,7 @@ impl Payouts {
         now: Timestamp,
     ) -> Result<Vec<Step>, ServiceError> {
         let payments = self.payments();
-        let mut left = payments.balance(tenant).await?.available;
+        let mut left = payments.balances().balance(tenant).await?.available;
         Ok(steps
             .into_iter()
             .map(|step| match step {

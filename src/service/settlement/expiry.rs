@@ -55,7 +55,11 @@ pub async fn expire(payments: &Payments, record: &TransactionRecord, now: Timest
         }
     };
     match outcome {
-        Some(outcome) => Ok(payments.settle_later(record, outcome, now, None).await?.is_some()),
+        Some(outcome) => Ok(payments
+            .balances()
+            .settle_later(record, outcome, now, None)
+            .await?
+            .is_some()),
         None => {
             // Due again at the next pass, not within this one.
             payments

@@ -1,7 +1,7 @@
 //! Deciding what settles a pending payment, whoever holds it: a status check's answer, a
 //! payment its operator never received (`status.rs`), a collection past its lifetime
 //! (`expiry.rs`), a callback's answer ([`outcome_of`]). The workers of `reconcile` only lease
-//! pending payments and hand each to [`visit`]; the settlement itself is `Payments::settle`,
+//! pending payments and hand each to [`visit`]; the settlement itself is `Balances::settle`,
 //! one database transaction with its ledger entry and webhook event.
 
 mod expiry;

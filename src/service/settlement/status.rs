@@ -35,7 +35,11 @@ pub async fn visit(payments: &Payments, record: TransactionRecord, now: Timestam
     }
     let next = match decide(payments, &record, now).await? {
         Decision::Settle(outcome) => {
-            return Ok(payments.settle_later(&record, outcome, now, None).await?.is_some());
+            return Ok(payments
+                .balances()
+                .settle_later(&record, outcome, now, None)
+                .await?
+                .is_some());
         }
         Decision::Nothing => return Ok(false),
         Decision::AskAgain => check_after(payments, &record, now),

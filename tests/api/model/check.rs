@@ -124,7 +124,7 @@ impl World {
             let a = self.model.tenants[t];
             let balance = self
                 .gateway
-                .payments
+                .balances
                 .balance(tenant)
                 .await
                 .map_err(|e| format!("balance: {e}"))?;

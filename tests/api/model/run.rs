@@ -224,7 +224,7 @@ impl World {
             Op::TopUp { tenant, amount } => {
                 let balance = self
                     .gateway
-                    .payments
+                    .balances
                     .top_up(&self.tenants[tenant], Francs(amount), now)
                     .await;
                 self.model.top_up(tenant, amount);

@@ -34,7 +34,7 @@ async fn the_next_cursor_stops_before_lines_younger_than_the_settle_lag(app: Tes
         (8, now),
     ];
     for (amount, at) in steps {
-        app.gateway.payments.top_up(&tenant, Francs(amount), at).await.unwrap();
+        app.gateway.balances.top_up(&tenant, Francs(amount), at).await.unwrap();
     }
     let token = app.token(&app.merchant.production.clone()).await;
     let page = |cursor: Option<String>| {

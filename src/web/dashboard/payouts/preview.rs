@@ -69,7 +69,7 @@ pub async fn render(
         Ok(previewed) => previewed,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let available = match payouts.payments().balance(tenant).await {
+    let available = match payouts.payments().balances().balance(tenant).await {
         Ok(balance) => balance.available,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
