@@ -5,6 +5,7 @@
 //! the path once and every extractor and handler after it reads it from the request.
 
 pub mod auth;
+pub mod cased;
 pub mod checkout;
 pub mod csv;
 pub mod dialect;

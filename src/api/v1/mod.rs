@@ -3,7 +3,7 @@
 pub mod auth;
 pub mod customers;
 pub mod envelope;
-pub mod links;
+pub mod generation;
 pub mod payments;
 pub mod payouts;
 pub mod recipients;
@@ -18,7 +18,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
+pub use self::generation::V1;
+
 use super::error::{ApiError, Rejection};
+use super::links;
 use crate::service::{Gateway, ServiceError};
 
 /// Every v1 route, with its path variants, but for those answered in either generation
@@ -37,9 +40,9 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/refunds", post(refunds::create))
         .route("/v1/account-holders/lookups", get(recipients::lookups))
         .route("/v1/account-holders/{operator}/{phone}", get(recipients::show))
-        .route("/v1/payment-links", post(links::create).get(links::list))
-        .route("/v1/payment-links/{id}", get(links::fetch))
-        .route("/v1/payment-links/{id}/deactivate", post(links::deactivate))
+        .route("/v1/payment-links", post(links::create::<V1>).get(links::list::<V1>))
+        .route("/v1/payment-links/{id}", get(links::fetch::<V1>))
+        .route("/v1/payment-links/{id}/deactivate", post(links::deactivate::<V1>))
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))
         .route("/v1/balance", get(transactions::balance))

@@ -1,7 +1,7 @@
 //! The v2 dialect: snake_case bodies and the `code_status` / `status` / `message` envelope.
 
 pub mod envelope;
-pub mod links;
+pub mod generation;
 pub mod payments;
 pub mod payouts;
 pub mod recipients;
@@ -13,7 +13,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
+pub use self::generation::V2;
+
 use super::error::ApiError;
+use super::links;
 use crate::service::{Gateway, ServiceError};
 
 /// Every v2 route.
@@ -24,9 +27,9 @@ pub fn routes() -> Router<Gateway> {
         .route("/v2/refunds", post(refunds::create))
         .route("/v2/account-holders/lookups", get(recipients::lookups))
         .route("/v2/account-holders/{operator}/{phone}", get(recipients::show))
-        .route("/v2/payment-links", post(links::create).get(links::list))
-        .route("/v2/payment-links/{id}", get(links::fetch))
-        .route("/v2/payment-links/{id}/deactivate", post(links::deactivate))
+        .route("/v2/payment-links", post(links::create::<V2>).get(links::list::<V2>))
+        .route("/v2/payment-links/{id}", get(links::fetch::<V2>))
+        .route("/v2/payment-links/{id}/deactivate", post(links::deactivate::<V2>))
         .route("/v2/get-status-payment/{id}", get(transactions::status))
 }
 
