@@ -35,6 +35,8 @@ use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use self::error::{ApiError, Dialect, ErrorKind};
+use self::v1::V1;
+use self::v2::V2;
 use crate::service::Gateway;
 
 /// The API: both dialects and the paths beside them (health, metrics, the OpenAPI document,
@@ -66,14 +68,14 @@ pub fn router(gateway: Gateway) -> Router {
     let batches = Router::new()
         .route(
             "/v1/payout-batches",
-            axum::routing::post(v1::payouts::create).get(v1::payouts::list),
+            axum::routing::post(payouts::create::<V1>).get(payouts::list::<V1>),
         )
-        .route("/v1/payout-batches/{id}", get(v1::payouts::fetch))
+        .route("/v1/payout-batches/{id}", get(payouts::fetch::<V1>))
         .route(
             "/v2/payout-batches",
-            axum::routing::post(v2::payouts::create).get(v2::payouts::list),
+            axum::routing::post(payouts::create::<V2>).get(payouts::list::<V2>),
         )
-        .route("/v2/payout-batches/{id}", get(v2::payouts::fetch));
+        .route("/v2/payout-batches/{id}", get(payouts::fetch::<V2>));
     with_request_layers(routes, &gateway)
         .layer(DefaultBodyLimit::max(max_body))
         .merge(with_request_layers(batches, &gateway).layer(DefaultBodyLimit::max(batch_max_body)))

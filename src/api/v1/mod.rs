@@ -5,7 +5,6 @@ pub mod customers;
 pub mod envelope;
 pub mod generation;
 pub mod payments;
-pub mod payouts;
 pub mod recipients;
 pub mod refunds;
 pub mod report_views;

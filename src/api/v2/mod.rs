@@ -3,7 +3,6 @@
 pub mod envelope;
 pub mod generation;
 pub mod payments;
-pub mod payouts;
 pub mod recipients;
 pub mod refunds;
 pub mod transactions;
