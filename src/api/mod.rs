@@ -25,6 +25,7 @@ pub mod printable;
 #[cfg(test)]
 mod properties;
 pub mod recipients;
+pub mod refunds;
 pub mod v1;
 pub mod v2;
 

@@ -6,7 +6,6 @@ pub mod envelope;
 pub mod generation;
 pub mod payments;
 pub mod recipients;
-pub mod refunds;
 pub mod report_views;
 pub mod reports;
 pub mod transactions;
@@ -20,7 +19,7 @@ use axum::Router;
 pub use self::generation::V1;
 
 use super::error::{ApiError, Rejection};
-use super::links;
+use super::{links, refunds};
 use crate::service::{Gateway, ServiceError};
 
 /// Every v1 route, with its path variants, but for those answered in either generation
@@ -36,7 +35,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/collecte/mobile-money", post(payments::collect))
         .route("/v1/collecte/card/create", post(payments::card_not_offered))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
-        .route("/v1/refunds", post(refunds::create))
+        .route("/v1/refunds", post(refunds::create::<V1>))
         .route("/v1/account-holders/lookups", get(recipients::lookups))
         .route("/v1/account-holders/{operator}/{phone}", get(recipients::show))
         .route("/v1/payment-links", post(links::create::<V1>).get(links::list::<V1>))

@@ -4,7 +4,6 @@ pub mod envelope;
 pub mod generation;
 pub mod payments;
 pub mod recipients;
-pub mod refunds;
 pub mod transactions;
 pub mod wire;
 
@@ -15,7 +14,7 @@ use axum::Router;
 pub use self::generation::V2;
 
 use super::error::ApiError;
-use super::links;
+use super::{links, refunds};
 use crate::service::{Gateway, ServiceError};
 
 /// Every v2 route.
@@ -23,7 +22,7 @@ pub fn routes() -> Router<Gateway> {
     Router::new()
         .route("/v2/collecte/mobile-money", post(payments::collect))
         .route("/v2/transfers/mobile-money", post(payments::transfer))
-        .route("/v2/refunds", post(refunds::create))
+        .route("/v2/refunds", post(refunds::create::<V2>))
         .route("/v2/account-holders/lookups", get(recipients::lookups))
         .route("/v2/account-holders/{operator}/{phone}", get(recipients::show))
         .route("/v2/payment-links", post(links::create::<V2>).get(links::list::<V2>))
