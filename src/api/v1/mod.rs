@@ -5,7 +5,6 @@ pub mod customers;
 pub mod envelope;
 pub mod generation;
 pub mod payments;
-pub mod recipients;
 pub mod report_views;
 pub mod reports;
 pub mod transactions;
@@ -19,7 +18,7 @@ use axum::Router;
 pub use self::generation::V1;
 
 use super::error::{ApiError, Rejection};
-use super::{links, refunds};
+use super::{links, recipients, refunds};
 use crate::service::{Gateway, ServiceError};
 
 /// Every v1 route, with its path variants, but for those answered in either generation
@@ -36,8 +35,8 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/collecte/card/create", post(payments::card_not_offered))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
         .route("/v1/refunds", post(refunds::create::<V1>))
-        .route("/v1/account-holders/lookups", get(recipients::lookups))
-        .route("/v1/account-holders/{operator}/{phone}", get(recipients::show))
+        .route("/v1/account-holders/lookups", get(recipients::lookups::<V1>))
+        .route("/v1/account-holders/{operator}/{phone}", get(recipients::show::<V1>))
         .route("/v1/payment-links", post(links::create::<V1>).get(links::list::<V1>))
         .route("/v1/payment-links/{id}", get(links::fetch::<V1>))
         .route("/v1/payment-links/{id}/deactivate", post(links::deactivate::<V1>))

@@ -3,7 +3,6 @@
 pub mod envelope;
 pub mod generation;
 pub mod payments;
-pub mod recipients;
 pub mod transactions;
 pub mod wire;
 
@@ -14,7 +13,7 @@ use axum::Router;
 pub use self::generation::V2;
 
 use super::error::ApiError;
-use super::{links, refunds};
+use super::{links, recipients, refunds};
 use crate::service::{Gateway, ServiceError};
 
 /// Every v2 route.
@@ -23,8 +22,8 @@ pub fn routes() -> Router<Gateway> {
         .route("/v2/collecte/mobile-money", post(payments::collect))
         .route("/v2/transfers/mobile-money", post(payments::transfer))
         .route("/v2/refunds", post(refunds::create::<V2>))
-        .route("/v2/account-holders/lookups", get(recipients::lookups))
-        .route("/v2/account-holders/{operator}/{phone}", get(recipients::show))
+        .route("/v2/account-holders/lookups", get(recipients::lookups::<V2>))
+        .route("/v2/account-holders/{operator}/{phone}", get(recipients::show::<V2>))
         .route("/v2/payment-links", post(links::create::<V2>).get(links::list::<V2>))
         .route("/v2/payment-links/{id}", get(links::fetch::<V2>))
         .route("/v2/payment-links/{id}/deactivate", post(links::deactivate::<V2>))
