@@ -227,6 +227,35 @@ impl IntoResponse for Rejection {
     }
 }
 
+/// A generation's handler error, `Error`: an [`ApiError`] answered in that generation's
+/// envelope (`$generation::envelope::error`).
+macro_rules! dialect_error {
+    ($generation:ident) => {
+        #[doc = concat!("An error answered in the ", stringify!($generation), " envelope.")]
+        #[derive(Debug)]
+        pub struct Error(pub $crate::api::error::ApiError);
+
+        impl axum::response::IntoResponse for Error {
+            fn into_response(self) -> axum::response::Response {
+                envelope::error(self.0)
+            }
+        }
+
+        impl From<$crate::api::error::ApiError> for Error {
+            fn from(e: $crate::api::error::ApiError) -> Self {
+                Error(e)
+            }
+        }
+
+        impl From<$crate::service::ServiceError> for Error {
+            fn from(e: $crate::service::ServiceError) -> Self {
+                Error(e.into())
+            }
+        }
+    };
+}
+pub(crate) use dialect_error;
+
 #[cfg(test)]
 mod tests {
     use super::Dialect;

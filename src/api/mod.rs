@@ -16,6 +16,7 @@ pub mod fields;
 pub mod guard;
 pub mod health;
 pub mod idempotency;
+pub mod invented;
 pub mod links;
 pub mod operator_callbacks;
 pub mod pagination;
@@ -66,17 +67,7 @@ pub fn router(gateway: Gateway) -> Router {
         .merge(v2::routes());
     // A batch of thousands of transfers is a larger body than any other request's: its routes
     // get their own limit, with the same layers.
-    let batches = Router::new()
-        .route(
-            "/v1/payout-batches",
-            axum::routing::post(payouts::create::<V1>).get(payouts::list::<V1>),
-        )
-        .route("/v1/payout-batches/{id}", get(payouts::fetch::<V1>))
-        .route(
-            "/v2/payout-batches",
-            axum::routing::post(payouts::create::<V2>).get(payouts::list::<V2>),
-        )
-        .route("/v2/payout-batches/{id}", get(payouts::fetch::<V2>));
+    let batches = invented::batch_routes::<V1>("/v1").merge(invented::batch_routes::<V2>("/v2"));
     with_request_layers(routes, &gateway)
         .layer(DefaultBodyLimit::max(max_body))
         .merge(with_request_layers(batches, &gateway).layer(DefaultBodyLimit::max(batch_max_body)))

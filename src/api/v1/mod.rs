@@ -11,15 +11,15 @@ pub mod transactions;
 pub mod webhooks;
 pub mod wire;
 
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
 pub use self::generation::V1;
 
-use super::error::{ApiError, Rejection};
-use super::{links, recipients, refunds};
-use crate::service::{Gateway, ServiceError};
+use super::error::dialect_error;
+use super::error::Rejection;
+use super::invented;
+use crate::service::Gateway;
 
 /// Every v1 route, with its path variants, but for those answered in either generation
 /// (`super::either`).
@@ -34,12 +34,6 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/collecte/mobile-money", post(payments::collect))
         .route("/v1/collecte/card/create", post(payments::card_not_offered))
         .route("/v1/transfer/mobile-money", post(payments::transfer))
-        .route("/v1/refunds", post(refunds::create::<V1>))
-        .route("/v1/account-holders/lookups", get(recipients::lookups::<V1>))
-        .route("/v1/account-holders/{operator}/{phone}", get(recipients::show::<V1>))
-        .route("/v1/payment-links", post(links::create::<V1>).get(links::list::<V1>))
-        .route("/v1/payment-links/{id}", get(links::fetch::<V1>))
-        .route("/v1/payment-links/{id}/deactivate", post(links::deactivate::<V1>))
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))
         .route("/v1/balance", get(transactions::balance))
@@ -50,29 +44,10 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/webhooks/events/{id}/redeliver", post(webhooks::redeliver))
         .route("/v1/webhooks/redeliver", post(webhooks::redeliver_range))
         .route("/v1/webhooks/secret/rotate", post(webhooks::rotate_secret))
+        .merge(invented::routes::<V1>("/v1"))
 }
 
-/// An error answered in the v1 envelope.
-#[derive(Debug)]
-pub struct Error(pub ApiError);
-
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
-        envelope::error(self.0)
-    }
-}
-
-impl From<ApiError> for Error {
-    fn from(e: ApiError) -> Self {
-        Error(e)
-    }
-}
-
-impl From<ServiceError> for Error {
-    fn from(e: ServiceError) -> Self {
-        Error(e.into())
-    }
-}
+dialect_error!(v1);
 
 impl From<Rejection> for Error {
     fn from(r: Rejection) -> Self {

@@ -277,19 +277,34 @@ fn the_document_is_openapi_3_1_and_covers_every_route() {
     assert_eq!(doc["openapi"], "3.1.0");
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/v1/mod.rs")).unwrap()
         + &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/v2/mod.rs")).unwrap()
-        + &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/mod.rs")).unwrap();
+        + &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/mod.rs")).unwrap()
+        + &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/invented.rs")).unwrap();
     let mut routes = std::collections::HashSet::new();
-    // `.route("…"` and `.route(\n "…"` alike.
+    // `.route("…"` and `.route(\n "…"` alike, and `.route(&format!("{prefix}…"` for the routes
+    // every generation mounts under its prefix (`api::invented`).
     for after in src.split(".route(").skip(1) {
-        let Some(rest) = after.trim_start().strip_prefix('"') else {
-            continue;
+        let after = after.trim_start();
+        let (rest, templated) = match after.strip_prefix("&format!(\"") {
+            Some(rest) => (rest, true),
+            None => match after.strip_prefix('"') {
+                Some(rest) => (rest, false),
+                None => continue,
+            },
         };
         let route = &rest[..rest.find('"').unwrap()];
-        assert!(
-            doc["paths"].get(route).is_some(),
-            "{route} is missing from docs/openapi.yaml"
-        );
-        routes.insert(route.to_owned());
+        let expanded: Vec<String> = if templated {
+            let path = route.replace("{{", "{").replace("}}", "}");
+            ["/v1", "/v2"].iter().map(|v| path.replace("{prefix}", v)).collect()
+        } else {
+            vec![route.to_owned()]
+        };
+        for route in expanded {
+            assert!(
+                doc["paths"].get(&route).is_some(),
+                "{route} is missing from docs/openapi.yaml"
+            );
+            routes.insert(route);
+        }
     }
     assert!(routes.len() >= 28, "found {} routes", routes.len());
     for path in doc["paths"].as_object().unwrap().keys() {

@@ -28,57 +28,40 @@ pub(in crate::store) struct KeyWrite {
     pub answer: Option<KeptAnswer>,
 }
 
-impl BatchItem for KeyWrite {
-    type Answer = bool;
+/// A write on one key: its tenant and key give its place in a batch (a key's write locks only
+/// its key's row), and it runs as one statement that fails only with the batch (`$run`).
+macro_rules! key_item {
+    ($write:ty, $answer:ty, $run:ident) => {
+        impl BatchItem for $write {
+            type Answer = $answer;
 
-    fn tenant(&self) -> &Tenant {
-        &self.tenant
-    }
+            fn tenant(&self) -> &Tenant {
+                &self.tenant
+            }
 
-    fn order_key(&self) -> (&str, &str, &str, &str) {
-        let (merchant, environment) = tenant_key(&self.tenant);
-        (merchant, environment, "", self.key.as_str())
-    }
+            fn order_key(&self) -> (&str, &str, &str, &str) {
+                let (merchant, environment) = tenant_key(&self.tenant);
+                (merchant, environment, "", self.key.as_str())
+            }
 
-    async fn run_set<'a, DB: SqlDb>(
-        items: &'a [KeyWrite],
-        tx: &'a mut Transaction<'_, DB>,
-        _plan: &'a BalancePlan,
-        _lease: Option<&'a EventLease>,
-    ) -> Result<Vec<bool>, StoreError> {
-        let mut written = Vec::with_capacity(items.len());
-        for write in items {
-            written.push(write_key_in(tx, write).await?);
+            async fn run_set<'a, DB: SqlDb>(
+                items: &'a [$write],
+                tx: &'a mut Transaction<'_, DB>,
+                _plan: &'a BalancePlan,
+                _lease: Option<&'a EventLease>,
+            ) -> Result<Vec<$answer>, StoreError> {
+                let mut answers = Vec::with_capacity(items.len());
+                for item in items {
+                    answers.push($run(tx, item).await?);
+                }
+                Ok(answers)
+            }
         }
-        Ok(written)
-    }
+    };
 }
 
-impl BatchItem for KeyClaim {
-    type Answer = ClaimOutcome;
-
-    fn tenant(&self) -> &Tenant {
-        &self.tenant
-    }
-
-    fn order_key(&self) -> (&str, &str, &str, &str) {
-        let (merchant, environment) = tenant_key(&self.tenant);
-        (merchant, environment, "", self.key.as_str())
-    }
-
-    async fn run_set<'a, DB: SqlDb>(
-        items: &'a [KeyClaim],
-        tx: &'a mut Transaction<'_, DB>,
-        _plan: &'a BalancePlan,
-        _lease: Option<&'a EventLease>,
-    ) -> Result<Vec<ClaimOutcome>, StoreError> {
-        let mut claimed = Vec::with_capacity(items.len());
-        for claim in items {
-            claimed.push(claim_in(tx, claim).await?);
-        }
-        Ok(claimed)
-    }
-}
+key_item!(KeyWrite, bool, write_key_in);
+key_item!(KeyClaim, ClaimOutcome, claim_in);
 
 const INSERT: &str = "INSERT INTO idempotency_keys (merchant_id, environment, idempotency_key, fingerprint, \
     claim_token, locked_until, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
