@@ -87,25 +87,24 @@ impl FeeSchedule {
     /// it to what the merchant pays (a refund's rule is 0 unless configured). Collection fees
     /// never exceed the amount.
     pub fn amounts(&self, operator: OperatorCode, kind: Kind, amount: Amount) -> Amounts {
+        let fee = self.rule(operator, kind).fee(amount);
         let a = amount.francs();
-        let (a, fees) = match kind {
-            Kind::Collection => (a, self.rule(operator, kind).fee(amount).clamp(0, a)),
-            Kind::Transfer | Kind::Refund => (a, self.rule(operator, kind).fee(amount).max(0)),
-        };
-        let (amount, fees) = (Francs(a), Francs(fees));
-        match kind {
-            Kind::Collection => Amounts {
-                amount,
-                fees,
-                amount_receive: amount - fees,
-                amount_total: amount,
-            },
-            Kind::Transfer | Kind::Refund => Amounts {
+        if kind.pays_out() {
+            let (amount, fees) = (Francs(a), Francs(fee.max(0)));
+            Amounts {
                 amount,
                 fees,
                 amount_receive: amount,
                 amount_total: amount + fees,
-            },
+            }
+        } else {
+            let (amount, fees) = (Francs(a), Francs(fee.clamp(0, a)));
+            Amounts {
+                amount,
+                fees,
+                amount_receive: amount - fees,
+                amount_total: amount,
+            }
         }
     }
 }

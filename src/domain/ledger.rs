@@ -72,25 +72,27 @@ pub fn reserve(amounts: &Amounts) -> Vec<Posting> {
 }
 
 /// The entry of a transaction reaching its final `status`.
+/// Money in (a collection) reaches the available balance on success; money out (a transfer, a
+/// refund: [`Kind::pays_out`]) leaves its reservation, paid on success or released on failure.
 pub fn settle(kind: Kind, amounts: &Amounts, status: Status) -> Vec<Posting> {
-    match (kind, status) {
-        (Kind::Collection, Status::Successful) => vec![
+    match (kind.pays_out(), status) {
+        (false, Status::Successful) => vec![
             post(Account::OperatorClearing, -amounts.amount_total),
             post(Account::Available, amounts.amount_receive),
             post(Account::FeeRevenue, amounts.fees),
         ],
-        (Kind::Transfer | Kind::Refund, Status::Successful) => vec![
+        (true, Status::Successful) => vec![
             post(Account::Reserved, -amounts.amount_total),
             post(Account::OperatorClearing, amounts.amount_receive),
             post(Account::FeeRevenue, amounts.fees),
         ],
-        (Kind::Transfer | Kind::Refund, Status::Failed) => {
+        (true, Status::Failed) => {
             vec![
                 post(Account::Reserved, -amounts.amount_total),
                 post(Account::Available, amounts.amount_total),
             ]
         }
-        (Kind::Collection, Status::Failed) | (_, Status::Pending) => Vec::new(),
+        (false, Status::Failed) | (_, Status::Pending) => Vec::new(),
     }
 }
 
