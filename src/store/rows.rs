@@ -20,6 +20,14 @@ pub(super) fn environment(raw: &str) -> Result<Environment, StoreError> {
         .map_err(|e: crate::domain::environment::UnknownEnvironment| StoreError::Corrupt(e.to_string()))
 }
 
+/// The tenant a row belongs to (its `merchant_id` and `environment` columns).
+pub(super) fn tenant<R: Row<Database: SqlDb>>(row: &R) -> Result<Tenant, StoreError> {
+    Ok(Tenant {
+        merchant_id: get(row, "merchant_id")?,
+        environment: environment(&get::<R, String>(row, "environment")?)?,
+    })
+}
+
 pub(super) fn credential<R: Row<Database: SqlDb>>(row: &R) -> Result<Credential, StoreError> {
     let secret_hash: String = get(row, "secret_hash")?;
     Ok(Credential {
@@ -37,10 +45,7 @@ pub(super) fn customer<R: Row<Database: SqlDb>>(row: &R) -> Result<Customer, Sto
     let phone: String = get(row, "phone")?;
     Ok(Customer {
         id: get(row, "id")?,
-        tenant: Tenant {
-            merchant_id: get(row, "merchant_id")?,
-            environment: environment(&get::<R, String>(row, "environment")?)?,
-        },
+        tenant: tenant(row)?,
         first_name: get(row, "first_name")?,
         last_name: get(row, "last_name")?,
         email: get(row, "email")?,
@@ -56,10 +61,7 @@ pub(super) fn customer<R: Row<Database: SqlDb>>(row: &R) -> Result<Customer, Sto
 
 pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<TransactionRecord, StoreError> {
     let corrupt = |what: &str, value: &str| StoreError::Corrupt(format!("{what} {value:?}"));
-    let tenant = Tenant {
-        merchant_id: get(row, "merchant_id")?,
-        environment: environment(&get::<R, String>(row, "environment")?)?,
-    };
+    let tenant = tenant(row)?;
     let kind: String = get(row, "kind")?;
     let operator: String = get(row, "operator")?;
     let status: String = get(row, "status")?;
@@ -146,10 +148,7 @@ pub(super) fn claimed_event<R: Row<Database: SqlDb>>(
 ) -> Result<(LeasedEvent, u32), StoreError> {
     let event = LeasedEvent {
         id: get(row, "id")?,
-        tenant: Tenant {
-            merchant_id: get(row, "merchant_id")?,
-            environment: environment(&get::<R, String>(row, "environment")?)?,
-        },
+        tenant: tenant(row)?,
         payload: get(row, "payload")?,
         lease_token: get(row, "lease_token")?,
         lease_until,
@@ -163,10 +162,7 @@ pub(super) fn event_summary<R: Row<Database: SqlDb>>(row: &R) -> Result<EventSum
     let next_attempt_at: i64 = get(row, "next_attempt_at")?;
     Ok(EventSummary {
         id: get(row, "id")?,
-        tenant: Tenant {
-            merchant_id: get(row, "merchant_id")?,
-            environment: environment(&get::<R, String>(row, "environment")?)?,
-        },
+        tenant: tenant(row)?,
         transaction_ref: get(row, "ref")?,
         transaction_id: get(row, "transaction_id")?,
         transaction_status: names::parse_status(&get::<R, String>(row, "to_status")?)?,

@@ -7,7 +7,7 @@ use sqlx::Transaction;
 use super::{Args, Get, SqlDb};
 use crate::domain::{PayoutBatch, Timestamp};
 use crate::store::payouts::BatchEventBody;
-use crate::store::{names, StoreError};
+use crate::store::{names, rows, StoreError};
 
 /// The columns of a batch, as [`batch_of`] reads them.
 pub(super) const BATCH_COLUMNS: &str = "id, merchant_id, environment, label, all_or_nothing, submitted, refused, \
@@ -16,14 +16,10 @@ pub(super) const BATCH_COLUMNS: &str = "id, merchant_id, environment, label, all
 
 /// The batch a row of `payout_batches` describes.
 pub(super) fn batch_of<DB: SqlDb>(row: &DB::Row) -> Result<PayoutBatch, StoreError> {
-    use crate::domain::{BatchId, Tally, Tenant};
-    let environment: String = row.col("environment")?;
+    use crate::domain::{BatchId, Tally};
     Ok(PayoutBatch {
         id: BatchId::from_stored(row.col("id")?),
-        tenant: Tenant {
-            merchant_id: row.col("merchant_id")?,
-            environment: crate::store::rows::environment(&environment)?,
-        },
+        tenant: rows::tenant(row)?,
         label: row.col("label")?,
         all_or_nothing: row.col::<i64>("all_or_nothing")? != 0,
         submitted: row.col("submitted")?,

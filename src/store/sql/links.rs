@@ -1,5 +1,6 @@
 //! The `LinkStore` methods for every [`Backend`]: the same SQL on both databases.
 
+use super::pages::newest_first;
 use super::{Args, Backend, Get, SqlDb};
 use crate::domain::{LinkAmount, LinkId, OperatorCode, PageRequest, PaymentLink, Tenant, Timestamp};
 use crate::store::{rows, LinkStore, StoreError};
@@ -9,7 +10,6 @@ const COLUMNS: &str = "id, merchant_id, environment, amount, min_amount, max_amo
 
 /// The link a row of `payment_links` describes.
 fn link_of<DB: SqlDb>(row: &DB::Row) -> Result<PaymentLink, StoreError> {
-    let environment: String = row.col("environment")?;
     let fixed: Option<i64> = row.col("amount")?;
     let amount = match fixed {
         Some(amount) => LinkAmount::Fixed(amount),
@@ -28,10 +28,7 @@ fn link_of<DB: SqlDb>(row: &DB::Row) -> Result<PaymentLink, StoreError> {
     };
     Ok(PaymentLink {
         id: LinkId::from_stored(row.col("id")?),
-        tenant: Tenant {
-            merchant_id: row.col("merchant_id")?,
-            environment: rows::environment(&environment)?,
-        },
+        tenant: rows::tenant(row)?,
         amount,
         description: row.col("description")?,
         max_payments: row.col("max_payments")?,
@@ -106,23 +103,8 @@ where
     }
 
     async fn links(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<PaymentLink>, StoreError> {
-        let (after_at, after_id) = match &page.after {
-            Some(c) => (c.created_at.millis(), c.id.clone()),
-            None => (i64::MAX, String::new()),
-        };
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM payment_links WHERE merchant_id = $1 AND environment = $2 \
-               AND (created_at < $3 OR (created_at = $3 AND ($4 = '' OR id < $4))) \
-             ORDER BY created_at DESC, id DESC LIMIT $5"
-        ))
-        .arg(tenant.merchant_id.as_str())
-        .arg(tenant.environment.as_str())
-        .arg(after_at)
-        .arg(after_id)
-        .arg(i64::from(page.limit))
-        .fetch_all(DB::pool(self.reader()))
-        .await?;
-        rows.iter().map(link_of::<DB>).collect()
+        let from = format!("{COLUMNS} FROM payment_links");
+        newest_first(self.reader(), &from, "created_at", tenant, page, link_of::<DB>).await
     }
 
     async fn deactivate_link(

@@ -19,6 +19,7 @@ pub(super) mod idempotency;
 pub(super) mod kinds;
 mod links;
 pub(super) mod merchants;
+mod pages;
 pub(super) mod payments;
 mod payouts;
 mod recipients;

@@ -2,6 +2,7 @@
 
 use super::balance_locks::{lock_balances, BalanceUse};
 use super::batch_rows::{self, batch_of, BATCH_COLUMNS};
+use super::pages::newest_first;
 use super::writer::{insert_all, Creation};
 use super::{Args, Backend, Get, SqlDb};
 use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
@@ -258,24 +259,8 @@ where
     }
 
     async fn batches(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<PayoutBatch>, StoreError> {
-        let (after_at, after_id) = match &page.after {
-            Some(c) => (c.created_at.millis(), c.id.clone()),
-            None => (i64::MAX, String::new()),
-        };
-        let sql = format!(
-            "SELECT {BATCH_COLUMNS} FROM payout_batches WHERE merchant_id = $1 AND environment = $2 \
-               AND (created_at < $3 OR (created_at = $3 AND ($4 = '' OR id < $4))) \
-             ORDER BY created_at DESC, id DESC LIMIT $5"
-        );
-        let rows = sqlx::query(&sql)
-            .arg(tenant.merchant_id.as_str())
-            .arg(tenant.environment.as_str())
-            .arg(after_at)
-            .arg(after_id)
-            .arg(i64::from(page.limit))
-            .fetch_all(DB::pool(self.reader()))
-            .await?;
-        rows.iter().map(batch_of::<DB>).collect()
+        let from = format!("{BATCH_COLUMNS} FROM payout_batches");
+        newest_first(self.reader(), &from, "created_at", tenant, page, batch_of::<DB>).await
     }
 
     async fn tenants_with_open_batches(&self) -> Result<Vec<Tenant>, StoreError> {
@@ -286,17 +271,7 @@ where
         )
         .fetch_all(DB::pool(self.reader()))
         .await?;
-        rows.iter()
-            .map(|row| {
-                let environment: String = row.col("environment")?;
-                Ok(Tenant {
-                    merchant_id: row.col("merchant_id")?,
-                    environment: environment
-                        .parse()
-                        .map_err(|e| StoreError::Corrupt(format!("payout batch: {e}")))?,
-                })
-            })
-            .collect()
+        rows.iter().map(rows::tenant).collect()
     }
 
     async fn claim_queued(

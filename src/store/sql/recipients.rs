@@ -1,25 +1,20 @@
 //! The `RecipientStore` methods for every [`Backend`]: the same SQL on both databases.
 
+use super::pages::newest_first;
 use super::{Args, Backend, Get, RowsAffected, SqlDb};
 use crate::domain::{LookupOutcome, OperatorCode, PageRequest, RecipientLookup, Tenant, Timestamp};
 use crate::store::recipients::RecipientStore;
-use crate::store::StoreError;
+use crate::store::{rows, StoreError};
 
 const COLUMNS: &str = "id, merchant_id, environment, operator, phone_hash, outcome, name_matched, asked_at";
 
 fn lookup_of<DB: SqlDb>(row: &DB::Row) -> Result<RecipientLookup, StoreError> {
-    let environment: String = row.col("environment")?;
     let operator: String = row.col("operator")?;
     let outcome: String = row.col("outcome")?;
     let matched: Option<i64> = row.col("name_matched")?;
     Ok(RecipientLookup {
         id: row.col("id")?,
-        tenant: Tenant {
-            merchant_id: row.col("merchant_id")?,
-            environment: environment
-                .parse()
-                .map_err(|e| StoreError::Corrupt(format!("recipient lookup: {e}")))?,
-        },
+        tenant: rows::tenant(row)?,
         operator: OperatorCode::from_name(&operator)
             .ok_or_else(|| StoreError::Corrupt(format!("recipient lookup of operator {operator:?}")))?,
         phone_hash: row.col("phone_hash")?,
@@ -97,22 +92,7 @@ where
     }
 
     async fn lookups(&self, tenant: &Tenant, page: &PageRequest) -> Result<Vec<RecipientLookup>, StoreError> {
-        let (after_at, after_id) = match &page.after {
-            Some(c) => (c.created_at.millis(), c.id.clone()),
-            None => (i64::MAX, String::new()),
-        };
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM recipient_lookups WHERE merchant_id = $1 AND environment = $2 \
-               AND (asked_at < $3 OR (asked_at = $3 AND ($4 = '' OR id < $4))) \
-             ORDER BY asked_at DESC, id DESC LIMIT $5"
-        ))
-        .arg(tenant.merchant_id.as_str())
-        .arg(tenant.environment.as_str())
-        .arg(after_at)
-        .arg(after_id)
-        .arg(i64::from(page.limit))
-        .fetch_all(DB::pool(self.reader()))
-        .await?;
-        rows.iter().map(lookup_of::<DB>).collect()
+        let from = format!("{COLUMNS} FROM recipient_lookups");
+        newest_first(self.reader(), &from, "asked_at", tenant, page, lookup_of::<DB>).await
     }
 }

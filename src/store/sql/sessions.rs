@@ -2,7 +2,7 @@
 
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
-use crate::domain::{DashboardSession, NewDashboardSession, Tenant, Timestamp};
+use crate::domain::{DashboardSession, NewDashboardSession, Timestamp};
 use crate::store::{rows, SessionStore, StoreError};
 
 /// The condition of a usable session: `$1` now, `$2` its token hash, `$3` the idle limit.
@@ -12,12 +12,8 @@ const VALID: &str = "WHERE token_hash = $2 AND expires_at > $1 AND last_seen_at 
 
 /// The session a row of `dashboard_sessions` describes.
 fn session_of<DB: SqlDb>(row: &DB::Row) -> Result<DashboardSession, StoreError> {
-    let environment: String = row.col("environment")?;
     Ok(DashboardSession {
-        tenant: Tenant {
-            merchant_id: row.col("merchant_id")?,
-            environment: rows::environment(&environment)?,
-        },
+        tenant: rows::tenant(row)?,
         credential_id: row.col("credential_id")?,
     })
 }
