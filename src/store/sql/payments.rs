@@ -5,7 +5,7 @@
 use super::balance_locks::BalancePlan;
 use super::kinds;
 use super::set_steps::{write_entries, EntryRow};
-use super::transactions::{self, Bind, TRANSACTION_SELECT};
+use super::transactions::{self, tenant_statement, TRANSACTION_SELECT};
 use super::writer::Create;
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
@@ -194,16 +194,9 @@ where
             "{}{conditions} ORDER BY t.created_at DESC, t.id DESC LIMIT {}",
             *TRANSACTION_SELECT, page.limit
         );
-        let mut query = sqlx::query(&sql)
-            .arg(tenant.merchant_id.as_str())
-            .arg(tenant.environment.as_str());
-        for bind in binds {
-            query = match bind {
-                Bind::Text(text) => query.arg(text),
-                Bind::Int(int) => query.arg(int),
-            };
-        }
-        let rows = query.fetch_all(DB::pool(self.reader())).await?;
+        let rows = tenant_statement::<DB>(&sql, tenant, binds)
+            .fetch_all(DB::pool(self.reader()))
+            .await?;
         rows.iter().map(rows::transaction_record).collect()
     }
 

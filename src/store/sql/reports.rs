@@ -2,7 +2,7 @@
 //! balances, and the settlement report's groups, each in one statement.
 
 use super::kinds;
-use super::transactions::Bind;
+use super::transactions::{tenant_statement, Bind};
 use super::{Args, Get};
 use super::{Backend, SqlDb};
 use crate::domain::statement::PostingSource;
@@ -127,16 +127,9 @@ where
         let sql = STATEMENT
             .replace("{conditions}", &conditions)
             .replace("{limit}", &page.limit.to_string());
-        let mut query = sqlx::query(&sql)
-            .arg(tenant.merchant_id.as_str())
-            .arg(tenant.environment.as_str());
-        for bind in binds {
-            query = match bind {
-                Bind::Text(text) => query.arg(text),
-                Bind::Int(int) => query.arg(int),
-            };
-        }
-        let rows = query.fetch_all(DB::pool(self.reader())).await?;
+        let rows = tenant_statement::<DB>(&sql, tenant, binds)
+            .fetch_all(DB::pool(self.reader()))
+            .await?;
         let opening = match rows.first() {
             Some(row) => Balance {
                 available: row.col("opening_available")?,

@@ -3,8 +3,9 @@
 
 use std::sync::LazyLock;
 
-use super::kinds;
-use crate::domain::PageRequest;
+use super::driver::{Arg, Statement};
+use super::{kinds, Args, SqlDb};
+use crate::domain::{PageRequest, Tenant};
 use crate::store::{names, TransactionFilter};
 
 /// The columns every transaction has (`t.`), before its kind's own (`kinds::SELECTED`).
@@ -30,6 +31,28 @@ pub(in crate::store) static TRANSACTION_SELECT: LazyLock<String> =
 pub(in crate::store) enum Bind {
     Text(String),
     Int(i64),
+}
+
+impl<'q> Arg<'q> for Bind {
+    fn bind_to<DB: SqlDb>(self, query: Statement<'q, DB>) -> Statement<'q, DB> {
+        match self {
+            Bind::Text(text) => query.arg(text),
+            Bind::Int(int) => query.arg(int),
+        }
+    }
+}
+
+/// A statement over a tenant's records whose conditions were built at run time: the tenant
+/// binds `$1`, `$2`, and `binds` the values from `$3` on, as the conditions number them.
+pub(in crate::store) fn tenant_statement<'q, DB: SqlDb>(
+    sql: &'q str,
+    tenant: &'q Tenant,
+    binds: Vec<Bind>,
+) -> Statement<'q, DB> {
+    let query = sqlx::query(sql)
+        .arg(tenant.merchant_id.as_str())
+        .arg(tenant.environment.as_str());
+    binds.into_iter().fold(query, Args::arg)
 }
 
 /// The WHERE clause of a transaction list, and its values from `$3` on (`$1`, `$2` are the tenant).
