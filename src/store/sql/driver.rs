@@ -123,6 +123,14 @@ sql_db!(sqlx::Postgres, arrays: true, bind_rows: |query, columns, arrays| {
 /// How many rows a statement changed: each driver has its own result type.
 pub(in crate::store) trait RowsAffected {
     fn rows_affected(&self) -> u64;
+
+    /// An update of one record by its key that changed no row found no such record.
+    fn found(&self) -> Result<(), crate::store::StoreError> {
+        if self.rows_affected() == 0 {
+            return Err(crate::store::StoreError::NotFound);
+        }
+        Ok(())
+    }
 }
 
 impl RowsAffected for sqlx::sqlite::SqliteQueryResult {

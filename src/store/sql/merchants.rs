@@ -155,7 +155,7 @@ where
 
     async fn rotate_credential(&self, tenant: &Tenant, replacement: &Credential) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
-        let revoked = sqlx::query(
+        sqlx::query(
             "UPDATE credentials SET revoked_at = $1 \
              WHERE merchant_id = $2 AND environment = $3 AND revoked_at IS NULL",
         )
@@ -163,17 +163,15 @@ where
         .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::on(&mut *tx))
-        .await?;
-        if revoked.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
+        .await?
+        .found()?;
         tx.insert_credential(replacement).await?;
         tx.commit().await?;
         Ok(())
     }
 
     async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), StoreError> {
-        let updated = sqlx::query(
+        sqlx::query(
             "UPDATE merchant_environments SET webhook_url = $1, webhook_disabled_at = NULL \
              WHERE merchant_id = $2 AND environment = $3",
         )
@@ -181,11 +179,8 @@ where
         .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::pool(self.writer()))
-        .await?;
-        if updated.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        .await?
+        .found()
     }
 
     async fn rotate_webhook_secret(
@@ -195,7 +190,7 @@ where
         previous_until: Timestamp,
     ) -> Result<(), StoreError> {
         // Every right-hand side reads the row as it was, on both databases.
-        let updated = sqlx::query(
+        sqlx::query(
             "UPDATE merchant_environments SET previous_webhook_secret = webhook_secret, \
              previous_webhook_secret_until = $1, webhook_secret = $2 \
              WHERE merchant_id = $3 AND environment = $4",
@@ -205,11 +200,8 @@ where
         .arg(tenant.merchant_id.as_str())
         .arg(tenant.environment.as_str())
         .execute(DB::pool(self.writer()))
-        .await?;
-        if updated.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        .await?
+        .found()
     }
 
     async fn insert_customer(&self, c: &Customer) -> Result<(), StoreError> {

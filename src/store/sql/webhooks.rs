@@ -161,7 +161,7 @@ where
 
     async fn redeliver(&self, tenant: Option<&Tenant>, id: &str, now: Timestamp) -> Result<(), StoreError> {
         let (merchant, environment) = tenant_binds(tenant);
-        let changed = sqlx::query(
+        sqlx::query(
             "UPDATE outbox_events SET state = 'pending', attempts = 0, next_attempt_at = $3, \
              lease_until = NULL, lease_token = NULL, last_error = NULL \
              WHERE id = $4 AND ($1 = '' OR merchant_id = $1) AND ($2 = '' OR environment = $2)",
@@ -171,11 +171,8 @@ where
         .arg(now.millis())
         .arg(id)
         .execute(DB::pool(self.writer()))
-        .await?;
-        if changed.rows_affected() == 0 {
-            return Err(StoreError::NotFound);
-        }
-        Ok(())
+        .await?
+        .found()
     }
 
     async fn redeliver_failed(
