@@ -21,7 +21,7 @@ use crate::domain::{
     Timestamp, TransactionId, TransactionRecord,
 };
 use crate::service::payments::Requested;
-use crate::store::{LinkStore, MerchantStore, StoreError};
+use crate::store::{LinkStore, MerchantStore};
 
 /// What a merchant asks for in a new link (its fields checked by [`PaymentLink::new`]).
 #[derive(Debug, Clone)]
@@ -67,11 +67,7 @@ pub enum LinkPaymentError {
     Service(#[from] ServiceError),
 }
 
-impl From<StoreError> for LinkPaymentError {
-    fn from(e: StoreError) -> Self {
-        LinkPaymentError::Service(e.into())
-    }
-}
+service_errors_from_store!(LinkPaymentError);
 
 /// A link payment's creation goes the way of every collection's. A payment id already used
 /// (it is 16 random characters), a balance or a recipient, which a collection never has,

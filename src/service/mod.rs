@@ -3,6 +3,19 @@
 //! [`Gateway`] holds what every use case needs; each file adds the `impl Gateway` block of one
 //! family of use cases.
 
+/// A use case's own error takes a store error as any use case does, through its `Service`
+/// arm. Coherence allows no blanket impl over the use cases' error types, so a macro writes
+/// each; defined before the modules, as a `macro_rules!` is seen only below it.
+macro_rules! service_errors_from_store {
+    ($error:ident) => {
+        impl From<$crate::store::StoreError> for $error {
+            fn from(e: $crate::store::StoreError) -> Self {
+                $error::Service(e.into())
+            }
+        }
+    };
+}
+
 pub mod activity;
 pub mod auth;
 pub mod balances;

@@ -67,11 +67,7 @@ pub enum LookupError {
     Service(#[from] ServiceError),
 }
 
-impl From<StoreError> for LookupError {
-    fn from(e: StoreError) -> LookupError {
-        LookupError::Service(e.into())
-    }
-}
+service_errors_from_store!(LookupError);
 
 impl Recipients {
     pub(super) fn new(store: Arc<dyn RecipientStore>, payments: Payments, key: Vec<u8>) -> Recipients {

@@ -25,7 +25,7 @@ use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{FeeSchedule, LinkClosed, Msisdn, OperatorCode, TransactionRecord};
 use crate::operator::Operators;
-use crate::store::{MerchantStore, PaymentStore, StoreError};
+use crate::store::{MerchantStore, PaymentStore};
 use crate::telemetry::metrics::Metrics;
 
 /// The payments' use cases: the payment store, the operators' connectors, the fees, and the
@@ -141,8 +141,4 @@ pub enum PaymentError {
     Service(#[from] ServiceError),
 }
 
-impl From<StoreError> for PaymentError {
-    fn from(e: StoreError) -> Self {
-        PaymentError::Service(e.into())
-    }
-}
+service_errors_from_store!(PaymentError);

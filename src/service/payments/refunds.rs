@@ -12,7 +12,6 @@ use crate::domain::{
 };
 use crate::domain::{TransactionRecord, TransactionRef};
 use crate::service::{Principal, ServiceError};
-use crate::store::StoreError;
 
 /// A merchant's refund of one of its collections.
 #[derive(Debug, Clone)]
@@ -57,11 +56,7 @@ pub enum RefundError {
     Service(#[from] ServiceError),
 }
 
-impl From<StoreError> for RefundError {
-    fn from(e: StoreError) -> Self {
-        RefundError::Service(e.into())
-    }
-}
+service_errors_from_store!(RefundError);
 
 /// A refund's creation goes the way of every payment's: its errors are the ones above. A link
 /// or a recipient check, which a refund never has, failing it is a fault of ours.
