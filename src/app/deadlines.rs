@@ -190,6 +190,17 @@ impl<IO> Guarded<IO> {
             armed: None,
         }
     }
+
+    /// A write that took bytes shows the peer is reading: the clock hears of it, whichever
+    /// way the bytes were written.
+    fn heard_sent(&self, written: Poll<io::Result<usize>>) -> Poll<io::Result<usize>> {
+        if let Poll::Ready(Ok(n)) = written {
+            if n > 0 {
+                self.clock.bytes_sent();
+            }
+        }
+        written
+    }
 }
 
 impl<IO: AsyncRead + Unpin> AsyncRead for Guarded<IO> {
@@ -221,12 +232,7 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         let written = Pin::new(&mut this.io).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = written {
-            if n > 0 {
-                this.clock.bytes_sent();
-            }
-        }
-        written
+        this.heard_sent(written)
     }
 
     fn poll_write_vectored(
@@ -236,12 +242,7 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         let written = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
-        if let Poll::Ready(Ok(n)) = written {
-            if n > 0 {
-                this.clock.bytes_sent();
-            }
-        }
-        written
+        this.heard_sent(written)
     }
 
     fn is_write_vectored(&self) -> bool {
