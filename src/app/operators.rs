@@ -48,9 +48,17 @@ pub fn routing_table(config: &Config) -> String {
         .join(", ")
 }
 
-/// `url`, unless it is plain http for Production money and `MOMO_OPERATOR_ALLOW_HTTP` does not
-/// allow it: credentials and payments would cross the network in clear.
-fn secure_enough(config: &Config, environment: Environment, url: String, var: &str) -> anyhow::Result<String> {
+/// A connector's base URL, set in `var` (else the error `missing` words), unless it is plain
+/// http for Production money and `MOMO_OPERATOR_ALLOW_HTTP` does not allow it: credentials and
+/// payments would cross the network in clear.
+fn base_url(
+    config: &Config,
+    environment: Environment,
+    url: &Option<String>,
+    var: &str,
+    missing: impl Fn(&str) -> String,
+) -> anyhow::Result<String> {
+    let url = url.clone().with_context(|| missing(var))?;
     if environment == Environment::Production && !url.starts_with("https://") && !config.connectors.allow_http {
         anyhow::bail!(
             "{var} is {url}: a Production connector must use https (set MOMO_OPERATOR_ALLOW_HTTP=true for a test rig)"
@@ -85,12 +93,7 @@ fn momo(config: &Config, operator: OperatorCode, environment: Environment) -> an
     let token = |secret: &Option<String>| secret.as_deref().map(|s| route_token(s, operator, environment));
     let current = token(&c.momo_callback_token);
     let settings = MomoSettings {
-        base_url: secure_enough(
-            config,
-            environment,
-            c.momo_url.clone().with_context(|| missing("MOMO_MOMO_OPENAPI_URL"))?,
-            "MOMO_MOMO_OPENAPI_URL",
-        )?,
+        base_url: base_url(config, environment, &c.momo_url, "MOMO_MOMO_OPENAPI_URL", missing)?,
         collection: credentials(&c.momo_collection, "MOMO_MOMO_OPENAPI_COLLECTION")?,
         disbursement: credentials(&c.momo_disbursement, "MOMO_MOMO_OPENAPI_DISBURSEMENT")?,
         target_environment: c.momo_target_environment.clone(),
@@ -112,12 +115,7 @@ fn wave(config: &Config, operator: OperatorCode, environment: Environment) -> an
     let c = &config.connectors;
     let missing = |var: &str| format!("{operator}:{environment} is routed to wave-checkout, but {var} is not set");
     let settings = WaveSettings {
-        base_url: secure_enough(
-            config,
-            environment,
-            c.wave_url.clone().with_context(|| missing("MOMO_WAVE_URL"))?,
-            "MOMO_WAVE_URL",
-        )?,
+        base_url: base_url(config, environment, &c.wave_url, "MOMO_WAVE_URL", missing)?,
         api_key: c.wave_api_key.clone().with_context(|| missing("MOMO_WAVE_API_KEY"))?,
         webhook_secret: c
             .wave_webhook_secret
