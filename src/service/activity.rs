@@ -155,7 +155,11 @@ impl Dashboard {
     ) -> Result<(Vec<TransactionRecord>, Option<TransactionRecord>), ServiceError> {
         let t = &record.transaction;
         Ok(match (t.kind(), t.purpose.refund_of()) {
-            (Kind::Collection, _) => {
+            (_, Some(link)) => {
+                let of = TransactionRef::from(link.collection.as_str());
+                (Vec::new(), self.payments.transaction(tenant, &of).await?)
+            }
+            (Kind::Collection, None) => {
                 let filter = TransactionFilter {
                     refund_of: Some(t.reference.clone()),
                     ..TransactionFilter::default()
@@ -166,11 +170,8 @@ impl Dashboard {
                 };
                 (self.payments.transactions(tenant, &filter, &page).await?, None)
             }
-            (Kind::Refund, Some(link)) => {
-                let of = TransactionRef::from(link.collection.as_str());
-                (Vec::new(), self.payments.transaction(tenant, &of).await?)
-            }
-            (Kind::Refund, None) | (Kind::Transfer, _) => (Vec::new(), None),
+            // Other kinds have no refunds and refund nothing.
+            (_, None) => (Vec::new(), None),
         })
     }
 

@@ -7,23 +7,27 @@
 //! expire: money may have left, so they wait for review instead (`reconcile::review`).
 
 use super::{missing_for_good_at, outcome_of};
-use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::OperatorAnswer;
 use crate::service::{Payments, ServiceError};
 
-/// When the pending `record`, a collection, expires.
-pub fn expires_at(payments: &Payments, record: &TransactionRecord) -> Timestamp {
+/// When the pending `record` expires: a payment that waits for its payer (money in) does; one
+/// that pays out never does.
+pub fn expires_at(payments: &Payments, record: &TransactionRecord) -> Option<Timestamp> {
     let t = &record.transaction;
+    if t.kind().pays_out() {
+        return None;
+    }
     let lifetime = payments
         .config()
         .reconcile
         .collection_lifetime(t.purpose.link().is_some());
-    t.created_at.plus(lifetime)
+    Some(t.created_at.plus(lifetime))
 }
 
-/// Whether a collection is past its lifetime at `now`.
+/// Whether `record` is past its lifetime at `now`.
 pub fn is_expired(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> bool {
-    record.transaction.kind() == Kind::Collection && expires_at(payments, record) <= now
+    expires_at(payments, record).is_some_and(|at| at <= now)
 }
 
 /// The last check of an expired collection, claimed by this pass: settled as the operator says,

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::{missing_for_good_after, missing_for_good_at, outcome_of};
-use crate::domain::{Cause, FailureCode, Kind, Outcome, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::payments::pending::FirstSend;
 use crate::service::{Payments, ServiceError};
@@ -49,15 +49,12 @@ pub async fn visit(payments: &Payments, record: TransactionRecord, now: Timestam
     Ok(false)
 }
 
-/// When to ask again about `record`, still pending at `now`: by its age, and for a collection
-/// no later than its expiry, so the last check comes on time.
+/// When to ask again about `record`, still pending at `now`: by its age, and for a payment that
+/// expires no later than its expiry, so the last check comes on time.
 fn check_after(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Timestamp {
     let t = &record.transaction;
     let next = next_check(t.created_at, now, payments.config().reconcile.after);
-    match t.kind() {
-        Kind::Collection => next.min(super::expiry::expires_at(payments, record)),
-        Kind::Transfer | Kind::Refund => next,
-    }
+    super::expiry::expires_at(payments, record).map_or(next, |expiry| next.min(expiry))
 }
 
 /// What a status check of a pending payment leads to.
