@@ -66,6 +66,17 @@ pub struct Tenant {
 }
 
 #[cfg(test)]
+impl Tenant {
+    /// Merchant `merchant`'s Sandbox, for unit tests.
+    pub(crate) fn sandbox(merchant: &str) -> Tenant {
+        Tenant {
+            merchant_id: MerchantId::from(merchant),
+            environment: Environment::Sandbox,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -242,13 +242,9 @@ impl PaymentLink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Environment, MerchantId};
 
     fn tenant() -> Tenant {
-        Tenant {
-            merchant_id: MerchantId::from("m"),
-            environment: Environment::Sandbox,
-        }
+        Tenant::sandbox("m")
     }
 
     fn francs(n: i64) -> Amount {

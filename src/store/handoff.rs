@@ -98,13 +98,9 @@ impl Reserved<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Environment, MerchantId};
 
     fn tenant() -> Tenant {
-        Tenant {
-            merchant_id: MerchantId::from("m"),
-            environment: Environment::Sandbox,
-        }
+        Tenant::sandbox("m")
     }
 
     #[test]
