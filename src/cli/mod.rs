@@ -96,6 +96,12 @@ fn print_lines(lines: &[String]) {
     }
 }
 
+/// What `print_lines` writes for a `render` result, for the unit tests that pin the printed bytes.
+#[cfg(test)]
+fn printed(lines: serde_json::Result<Vec<String>>) -> String {
+    lines.unwrap().iter().map(|line| format!("{line}\n")).collect()
+}
+
 fn parse_environment(raw: &str) -> Result<Environment, String> {
     raw.parse()
         .map_err(|e: crate::domain::environment::UnknownEnvironment| e.to_string())

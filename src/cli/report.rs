@@ -148,11 +148,7 @@ mod tests {
     use crate::domain::{Kind, OperatorCode, SettlementRow, Status};
 
     fn printed(done: &Done, format: ReportFormat) -> String {
-        render(done, format)
-            .unwrap()
-            .iter()
-            .map(|line| format!("{line}\n"))
-            .collect()
+        crate::cli::printed(render(done, format))
     }
 
     fn statement() -> Done {

@@ -156,11 +156,7 @@ mod tests {
     use super::*;
 
     fn printed(done: &Done, format: Format) -> String {
-        render(done, format)
-            .unwrap()
-            .iter()
-            .map(|line| format!("{line}\n"))
-            .collect()
+        crate::cli::printed(render(done, format))
     }
 
     #[test]

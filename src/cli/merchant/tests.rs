@@ -42,11 +42,7 @@ fn listed() -> Done {
 }
 
 fn printed(done: &Done, format: Format) -> String {
-    render(done, format)
-        .unwrap()
-        .iter()
-        .map(|line| format!("{line}\n"))
-        .collect()
+    crate::cli::printed(render(done, format))
 }
 
 #[test]
