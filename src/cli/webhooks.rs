@@ -1,11 +1,10 @@
 //! `webhooks …`: list webhook events, show one with its delivery attempts, and send events
 //! again.
 
-use clap::{Args, Subcommand};
-use serde::Serialize;
-use serde_json::value::RawValue;
-
 use super::{parse_environment, print_lines, Format};
+use clap::{Args, Subcommand};
+// The JSON printed is an event as the v1 API shows it, field for field, as it always was.
+use crate::api::v1::webhooks::EventOut;
 use crate::app;
 use crate::config::Config;
 use crate::domain::{Attempt, EventFilter, EventSummary};
@@ -160,14 +159,14 @@ fn render(done: &Done, format: Format) -> serde_json::Result<Vec<String>> {
     Ok(match done {
         Done::Listed(events) => match format {
             Format::Json => {
-                let list: Vec<_> = events.iter().map(|e| EventJson::new(e, None)).collect();
+                let list: Vec<_> = events.iter().map(|e| EventOut::new(e, None)).collect();
                 vec![serde_json::to_string_pretty(&list)?]
             }
             Format::Text if events.is_empty() => vec!["no webhook events".to_owned()],
             Format::Text => events.iter().map(event_text).collect(),
         },
         Done::Shown { event, attempts } => {
-            vec![serde_json::to_string_pretty(&EventJson::new(event, Some(attempts)))?]
+            vec![serde_json::to_string_pretty(&EventOut::new(event, Some(attempts)))?]
         }
         Done::Redelivered { id } => vec![format!("event {id} will be sent again by the next dispatcher step")],
         Done::RedeliveredFailed { count } => vec![format!("{count} failed event(s) will be sent again")],
@@ -188,72 +187,6 @@ fn event_text(e: &EventSummary) -> String {
             .map(|l| format!("  last error: {l}"))
             .unwrap_or_default()
     )
-}
-
-/// An event as `webhooks list --json` and `webhooks show` print it: the fields, names and order
-/// of an event in the v1 API, which this output has always matched.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct EventJson<'a> {
-    id: &'a str,
-    transaction_id: &'a str,
-    #[serde(rename = "ref")]
-    reference: &'a str,
-    transaction_status: &'a str,
-    status: &'static str,
-    attempts: u32,
-    next_attempt_at: Option<String>,
-    last_error: Option<&'a str>,
-    created_at: String,
-    delivered_at: Option<String>,
-    /// The body delivered, exactly as stored.
-    payload: Option<&'a RawValue>,
-    /// Only in `webhooks show`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    delivery_attempts: Option<Vec<AttemptJson<'a>>>,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct AttemptJson<'a> {
-    attempt: u32,
-    at: String,
-    url: &'a str,
-    status_code: Option<u16>,
-    latency_ms: u64,
-    error: Option<&'a str>,
-    response: Option<&'a str>,
-}
-
-impl<'a> EventJson<'a> {
-    fn new(e: &'a EventSummary, attempts: Option<&'a [Attempt]>) -> EventJson<'a> {
-        EventJson {
-            id: &e.id,
-            transaction_id: &e.transaction_id,
-            reference: &e.transaction_ref,
-            transaction_status: e.transaction_status.as_str(),
-            status: e.state.as_str(),
-            attempts: e.attempts,
-            next_attempt_at: e.next_attempt_at.map(|t| t.iso8601_millis()),
-            last_error: e.last_error.as_deref(),
-            created_at: e.created_at.iso8601_millis(),
-            delivered_at: e.delivered_at.map(|t| t.iso8601_millis()),
-            payload: serde_json::from_str(&e.payload).ok(),
-            delivery_attempts: attempts.map(|list| {
-                list.iter()
-                    .map(|a| AttemptJson {
-                        attempt: a.attempt,
-                        at: a.at.iso8601_millis(),
-                        url: &a.url,
-                        status_code: a.status_code,
-                        latency_ms: a.latency_ms,
-                        error: a.error.as_deref(),
-                        response: a.response.as_deref(),
-                    })
-                    .collect()
-            }),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -282,11 +215,7 @@ mod tests {
     }
 
     fn printed(done: &Done, format: Format) -> String {
-        render(done, format)
-            .unwrap()
-            .iter()
-            .map(|line| format!("{line}\n"))
-            .collect()
+        crate::cli::printed(render(done, format))
     }
 
     #[test]
