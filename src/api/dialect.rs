@@ -38,7 +38,7 @@ pub trait Generation: Send + Sync + 'static {
     /// A transaction as the generation shows one (a payout batch's items).
     type Transaction<'a>: Serialize + From<&'a TransactionRecord>;
     /// A transfer's body (`POST .../transfer/mobile-money`), which is what a batch's item is.
-    type Transfer: DeserializeOwned;
+    type Transfer: DeserializeOwned + Send;
 
     /// The payment a transfer's body asks for.
     fn transfer(body: &Self::Transfer, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError>;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::auth::RecheckedCaller;
 use super::error::{ApiError, Dialect, Rejection};
 use super::extract::{json_bytes, parse_json, PathId};
-use super::{v1, v2};
+use super::{transfer, v1, v2};
 use crate::service::{Auth, Payments};
 
 /// Whether a body sent to `/v1/transfers/mobile-money` is the v2 transfer body.
@@ -42,9 +42,9 @@ pub async fn transfer(
     let bytes = json_bytes(request, &()).await.map_err(v1)?;
     let probe: Value = parse_json(&bytes).map_err(v1)?;
     if is_v2_body(&probe) {
-        v2::payments::transfer_from_bytes(&payments, &caller, &bytes).await
+        transfer::from_bytes::<v2::V2>(&payments, &caller, &bytes).await
     } else {
-        v1::payments::transfer_from_bytes(&payments, &caller, &bytes).await
+        transfer::from_bytes::<v1::V1>(&payments, &caller, &bytes).await
     }
 }
 

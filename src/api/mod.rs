@@ -27,6 +27,7 @@ pub mod printable;
 mod properties;
 pub mod recipients;
 pub mod refunds;
+pub mod transfer;
 pub mod v1;
 pub mod v2;
 

@@ -19,6 +19,7 @@ pub use self::generation::V1;
 use super::error::dialect_error;
 use super::error::Rejection;
 use super::invented;
+use super::transfer;
 use crate::service::Gateway;
 
 /// Every v1 route, with its path variants, but for those answered in either generation
@@ -33,7 +34,7 @@ pub fn routes() -> Router<Gateway> {
         .route("/v1/customers", get(customers::list))
         .route("/v1/collecte/mobile-money", post(payments::collect))
         .route("/v1/collecte/card/create", post(payments::card_not_offered))
-        .route("/v1/transfer/mobile-money", post(payments::transfer))
+        .route("/v1/transfer/mobile-money", post(transfer::create::<V1>))
         .route("/v1/transactions", get(transactions::list))
         .route("/v1/get-all-transactions", get(transactions::list))
         .route("/v1/balance", get(transactions::balance))

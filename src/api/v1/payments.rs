@@ -1,5 +1,6 @@
-//! v1 creations: `POST /v1/collecte/mobile-money`, `POST /v1/transfer/mobile-money`, and
-//! `POST /v1/transfers/mobile-money`, where the body's keys decide the generation.
+//! v1 creations: `POST /v1/collecte/mobile-money`, and the transfer body and answer that
+//! `api::transfer` takes and gives for `POST /v1/transfer/mobile-money` and `POST
+//! /v1/transfers/mobile-money` (where the body's keys decide the generation).
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -10,8 +11,8 @@ use super::customers::AddressIn;
 use super::transactions::TransactionOut;
 use super::{envelope, Error};
 use crate::api::auth::{Authenticated, RecheckedCaller};
-use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
-use crate::api::extract::{parse_json, JsonBody};
+use crate::api::error::{ApiError, ErrorKind};
+use crate::api::extract::JsonBody;
 use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
 use crate::domain::TransactionRecord;
@@ -225,29 +226,4 @@ pub async fn collect(
         &payments,
         payments.create_payment_as(&caller, request, Timestamp::now()).await,
     )
-}
-
-pub async fn transfer(
-    State(payments): State<Payments>,
-    RecheckedCaller(caller): RecheckedCaller,
-    JsonBody(body): JsonBody<TransferV1>,
-) -> Result<Response, Error> {
-    let request = body.parse(&payments.config().operator_aliases)?;
-    answer(
-        &payments,
-        payments.create_payment_as(&caller, request, Timestamp::now()).await,
-    )
-}
-
-/// A v1 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
-pub async fn transfer_from_bytes(
-    payments: &Payments,
-    caller: &RecheckedCaller,
-    bytes: &[u8],
-) -> Result<Response, Rejection> {
-    let v1 = |e: ApiError| Rejection(Dialect::V1, e);
-    let body: TransferV1 = parse_json(bytes).map_err(v1)?;
-    let request = body.parse(&payments.config().operator_aliases).map_err(v1)?;
-    let result = payments.create_payment_as(&caller.0, request, Timestamp::now()).await;
-    Ok(answer(payments, result).unwrap_or_else(axum::response::IntoResponse::into_response))
 }

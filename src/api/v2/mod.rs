@@ -13,13 +13,14 @@ pub use self::generation::V2;
 
 use super::error::dialect_error;
 use super::invented;
+use super::transfer;
 use crate::service::Gateway;
 
 /// Every v2 route.
 pub fn routes() -> Router<Gateway> {
     Router::new()
         .route("/v2/collecte/mobile-money", post(payments::collect))
-        .route("/v2/transfers/mobile-money", post(payments::transfer))
+        .route("/v2/transfers/mobile-money", post(transfer::create::<V2>))
         .route("/v2/get-status-payment/{id}", get(transactions::status))
         .merge(invented::routes::<V2>("/v2"))
 }

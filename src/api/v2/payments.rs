@@ -1,9 +1,10 @@
 //! v2 creations: `POST /v2/collecte/mobile-money` (shape A, snake_case; shape B, the
-//! samples' camelCase, told apart by their keys) and `POST /v2/transfers/mobile-money`.
+//! samples' camelCase, told apart by their keys), and the transfer body and answer that
+//! `api::transfer` takes and gives for `POST /v2/transfers/mobile-money`.
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -11,8 +12,8 @@ use super::transactions::TransactionV2;
 use super::wire::{Spelling, StatusV2};
 use super::{envelope, Error};
 use crate::api::auth::RecheckedCaller;
-use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
-use crate::api::extract::{parse_json, JsonBody};
+use crate::api::error::{ApiError, ErrorKind};
+use crate::api::extract::parse_json;
 use crate::api::fields::{self, RawAmount};
 use crate::api::payment_failure;
 use crate::domain::Kind;
@@ -276,29 +277,4 @@ pub async fn collect(
         &payments,
         payments.create_payment_as(&caller, request, Timestamp::now()).await,
     )
-}
-
-pub async fn transfer(
-    State(payments): State<Payments>,
-    RecheckedCaller(caller): RecheckedCaller,
-    JsonBody(body): JsonBody<TransferV2>,
-) -> Result<Response, Error> {
-    let request = body.parse(&payments.config().operator_aliases)?;
-    answer(
-        &payments,
-        payments.create_payment_as(&caller, request, Timestamp::now()).await,
-    )
-}
-
-/// A v2 transfer whose bytes were already read (by the router of `/v1/transfers/mobile-money`).
-pub async fn transfer_from_bytes(
-    payments: &Payments,
-    caller: &RecheckedCaller,
-    bytes: &[u8],
-) -> Result<Response, Rejection> {
-    let v2 = |e: ApiError| Rejection(Dialect::V2, e);
-    let body: TransferV2 = parse_json(bytes).map_err(v2)?;
-    let request = body.parse(&payments.config().operator_aliases).map_err(v2)?;
-    let result = payments.create_payment_as(&caller.0, request, Timestamp::now()).await;
-    Ok(answer(payments, result).unwrap_or_else(IntoResponse::into_response))
 }
