@@ -5,15 +5,13 @@
 //! outside our handlers (a panic, a framework rejection), with the request id in a 500's
 //! reason, and the request metrics. The id is the one the layers set.
 
-use std::time::Instant;
-
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use tracing::Instrument;
 
 use super::error::{ApiError, Dialect, ErrorKind};
-use crate::http::guard::{is_html, is_json, within, Cut};
+use crate::http::guard::{is_html, is_json, within, Cut, Observed};
 use crate::http::request_id::{self, REQUEST_ID};
 use crate::service::Gateway;
 
@@ -21,9 +19,7 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
     let id = request_id::of(&req);
     let dialect = Dialect::of_path(req.uri().path());
     req.extensions_mut().insert(dialect);
-    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
-    let method = req.method().as_str().to_owned();
-    let started = Instant::now();
+    let observed = Observed::of(&req);
     // In the request's span (the trace layer's), which the spawned task would otherwise lose.
     let handler = REQUEST_ID.scope(id.clone(), next.run(req)).in_current_span();
     let limit = gateway.config().http.request_timeout;
@@ -60,12 +56,7 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
         };
         response = ApiError::new(kind, reason).render(dialect);
     }
-    gateway.metrics().observe_request(
-        route.as_deref().unwrap_or("unmatched"),
-        &method,
-        response.status().as_u16(),
-        started.elapsed(),
-    );
+    observed.record(gateway.metrics(), &response);
     response
 }
 

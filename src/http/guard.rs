@@ -1,13 +1,44 @@
 //! What the API's guard and the pages' guard share: running the handler within the request
-//! timeout, and telling what an answer already is. Each guard renders a failure in its own
+//! timeout, telling what an answer already is, and counting the request in the metrics. Each guard renders a failure in its own
 //! form (`api::guard`: the envelope; `web::guard`: a page).
 
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use axum::extract::{MatchedPath, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::HeaderValue;
 use axum::response::Response;
+
+use crate::telemetry::metrics::Metrics;
+
+/// What the request metrics count a request by, taken before the handler consumes the
+/// request; its latency runs from here.
+pub struct Observed {
+    route: Option<String>,
+    method: String,
+    started: Instant,
+}
+
+impl Observed {
+    pub fn of(req: &Request) -> Observed {
+        Observed {
+            route: req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned()),
+            method: req.method().as_str().to_owned(),
+            started: Instant::now(),
+        }
+    }
+
+    /// Counts the request with its answer's status and how long the answer took.
+    pub fn record(self, metrics: &Metrics, response: &Response) {
+        metrics.observe_request(
+            self.route.as_deref().unwrap_or("unmatched"),
+            &self.method,
+            response.status().as_u16(),
+            self.started.elapsed(),
+        );
+    }
+}
 
 /// Why the handler gave no answer of its own.
 pub enum Cut {

@@ -3,25 +3,21 @@
 //! and 400, as the API answers them), the request timeout, every error answer a page (a
 //! panic's bare 500, a framework rejection), and the request metrics.
 
-use std::time::Instant;
-
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 use tracing::Instrument;
 
 use super::dashboard::bare_error;
-use crate::http::guard::{is_html, within, Cut};
+use crate::http::guard::{is_html, within, Cut, Observed};
 use crate::http::printable::holds_control_character;
 use crate::http::request_id::{self, REQUEST_ID};
 use crate::service::Gateway;
 
 pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next) -> Response {
     let id = request_id::of(&req);
-    let route = req.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned());
-    let method = req.method().as_str().to_owned();
-    let started = Instant::now();
+    let observed = Observed::of(&req);
     let response = if holds_control_character(req.uri().path()) {
         bare_error(StatusCode::NOT_FOUND)
     } else if req.uri().query().is_some_and(holds_control_character) {
@@ -37,12 +33,7 @@ pub async fn middleware(State(gateway): State<Gateway>, req: Request, next: Next
         .await;
         as_page(response)
     };
-    gateway.metrics().observe_request(
-        route.as_deref().unwrap_or("unmatched"),
-        &method,
-        response.status().as_u16(),
-        started.elapsed(),
-    );
+    observed.record(gateway.metrics(), &response);
     response
 }
 
