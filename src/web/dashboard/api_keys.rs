@@ -54,8 +54,7 @@ pub async fn show(State(dashboard): State<Dashboard>, State(recipients): State<R
         main_id: "page-api-keys",
         path: "/dashboard/api-keys",
     };
-    let page = layout::page(&ctx, spec, Flash::None, body);
-    ctx.remember(html_response(StatusCode::OK, page))
+    layout::answer(&ctx, StatusCode::OK, spec, Flash::None, body)
 }
 
 /// The recipient check's switch.

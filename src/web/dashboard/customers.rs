@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::html;
 
-use super::layout::{self, html_response, segment, when, Flash, Spec};
+use super::layout::{self, segment, when, Flash, Spec};
 use super::session::Ctx;
 use super::transactions;
 use crate::domain::page::split_page;
@@ -62,8 +62,7 @@ pub async fn list(State(customers): State<Customers>, ctx: Ctx) -> Response {
         main_id: "page-customers",
         path: "/dashboard/customers",
     };
-    let page = layout::page(&ctx, spec, Flash::None, body);
-    ctx.remember(html_response(StatusCode::OK, page))
+    layout::answer(&ctx, StatusCode::OK, spec, Flash::None, body)
 }
 
 pub async fn show(
@@ -117,6 +116,5 @@ pub async fn show(
         main_id: "page-customer",
         path: &path,
     };
-    let page = layout::page(&ctx, spec, Flash::None, body);
-    ctx.remember(html_response(StatusCode::OK, page))
+    layout::answer(&ctx, StatusCode::OK, spec, Flash::None, body)
 }

@@ -115,6 +115,11 @@ pub fn public_page(lang: Lang, spec: Spec<'_>, flash: Flash, body: Markup) -> Ma
     shell(lang, spec.title, header, spec.main_id, &flash, body)
 }
 
+/// A signed-in merchant's page answered with `status`, remembering a language `?lang=` chose.
+pub fn answer(ctx: &Ctx, status: StatusCode, spec: Spec<'_>, flash: Flash, body: Markup) -> Response {
+    ctx.remember(html_response(status, page(ctx, spec, flash, body)))
+}
+
 pub fn html_response(status: StatusCode, markup: Markup) -> Response {
     let mut response = (status, Html(markup.into_string())).into_response();
     crate::http::security_headers::page_headers(response.headers_mut(), &[]);

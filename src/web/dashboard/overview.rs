@@ -7,7 +7,7 @@ use axum::response::Response;
 use maud::{html, Markup};
 
 use super::i18n::Text;
-use super::layout::{self, html_response, money, Flash, Spec};
+use super::layout::{self, money, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
 use crate::service::activity::{Volume, CHART_DAYS};
@@ -27,8 +27,7 @@ pub async fn show(State(dashboard): State<Dashboard>, ctx: Ctx) -> Response {
         main_id: "page-overview",
         path: "/dashboard",
     };
-    let page = layout::page(&ctx, spec, Flash::None, body(&ctx, &overview, now));
-    ctx.remember(html_response(StatusCode::OK, page))
+    layout::answer(&ctx, StatusCode::OK, spec, Flash::None, body(&ctx, &overview, now))
 }
 
 fn volume(t: &Text, v: Volume) -> Markup {

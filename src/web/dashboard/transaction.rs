@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::layout::{self, html_response, kind_name, money, segment, when, Flash, Spec};
+use super::layout::{self, kind_name, money, segment, when, Flash, Spec};
 use super::refund;
 use super::session::Ctx;
 use crate::domain::{Timestamp, TransactionRef};
@@ -61,8 +61,7 @@ pub(super) async fn render(
         main_id: "page-transaction",
         path: &path,
     };
-    let page = layout::page(ctx, spec, flash, body(ctx, &timeline, &path));
-    ctx.remember(html_response(status, page))
+    layout::answer(ctx, status, spec, flash, body(ctx, &timeline, &path))
 }
 
 fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {

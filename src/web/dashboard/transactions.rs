@@ -11,14 +11,14 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
 use super::i18n::Text;
-use super::layout::{self, html_response, kind_name, money, segment, when, Flash, Spec};
+use super::layout::{self, kind_name, money, segment, when, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::page::split_page;
 use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp, TransactionRef};
 use crate::domain::{Tenant, TransactionFilter, TransactionRecord};
 use crate::service::{Payments, ServiceError};
 
-/// Rows per page.
+/// Rows per page, here and in the dashboard's other lists.
 const PAGE_SIZE: u32 = 50;
 /// The most rows an export holds.
 const EXPORT_CAP: usize = 10_000;
@@ -122,6 +122,31 @@ fn cursor_of(r: &TransactionRecord) -> Cursor {
     }
 }
 
+/// The page a list's `?cursor=` asks for, with one row more than it shows to tell whether a
+/// next page follows.
+pub fn page_after(ctx: &Ctx) -> PageRequest {
+    PageRequest {
+        limit: PAGE_SIZE + 1,
+        after: ctx
+            .visitor
+            .query
+            .get("cursor")
+            .and_then(|raw| Cursor::decode(raw.trim())),
+    }
+}
+
+/// The page of the transactions `filter` selects (a link's payments, a batch's transfers) that
+/// `?cursor=` asks for, and the cursor of the next.
+pub async fn filtered_page(
+    payments: &Payments,
+    ctx: &Ctx,
+    filter: &TransactionFilter,
+) -> Result<(Vec<TransactionRecord>, Option<Cursor>), ServiceError> {
+    let page = page_after(ctx);
+    let records = payments.transactions(&ctx.session.tenant, filter, &page).await?;
+    Ok(split_page(records, &page, cursor_of))
+}
+
 pub async fn list(State(payments): State<Payments>, ctx: Ctx) -> Response {
     let query = Query(&ctx.visitor.query);
     let after = match query.get("cursor") {
@@ -161,8 +186,7 @@ pub async fn list(State(payments): State<Payments>, ctx: Ctx) -> Response {
         main_id: "page-transactions",
         path: "/dashboard/transactions",
     };
-    let page = layout::page(&ctx, spec, flash, body);
-    ctx.remember(html_response(status, page))
+    layout::answer(&ctx, status, spec, flash, body)
 }
 
 fn select(id: &str, label: &str, options: &[(&str, &str)], chosen: &str) -> Markup {

@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::layout::{self, html_response, when, Flash, Spec};
+use super::layout::{self, when, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
 use crate::service::{Dashboard, Merchants, ServiceError};
@@ -136,8 +136,7 @@ async fn render(
         main_id: "page-webhooks",
         path: "/dashboard/webhooks",
     };
-    let page = layout::page(ctx, spec, flash, body);
-    ctx.remember(html_response(status, page))
+    layout::answer(ctx, status, spec, flash, body)
 }
 
 fn attempts_table(ctx: &Ctx, attempts: &[crate::domain::RecentAttempt]) -> Markup {

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
 use super::super::i18n::Text;
-use super::super::layout::{self, html_response, Flash, Spec};
+use super::super::layout::{self, Flash, Spec};
 use super::super::session::Ctx;
 use crate::domain::link::MAX_DESCRIPTION_CHARS;
 use crate::domain::text::checked_text;
@@ -140,8 +140,7 @@ fn page(ctx: &Ctx, sent: &HashMap<String, String>, status: StatusCode, flash: Fl
         main_id: "page-new-link",
         path: "/dashboard/links/new",
     };
-    let page = layout::page(ctx, spec, flash, form(ctx, sent));
-    ctx.remember(html_response(status, page))
+    layout::answer(ctx, status, spec, flash, form(ctx, sent))
 }
 
 /// A text field with its label and, when given, its hint.

@@ -7,25 +7,15 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::html;
 
-use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::super::layout::{self, money, segment, when, Flash, Spec};
 use super::super::session::Ctx;
+use super::super::transactions;
 use crate::domain::page::split_page;
-use crate::domain::{Cursor, PageRequest, Timestamp};
+use crate::domain::{Cursor, Timestamp};
 use crate::service::Links;
 
-/// Rows per page, as the transactions list.
-const PAGE_SIZE: u32 = 50;
-
 pub async fn list(State(links): State<Links>, ctx: Ctx) -> Response {
-    let after = ctx
-        .visitor
-        .query
-        .get("cursor")
-        .and_then(|raw| Cursor::decode(raw.trim()));
-    let page = PageRequest {
-        limit: PAGE_SIZE + 1,
-        after,
-    };
+    let page = transactions::page_after(&ctx);
     let found = match links.links(&ctx.session.tenant, &page).await {
         Ok(found) => found,
         Err(e) => return layout::service_error(ctx.lang(), e),
@@ -78,6 +68,5 @@ pub async fn list(State(links): State<Links>, ctx: Ctx) -> Response {
         main_id: "page-links",
         path: "/dashboard/links",
     };
-    let page = layout::page(&ctx, spec, Flash::None, body);
-    ctx.remember(html_response(StatusCode::OK, page))
+    layout::answer(&ctx, StatusCode::OK, spec, Flash::None, body)
 }

@@ -12,16 +12,12 @@ use maud::{html, Markup, PreEscaped};
 use qrcode::render::svg;
 use qrcode::QrCode;
 
-use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::super::layout::{self, money, segment, when, Flash, Spec};
 use super::super::session::Ctx;
 use super::super::transactions;
-use crate::domain::page::split_page;
-use crate::domain::{Cursor, LinkId, PageRequest, PaymentLink, Timestamp, TransactionFilter, TransactionRecord};
+use crate::domain::{LinkId, PaymentLink, Timestamp, TransactionFilter};
 use crate::service::{Links, Payments};
 use crate::web::csrf::CsrfForm;
-
-/// Payments per page, as the transactions list.
-const PAGE_SIZE: u32 = 50;
 
 pub async fn show(
     State(links): State<Links>,
@@ -77,22 +73,10 @@ async fn render(links: &Links, payments: &Payments, ctx: &Ctx, id: &str, status:
         link: Some(id),
         ..TransactionFilter::default()
     };
-    let page = PageRequest {
-        limit: PAGE_SIZE + 1,
-        after: ctx
-            .visitor
-            .query
-            .get("cursor")
-            .and_then(|raw| Cursor::decode(raw.trim())),
-    };
-    let records = match payments.transactions(tenant, &filter, &page).await {
-        Ok(records) => records,
+    let (records, next) = match transactions::filtered_page(payments, ctx, &filter).await {
+        Ok(found) => found,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let (records, next) = split_page(records, &page, |r: &TransactionRecord| Cursor {
-        created_at: r.transaction.created_at,
-        id: r.transaction.id.to_string(),
-    });
     let path = super::path(&link);
     let spec = Spec {
         title: &link.description,
@@ -110,8 +94,7 @@ async fn render(links: &Links, payments: &Payments, ctx: &Ctx, id: &str, status:
             p { a #next-page href={ (path) "?cursor=" (segment(&next.encode())) } { (ctx.t().next_page) " →" } }
         }
     };
-    let page = layout::page(ctx, spec, flash, body);
-    ctx.remember(html_response(status, page))
+    layout::answer(ctx, status, spec, flash, body)
 }
 
 fn facts(ctx: &Ctx, link: &PaymentLink) -> Markup {

@@ -6,14 +6,12 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::super::layout::{self, money, segment, when, Flash, Spec};
 use super::super::session::Ctx;
+use super::super::transactions;
 use crate::domain::page::split_page;
-use crate::domain::{Cursor, PageRequest};
+use crate::domain::Cursor;
 use crate::service::Payouts;
-
-/// Rows per page, as the transactions list.
-const PAGE_SIZE: u32 = 50;
 
 pub async fn list(State(payouts): State<Payouts>, ctx: Ctx) -> Response {
     render(&payouts, &ctx, StatusCode::OK, Flash::None).await
@@ -21,15 +19,7 @@ pub async fn list(State(payouts): State<Payouts>, ctx: Ctx) -> Response {
 
 /// The page answered with `status`, `flash` at its top (a file refused whole comes back here).
 pub async fn render(payouts: &Payouts, ctx: &Ctx, status: StatusCode, flash: Flash) -> Response {
-    let after = ctx
-        .visitor
-        .query
-        .get("cursor")
-        .and_then(|raw| Cursor::decode(raw.trim()));
-    let page = PageRequest {
-        limit: PAGE_SIZE + 1,
-        after,
-    };
+    let page = transactions::page_after(ctx);
     let found = match payouts.batches(&ctx.session.tenant, &page).await {
         Ok(found) => found,
         Err(e) => return layout::service_error(ctx.lang(), e),
@@ -81,8 +71,7 @@ pub async fn render(payouts: &Payouts, ctx: &Ctx, status: StatusCode, flash: Fla
         main_id: "page-payouts",
         path: "/dashboard/payouts",
     };
-    let page = layout::page(ctx, spec, flash, body);
-    ctx.remember(html_response(status, page))
+    layout::answer(ctx, status, spec, flash, body)
 }
 
 /// The file, a label and all-or-nothing, sent to the preview.

@@ -13,14 +13,10 @@ use maud::{html, Markup};
 use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
 use super::super::session::Ctx;
 use super::super::transactions;
-use crate::domain::page::split_page;
-use crate::domain::{BatchId, Cursor, PageRequest, PayoutBatch, Timestamp, TransactionFilter, TransactionRecord};
+use crate::domain::{BatchId, PayoutBatch, Timestamp, TransactionFilter};
 use crate::service::payouts::{csv, BatchError, BatchRequest};
 use crate::service::{Payments, Payouts};
 use crate::web::csrf::CsrfForm;
-
-/// Transfers per page, as the transactions list.
-const PAGE_SIZE: u32 = 50;
 
 /// The confirmation form of a preview: the file's text again, its label and choice.
 #[derive(serde::Deserialize)]
@@ -84,22 +80,10 @@ pub async fn show(
         batch: Some(id),
         ..TransactionFilter::default()
     };
-    let page = PageRequest {
-        limit: PAGE_SIZE + 1,
-        after: ctx
-            .visitor
-            .query
-            .get("cursor")
-            .and_then(|raw| Cursor::decode(raw.trim())),
-    };
-    let records = match payments.transactions(tenant, &filter, &page).await {
-        Ok(records) => records,
+    let (records, next) = match transactions::filtered_page(&payments, &ctx, &filter).await {
+        Ok(found) => found,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let (records, next) = split_page(records, &page, |r: &TransactionRecord| Cursor {
-        created_at: r.transaction.created_at,
-        id: r.transaction.id.to_string(),
-    });
     let t = ctx.t();
     let path = super::path(&batch);
     let completed = batch.completed_at.is_some();

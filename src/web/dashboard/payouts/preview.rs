@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::super::layout::{self, html_response, money, Flash, Spec};
+use super::super::layout::{self, money, Flash, Spec};
 use super::super::session::Ctx;
 use super::list;
 use crate::domain::{Francs, Timestamp};
@@ -19,23 +19,16 @@ use crate::web::csrf::{CsrfUpload, Upload};
 
 pub async fn preview(State(payouts): State<Payouts>, CsrfUpload { ctx, upload }: CsrfUpload) -> Response {
     let t = ctx.t();
-    let Some(Upload { file, fields: form }) = upload else {
-        return list::render(
-            &payouts,
-            &ctx,
-            StatusCode::BAD_REQUEST,
-            Flash::Failed(t.file_missing.to_owned()),
-        )
-        .await;
-    };
-    let Some(file) = file.filter(|f| !f.is_empty()) else {
-        return list::render(
-            &payouts,
-            &ctx,
-            StatusCode::BAD_REQUEST,
-            Flash::Failed(t.file_missing.to_owned()),
-        )
-        .await;
+    // No form part, no file part and an empty file are the same mistake to the merchant.
+    let (file, form) = match upload {
+        Some(Upload {
+            file: Some(file),
+            fields,
+        }) if !file.is_empty() => (file, fields),
+        _ => {
+            let flash = Flash::Failed(t.file_missing.to_owned());
+            return list::render(&payouts, &ctx, StatusCode::BAD_REQUEST, flash).await;
+        }
     };
     let Ok(text) = String::from_utf8(file) else {
         let why = format!("{}{} UTF-8?", t.csv_invalid, t.colon);
@@ -92,7 +85,7 @@ pub async fn render(
         Flash::Failed(_) => StatusCode::UNPROCESSABLE_ENTITY,
         Flash::None | Flash::Done(_) => StatusCode::OK,
     };
-    ctx.remember(html_response(status, layout::page(ctx, spec, flash, body)))
+    layout::answer(ctx, status, spec, flash, body)
 }
 
 /// How many lines would be paid and refused, the total, and the balance it comes from.
