@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{closed_port, request, settings_for, start, transaction, ERROR_URL, SUCCESS_URL};
-use crate::domain::{FailureCode, Kind, Timestamp};
+use crate::domain::{FailureCode, Kind};
 use crate::operator::wave::WaveConnector;
 use crate::operator::{BadAnswer, Operator, OperatorAnswer, OperatorError};
 use momo_operator_emulator::EmulatorSettings;
@@ -46,7 +46,7 @@ async fn a_collection_from_02_stays_pending_until_the_payer_approves() {
     let s = start(|e| e.delay = Duration::from_millis(400)).await;
     let t = transaction(Kind::Collection, "0700000002", 1000);
     awaits_payer(s.wave.initiate(&request(&t)).await);
-    assert!(awaiting_payer(&s.wave.status(&t, Timestamp::now()).await));
+    assert!(awaiting_payer(&s.status_now(&t).await));
     assert_eq!(s.settled(&t).await, OperatorAnswer::Succeeded);
 }
 
@@ -58,9 +58,9 @@ async fn a_failed_attempt_from_04_is_not_final_until_the_session_expires() {
     let wire = s.admin(&format!("payments/{}", t.id)).await["wire"].clone();
     assert_eq!(wire["last_payment_error"]["code"], "insufficient-funds");
     // The payer may still try again with enough money: Wave keeps the session open.
-    assert!(awaiting_payer(&s.wave.status(&t, Timestamp::now()).await));
+    assert!(awaiting_payer(&s.status_now(&t).await));
     assert_eq!(s.wave.cancel(&t).await, Ok(()));
-    match s.wave.status(&t, Timestamp::now()).await {
+    match s.status_now(&t).await {
         Ok(OperatorAnswer::Failed { code, reason }) => {
             assert_eq!(code, FailureCode::Expired);
             assert!(reason.contains("insufficient-funds"), "{reason}");
@@ -74,10 +74,10 @@ async fn a_collection_from_06_stays_pending_and_expires_when_cancelled_twice_ove
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0100000006", 700);
     awaits_payer(s.wave.initiate(&request(&t)).await);
-    assert!(awaiting_payer(&s.wave.status(&t, Timestamp::now()).await));
+    assert!(awaiting_payer(&s.status_now(&t).await));
     assert_eq!(s.wave.cancel(&t).await, Ok(()));
     assert!(matches!(
-        s.wave.status(&t, Timestamp::now()).await,
+        s.status_now(&t).await,
         Ok(OperatorAnswer::Failed {
             code: FailureCode::Expired,
             ..
@@ -93,7 +93,7 @@ async fn a_paid_collection_is_never_expired() {
     s.wave.initiate(&request(&t)).await.unwrap();
     assert_eq!(s.settled(&t).await, OperatorAnswer::Succeeded);
     assert!(matches!(s.wave.cancel(&t).await, Err(OperatorError::Ambiguous(_))));
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Succeeded));
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Succeeded));
 }
 
 #[tokio::test]
@@ -110,7 +110,7 @@ async fn a_payer_who_pays_during_the_expiry_keeps_the_collection_paid() {
     .await;
     s.fault_once("wave.checkout.expire", "latency=150ms").await;
     assert!(matches!(s.wave.cancel(&t).await, Err(OperatorError::Ambiguous(_))));
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Succeeded));
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Succeeded));
 }
 
 #[tokio::test]
@@ -128,10 +128,7 @@ async fn the_same_transaction_sent_twice_makes_one_session() {
 async fn a_collection_wave_never_received_is_not_received_and_needs_no_cancel() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0700000001", 2500);
-    assert_eq!(
-        s.wave.status(&t, Timestamp::now()).await,
-        Ok(OperatorAnswer::NotReceived)
-    );
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::NotReceived));
     assert_eq!(s.wave.cancel(&t).await, Ok(()));
 }
 
@@ -139,17 +136,10 @@ async fn a_collection_wave_never_received_is_not_received_and_needs_no_cancel() 
 async fn a_5xx_on_creation_is_ambiguous_though_nothing_was_executed() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0700000001", 2500);
-    s.fault_once("wave.checkout.create", "status=503").await;
-    assert!(matches!(
-        s.wave.initiate(&request(&t)).await,
-        Err(OperatorError::Ambiguous(_))
-    ));
+    s.initiate_ambiguously("wave.checkout.create", "status=503", &t).await;
     assert_eq!(s.counts(&t.id).await, (1, 0));
     // The reconciler's lookup then learns that nothing arrived, so a resend is safe.
-    assert_eq!(
-        s.wave.status(&t, Timestamp::now()).await,
-        Ok(OperatorAnswer::NotReceived)
-    );
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::NotReceived));
 }
 
 /// A reset after the request was written looks the same from here whether Wave acted first
@@ -159,26 +149,16 @@ async fn a_5xx_on_creation_is_ambiguous_though_nothing_was_executed() {
 async fn a_reset_is_ambiguous_and_the_resend_executes_once() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Collection, "0700000001", 2500);
-    s.fault_once("wave.checkout.create", "reset=before").await;
-    assert!(matches!(
-        s.wave.initiate(&request(&t)).await,
-        Err(OperatorError::Ambiguous(_))
-    ));
-    assert_eq!(
-        s.wave.status(&t, Timestamp::now()).await,
-        Ok(OperatorAnswer::NotReceived)
-    );
+    s.initiate_ambiguously("wave.checkout.create", "reset=before", &t).await;
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::NotReceived));
     awaits_payer(s.wave.initiate(&request(&t)).await);
     assert_eq!(s.counts(&t.id).await, (2, 1));
 
     let after = transaction(Kind::Collection, "0700000006", 2500);
-    s.fault_once("wave.checkout.create", "reset=after").await;
-    assert!(matches!(
-        s.wave.initiate(&request(&after)).await,
-        Err(OperatorError::Ambiguous(_))
-    ));
+    s.initiate_ambiguously("wave.checkout.create", "reset=after", &after)
+        .await;
     assert!(
-        awaiting_payer(&s.wave.status(&after, Timestamp::now()).await),
+        awaiting_payer(&s.status_now(&after).await),
         "the page the lost answer had, found by the lookup"
     );
 }
@@ -202,7 +182,7 @@ async fn a_session_for_another_amount_is_never_settled() {
     s.wave.initiate(&request(&sent)).await.unwrap();
     let mut stored = sent.clone();
     stored.amounts.amount = crate::domain::Francs(25_000);
-    let answer = s.wave.status(&stored, Timestamp::now()).await;
+    let answer = s.status_now(&stored).await;
     assert!(
         matches!(
             &answer,

@@ -15,7 +15,7 @@ use crate::domain::Purpose;
 use crate::domain::{
     Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
 };
-use crate::operator::{Instruction, Operator, OperatorAnswer, OperatorRequest};
+use crate::operator::{Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 
 /// The Sandbox delay of rows 02 and 03 in these tests.
@@ -151,6 +151,21 @@ impl Setup {
     pub async fn fault_once(&self, on: &str, fault: &str) {
         self.admin_post("faults", json!({"on": on, "fault": fault, "times": 1}))
             .await;
+    }
+
+    /// What the connector answers now about `t`.
+    pub async fn status_now(&self, t: &Transaction) -> Result<OperatorAnswer, OperatorError> {
+        self.wave.status(t, Timestamp::now()).await
+    }
+
+    /// Sends `t` with `fault` injected at the emulator's endpoint `on`: whatever happened there,
+    /// the connector cannot tell, so its answer must be ambiguous.
+    pub async fn initiate_ambiguously(&self, on: &str, fault: &str, t: &Transaction) {
+        self.fault_once(on, fault).await;
+        assert!(matches!(
+            self.wave.initiate(&request(t)).await,
+            Err(OperatorError::Ambiguous(_))
+        ));
     }
 
     /// The status of `t`, asked until it is no longer `Pending` (at most 3 s, 10 ms apart).

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{request, start, transaction};
-use crate::domain::{FailureCode, Kind, Timestamp};
+use crate::domain::{FailureCode, Kind};
 use crate::operator::{BadAnswer, Operator, OperatorAnswer, OperatorError};
 
 #[tokio::test]
@@ -20,7 +20,7 @@ async fn a_transfer_to_01_succeeds_in_the_answer() {
         (&json!("10000"), &json!("XOF"), &json!("+2250700000001"))
     );
     assert_eq!(wire["client_reference"], json!(t.reference.as_str()));
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Succeeded));
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Succeeded));
 }
 
 #[tokio::test]
@@ -33,10 +33,7 @@ async fn a_transfer_to_04_is_rejected_and_nothing_was_created() {
             if reason.contains("recipient-account-blocked")),
         "{answer:?}"
     );
-    assert_eq!(
-        s.wave.status(&t, Timestamp::now()).await,
-        Ok(OperatorAnswer::NotReceived)
-    );
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::NotReceived));
 }
 
 #[tokio::test]
@@ -44,7 +41,7 @@ async fn a_transfer_to_02_is_processing_then_succeeds() {
     let s = start(|e| e.delay = Duration::from_millis(400)).await;
     let t = transaction(Kind::Transfer, "0500000002", 5_000);
     assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Pending));
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Pending));
     assert_eq!(s.settled(&t).await, OperatorAnswer::Succeeded);
 }
 
@@ -67,9 +64,9 @@ async fn a_transfer_to_06_stays_processing_and_cannot_be_cancelled() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Transfer, "0700000006", 5_000);
     assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Pending));
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Pending));
     assert_eq!(s.wave.cancel(&t).await, Ok(()), "nothing to do for a payout");
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Pending));
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Pending));
 }
 
 #[tokio::test]
@@ -85,37 +82,19 @@ async fn the_same_transfer_sent_twice_pays_once() {
 async fn a_transfer_wave_never_received_is_not_received() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Transfer, "0700000001", 10_000);
-    assert_eq!(
-        s.wave.status(&t, Timestamp::now()).await,
-        Ok(OperatorAnswer::NotReceived)
-    );
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::NotReceived));
 }
 
 #[tokio::test]
 async fn a_5xx_or_a_reset_is_ambiguous_and_the_lookup_tells_what_happened() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Transfer, "0700000001", 10_000);
-    s.fault_once("wave.payout.create", "status=503").await;
-    assert!(matches!(
-        s.wave.initiate(&request(&t)).await,
-        Err(OperatorError::Ambiguous(_))
-    ));
-    assert_eq!(
-        s.wave.status(&t, Timestamp::now()).await,
-        Ok(OperatorAnswer::NotReceived)
-    );
-    s.fault_once("wave.payout.create", "reset=before").await;
-    assert!(matches!(
-        s.wave.initiate(&request(&t)).await,
-        Err(OperatorError::Ambiguous(_))
-    ));
+    s.initiate_ambiguously("wave.payout.create", "status=503", &t).await;
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::NotReceived));
+    s.initiate_ambiguously("wave.payout.create", "reset=before", &t).await;
     assert_eq!(s.counts(&t.id).await, (2, 0));
-    s.fault_once("wave.payout.create", "reset=after").await;
-    assert!(matches!(
-        s.wave.initiate(&request(&t)).await,
-        Err(OperatorError::Ambiguous(_))
-    ));
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Succeeded));
+    s.initiate_ambiguously("wave.payout.create", "reset=after", &t).await;
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Succeeded));
     assert_eq!(s.counts(&t.id).await, (3, 1));
 }
 
@@ -126,12 +105,8 @@ async fn a_timeout_after_wave_accepted_is_ambiguous_and_the_payout_is_found() {
     settings.timeout = Duration::from_millis(100);
     s.wave = crate::operator::wave::WaveConnector::new(settings).unwrap();
     let t = transaction(Kind::Transfer, "0700000001", 10_000);
-    s.fault_once("wave.payout.create", "timeout=1s").await;
-    assert!(matches!(
-        s.wave.initiate(&request(&t)).await,
-        Err(OperatorError::Ambiguous(_))
-    ));
-    assert_eq!(s.wave.status(&t, Timestamp::now()).await, Ok(OperatorAnswer::Succeeded));
+    s.initiate_ambiguously("wave.payout.create", "timeout=1s", &t).await;
+    assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::Succeeded));
 }
 
 #[tokio::test]
@@ -141,7 +116,7 @@ async fn a_payout_of_another_amount_is_never_settled() {
     s.wave.initiate(&request(&sent)).await.unwrap();
     let mut stored = sent.clone();
     stored.amounts.amount = crate::domain::Francs(1_000);
-    let answer = s.wave.status(&stored, Timestamp::now()).await;
+    let answer = s.status_now(&stored).await;
     assert!(
         matches!(
             &answer,

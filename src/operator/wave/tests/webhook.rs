@@ -51,6 +51,11 @@ async fn webhooks(log: &Log, n: usize) -> Vec<(Option<String>, Vec<u8>)> {
     }
 }
 
+/// What the connector makes of webhook `received`, now.
+fn verified(s: &Setup, (signature, body): &(Option<String>, Vec<u8>)) -> Result<String, CallbackRejected> {
+    s.wave.verify_callback(&callback(signature, body))
+}
+
 fn callback<'a>(signature: &'a Option<String>, body: &'a [u8]) -> CallbackRequest<'a> {
     CallbackRequest {
         token: None,
@@ -66,12 +71,9 @@ async fn a_webhook_wave_signs_names_our_reference() {
     let t = transaction(Kind::Collection, "0700000001", 2500);
     s.wave.initiate(&request(&t)).await.unwrap();
     let got = webhooks(&log, 1).await;
-    let (signature, body) = &got[0];
-    assert_eq!(
-        s.wave.verify_callback(&callback(signature, body)),
-        Ok(t.reference.to_string())
-    );
+    assert_eq!(verified(&s, &got[0]), Ok(t.reference.to_string()));
     // The same webhook replayed six minutes later.
+    let (signature, body) = &got[0];
     let mut replayed = callback(signature, body);
     replayed.now = Timestamp::from_millis(Timestamp::now().millis() + 6 * 60 * 1000);
     assert!(matches!(
@@ -88,14 +90,9 @@ async fn a_duplicate_with_the_same_signature_is_refused_as_a_replay() {
     s.wave.initiate(&request(&t)).await.unwrap();
     let got = webhooks(&log, 2).await;
     assert_eq!(got[0], got[1], "the emulator sends the same webhook twice");
-    let (signature, body) = &got[0];
-    assert_eq!(
-        s.wave.verify_callback(&callback(signature, body)),
-        Ok(t.reference.to_string())
-    );
-    let (signature, body) = &got[1];
+    assert_eq!(verified(&s, &got[0]), Ok(t.reference.to_string()));
     assert!(matches!(
-        s.wave.verify_callback(&callback(signature, body)),
+        verified(&s, &got[1]),
         Err(CallbackRejected::Unauthenticated(_))
     ));
 }
@@ -107,9 +104,8 @@ async fn a_webhook_signed_with_another_secret_is_refused() {
     let t = transaction(Kind::Collection, "0700000001", 2500);
     s.wave.initiate(&request(&t)).await.unwrap();
     let got = webhooks(&log, 1).await;
-    let (signature, body) = &got[0];
     assert!(matches!(
-        s.wave.verify_callback(&callback(signature, body)),
+        verified(&s, &got[0]),
         Err(CallbackRejected::Unauthenticated(_))
     ));
 }
