@@ -5,6 +5,7 @@
 
 pub mod answer;
 pub mod breaker;
+pub mod http;
 pub mod momo;
 pub mod registry;
 pub mod simulator;

@@ -31,6 +31,7 @@ pub use self::status::{answer_of, failure_code};
 use self::token::TokenCache;
 use self::wire::{ErrorAnswer, Party, PaymentResult, Refund, RequestToPay, TokenAnswer, Transfer};
 use super::answer;
+use super::http::{self, transport_error};
 use super::OperatorRequest;
 use super::{
     AccountHolder, BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError,
@@ -136,14 +137,7 @@ fn paths(kind: Kind) -> (&'static str, &'static str) {
 
 impl MomoConnector {
     pub fn new(settings: MomoSettings) -> Result<MomoConnector, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .timeout(settings.timeout)
-            .connect_timeout(settings.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            // A proxy from the environment would route money around our own checks.
-            .no_proxy()
-            .user_agent(concat!("momo-gateway/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+        let http = http::client(settings.timeout)?;
         Ok(MomoConnector {
             settings,
             http,
@@ -217,18 +211,6 @@ impl MomoConnector {
             "the operator refused a fresh {} token (401)",
             product.name()
         )))
-    }
-}
-
-/// A transport error: a refused connection never reached the operator; anything later (a
-/// timeout, a reset) may have.
-fn transport_error(e: reqwest::Error) -> OperatorError {
-    // Its text names the URL, which reaches logs and may carry a key in its query.
-    let e = crate::net::redact_error(e);
-    if e.is_connect() {
-        OperatorError::Transient(format!("cannot connect: {e}"))
-    } else {
-        OperatorError::Ambiguous(format!("no answer after sending: {e}"))
     }
 }
 

@@ -34,6 +34,7 @@ use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 
 use super::answer;
+use super::http::{self, transport_error};
 use super::{
     BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest,
 };
@@ -89,15 +90,7 @@ struct Answer {
 
 impl WaveConnector {
     pub fn new(settings: WaveSettings) -> Result<WaveConnector, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .timeout(settings.timeout)
-            .connect_timeout(settings.timeout)
-            // A redirect would replay a payment request somewhere we did not choose.
-            .redirect(reqwest::redirect::Policy::none())
-            // A proxy from the environment would route money around our own checks.
-            .no_proxy()
-            .user_agent(concat!("momo-gateway/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+        let http = http::client(settings.timeout)?;
         Ok(WaveConnector {
             settings,
             http,
@@ -119,18 +112,6 @@ impl WaveConnector {
         let status = answer.status();
         let body = answer::body(answer, self.settings.max_answer_bytes).await?;
         Ok(Answer { status, body })
-    }
-}
-
-/// A transport error: a refused connection never reached Wave; anything later (a timeout, a
-/// reset) may have, and from here a reset before Wave acted looks the same as one after.
-fn transport_error(e: reqwest::Error) -> OperatorError {
-    // Its text names the URL, which reaches logs and may carry a key in its query.
-    let e = crate::net::redact_error(e);
-    if e.is_connect() {
-        OperatorError::Transient(format!("cannot connect: {e}"))
-    } else {
-        OperatorError::Ambiguous(format!("no answer after sending: {e}"))
     }
 }
 
