@@ -3,6 +3,14 @@
 use super::tests::from_env;
 use super::*;
 
+/// `basis_points` of the amount plus `fixed` francs.
+fn rule(basis_points: u32, fixed: i64) -> FeeRule {
+    FeeRule {
+        basis_points,
+        fixed: crate::domain::Francs(fixed),
+    }
+}
+
 #[test]
 fn operators_can_be_disabled_whole_or_by_direction() {
     let c = from_env(&[("MOMO_DISABLED_OPERATORS", "GAMMA, BETA:transfer")]).unwrap();
@@ -20,41 +28,17 @@ fn fees_are_configured_per_operator_and_direction() {
     )])
     .unwrap();
     let fees = c.fee_schedule();
-    assert_eq!(
-        fees.rule(OperatorCode::Beta, Kind::Refund),
-        FeeRule {
-            basis_points: 1,
-            fixed: crate::domain::Francs(0)
-        }
-    );
+    assert_eq!(fees.rule(OperatorCode::Beta, Kind::Refund), rule(1, 0));
     assert_eq!(
         FeeSchedule::default().rule(OperatorCode::Beta, Kind::Refund),
-        FeeRule {
-            basis_points: 0,
-            fixed: crate::domain::Francs(0)
-        },
+        rule(0, 0),
         "a refund costs nothing unless configured"
     );
-    assert_eq!(
-        fees.rule(OperatorCode::Beta, Kind::Collection),
-        FeeRule {
-            basis_points: 175,
-            fixed: crate::domain::Francs(0)
-        }
-    );
-    assert_eq!(
-        fees.rule(OperatorCode::Gamma, Kind::Transfer),
-        FeeRule {
-            basis_points: 50,
-            fixed: crate::domain::Francs(25)
-        }
-    );
+    assert_eq!(fees.rule(OperatorCode::Beta, Kind::Collection), rule(175, 0));
+    assert_eq!(fees.rule(OperatorCode::Gamma, Kind::Transfer), rule(50, 25));
     assert_eq!(
         fees.rule(OperatorCode::Alpha, Kind::Collection),
-        FeeRule {
-            basis_points: 200,
-            fixed: crate::domain::Francs(0)
-        },
+        rule(200, 0),
         "defaults stay"
     );
     for bad in [

@@ -8,6 +8,14 @@ pub(super) fn from_env(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
     Config::from_sources(None, |name| map.get(name).cloned())
 }
 
+/// A settings file holding `text`, in a folder removed when the returned guard is dropped.
+fn settings_file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("momo.toml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
 fn secs(list: &[u64]) -> Vec<Duration> {
     list.iter().map(|s| Duration::from_secs(*s)).collect()
 }
@@ -42,14 +50,10 @@ fn defaults_need_no_settings() {
 
 #[test]
 fn connection_limits_and_trusted_proxies_come_from_a_file_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("momo.toml");
-    std::fs::write(
-        &path,
+    let (_dir, path) = settings_file(
         "http_header_read_timeout_ms = 5000\nhttp_request_timeout_ms = 20000\nhttp_idle_timeout_ms = 90000\n\
          http_max_connections = 4096\ntrusted_proxies = [\"10.0.0.0/8\", \"192.0.2.7\"]\n",
-    )
-    .unwrap();
+    );
     let c = Config::from_sources(Some(&path), |_| None).unwrap();
     assert_eq!(
         (c.http.header_read_timeout, c.http.request_timeout, c.http.idle_timeout),
@@ -174,13 +178,7 @@ fn debug_redacts_secrets() {
 
 #[test]
 fn the_file_comes_before_the_environment_and_refuses_unknown_keys() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("momo.toml");
-    std::fs::write(
-        &path,
-        "token_ttl_s = 120\nsimulator_delay_ms = 5\nwebhook_retry_schedule = [1, 2]\n",
-    )
-    .unwrap();
+    let (_dir, path) = settings_file("token_ttl_s = 120\nsimulator_delay_ms = 5\nwebhook_retry_schedule = [1, 2]\n");
     let c = Config::from_sources(Some(&path), |n| (n == "MOMO_TOKEN_TTL_S").then(|| "30".to_owned())).unwrap();
     assert_eq!(
         (c.token_ttl, c.simulator.delay),
@@ -269,9 +267,7 @@ fn a_platforms_port_and_database_url_count_when_no_momo_variable_is_set() {
     assert_eq!(c.listen.to_string(), "127.0.0.1:9000", "MOMO_LISTEN wins");
     assert_eq!(c.database_url, "sqlite://data/x.db", "MOMO_DATABASE_URL wins");
     // Over the file, as every environment variable.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("momo.toml");
-    std::fs::write(&path, "listen = \"127.0.0.1:7000\"\n").unwrap();
+    let (_dir, path) = settings_file("listen = \"127.0.0.1:7000\"\n");
     let c = Config::from_sources(Some(&path), |n| (n == "PORT").then(|| "5000".to_owned())).unwrap();
     assert_eq!(c.listen.to_string(), "0.0.0.0:5000");
     for (var, bad) in [
@@ -306,13 +302,8 @@ fn operator_aliases_come_from_the_environment_or_a_toml_table_or_array() {
         Config::default().operator_aliases.is_empty(),
         "the reference's codes only"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("momo.toml");
-    std::fs::write(
-        &path,
-        "[operator_aliases]\nWAVE_CI = \"BETA_CI\"\nORANGE_MONEY_CI = \"ALPHA_MONEY_CI\"\n",
-    )
-    .unwrap();
+    let (_dir, path) =
+        settings_file("[operator_aliases]\nWAVE_CI = \"BETA_CI\"\nORANGE_MONEY_CI = \"ALPHA_MONEY_CI\"\n");
     let c = Config::from_sources(Some(&path), |_| None).unwrap();
     assert_eq!(
         c.operator_aliases.resolve("WAVE_CI").unwrap().operator,
