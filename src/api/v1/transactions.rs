@@ -164,28 +164,37 @@ impl ListParams {
                     })
                 })
                 .transpose()?,
-            link: nonempty(&self.link_payment_id)
-                .map(|l| {
-                    LinkId::parse(&l).ok_or_else(|| {
-                        bad(format!(
-                            "linkPaymentId must be a payment link's id (lnk_ and 22 letters or digits), got {:?}",
-                            l.chars().take(40).collect::<String>()
-                        ))
-                    })
-                })
-                .transpose()?,
-            batch: nonempty(&self.payout_batch_id)
-                .map(|b| {
-                    BatchId::parse(&b).ok_or_else(|| {
-                        bad(format!(
-                            "payoutBatchId must be a payout batch's id (pbt_ and 22 letters or digits), got {:?}",
-                            b.chars().take(40).collect::<String>()
-                        ))
-                    })
-                })
-                .transpose()?,
+            link: id_param(
+                nonempty(&self.link_payment_id),
+                LinkId::parse,
+                "linkPaymentId",
+                "a payment link's id (lnk_ and 22 letters or digits)",
+            )?,
+            batch: id_param(
+                nonempty(&self.payout_batch_id),
+                BatchId::parse,
+                "payoutBatchId",
+                "a payout batch's id (pbt_ and 22 letters or digits)",
+            )?,
         })
     }
+}
+
+/// A filter naming a resource the gateway made by its id; the error quotes at most 40
+/// characters of what was sent, which is longer than any such id.
+fn id_param<T>(
+    raw: Option<String>,
+    parse: impl Fn(&str) -> Option<T>,
+    name: &str,
+    shape: &str,
+) -> Result<Option<T>, ApiError> {
+    raw.map(|r| {
+        parse(&r).ok_or_else(|| {
+            let shown: String = r.chars().take(40).collect();
+            ApiError::bad_request(format!("{name} must be {shape}, got {shown:?}"))
+        })
+    })
+    .transpose()
 }
 
 pub async fn list(
