@@ -67,21 +67,20 @@ pub fn transaction_id(raw: &str, field: &str, max: usize, too_long: ErrorKind) -
 }
 
 pub fn currency(raw: &str, field: &str) -> Result<(), ApiError> {
-    if raw == "XOF" {
-        Ok(())
-    } else {
-        Err(ApiError::bad_request(format!(
-            "{field} must be \"XOF\", the only currency, not {raw:?}"
-        )))
-    }
+    the_only(raw, field, "XOF", "currency")
 }
 
 pub fn country(raw: &str, field: &str) -> Result<(), ApiError> {
-    if raw == "CI" {
+    the_only(raw, field, "CI", "country")
+}
+
+/// A field the reference sends that can take one value only here (`what` names it).
+fn the_only(raw: &str, field: &str, only: &str, what: &str) -> Result<(), ApiError> {
+    if raw == only {
         Ok(())
     } else {
         Err(ApiError::bad_request(format!(
-            "{field} must be \"CI\", the only country, not {raw:?}"
+            "{field} must be {only:?}, the only {what}, not {raw:?}"
         )))
     }
 }
