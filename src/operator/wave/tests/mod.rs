@@ -15,7 +15,7 @@ use crate::domain::Purpose;
 use crate::domain::{
     Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
 };
-use crate::operator::{Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest};
+use crate::operator::{BadAnswer, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 
 /// The Sandbox delay of rows 02 and 03 in these tests.
@@ -166,6 +166,26 @@ impl Setup {
             self.wave.initiate(&request(t)).await,
             Err(OperatorError::Ambiguous(_))
         ));
+    }
+
+    /// Sends `sent`, then asks about it as if the gateway had stored `stored_amount` francs:
+    /// Wave's answer, for another amount, must never settle it. Returns what was asked about.
+    pub async fn status_for_another_amount(&self, sent: &Transaction, stored_amount: i64) -> Transaction {
+        self.wave.initiate(&request(sent)).await.unwrap();
+        let mut stored = sent.clone();
+        stored.amounts.amount = crate::domain::Francs(stored_amount);
+        let answer = self.status_now(&stored).await;
+        assert!(
+            matches!(
+                &answer,
+                Err(OperatorError::BadAnswer {
+                    kind: BadAnswer::AmountMismatch,
+                    ..
+                })
+            ),
+            "{answer:?}"
+        );
+        stored
     }
 
     /// The status of `t`, asked until it is no longer `Pending` (at most 3 s, 10 ms apart).

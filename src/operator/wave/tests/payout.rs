@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{request, start, transaction};
 use crate::domain::{FailureCode, Kind};
-use crate::operator::{BadAnswer, Operator, OperatorAnswer, OperatorError};
+use crate::operator::{Operator, OperatorAnswer, OperatorError};
 
 #[tokio::test]
 async fn a_transfer_to_01_succeeds_in_the_answer() {
@@ -113,18 +113,5 @@ async fn a_timeout_after_wave_accepted_is_ambiguous_and_the_payout_is_found() {
 async fn a_payout_of_another_amount_is_never_settled() {
     let s = start(|_| {}).await;
     let sent = transaction(Kind::Transfer, "0700000001", 10_000);
-    s.wave.initiate(&request(&sent)).await.unwrap();
-    let mut stored = sent.clone();
-    stored.amounts.amount = crate::domain::Francs(1_000);
-    let answer = s.status_now(&stored).await;
-    assert!(
-        matches!(
-            &answer,
-            Err(OperatorError::BadAnswer {
-                kind: BadAnswer::AmountMismatch,
-                ..
-            })
-        ),
-        "{answer:?}"
-    );
+    s.status_for_another_amount(&sent, 1_000).await;
 }
