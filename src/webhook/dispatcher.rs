@@ -152,27 +152,20 @@ impl Dispatcher {
     /// One attempt at one event (or none, when there is nowhere to send it), not yet recorded.
     async fn attempt(&self, event: DueEvent, now: Timestamp) -> Finished {
         let url = match (&event.webhook_url, event.endpoint_disabled) {
-            (None, _) => {
-                let update = EventUpdate::Failed {
-                    error: "no webhook URL is configured for this environment".into(),
-                };
+            (None, _) => Err("no webhook URL is configured for this environment"),
+            (Some(_), true) => Err("endpoint disabled after a 410 answer; set the webhook URL again to re-enable it"),
+            (Some(url), false) => Ok(url.clone()),
+        };
+        let url = match url {
+            Ok(url) => url,
+            Err(why) => {
+                let update = EventUpdate::Failed { error: why.into() };
                 return Finished {
                     event,
                     attempt: None,
                     update,
                 };
             }
-            (Some(_), true) => {
-                let update = EventUpdate::Failed {
-                    error: "endpoint disabled after a 410 answer; set the webhook URL again to re-enable it".into(),
-                };
-                return Finished {
-                    event,
-                    attempt: None,
-                    update,
-                };
-            }
-            (Some(url), false) => url.clone(),
         };
         let timestamp = now.unix_seconds();
         // The newest secret first; the one a rotation replaced too, while its overlap lasts.
