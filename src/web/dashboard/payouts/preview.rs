@@ -12,7 +12,7 @@ use maud::{html, Markup};
 use super::super::layout::{self, money, Flash, Spec};
 use super::super::session::Ctx;
 use super::list;
-use crate::domain::{Francs, Timestamp};
+use crate::domain::{Francs, Timestamp, Transaction};
 use crate::service::payouts::{csv, ItemOutcome, Previewed};
 use crate::service::Payouts;
 use crate::web::csrf::{CsrfUpload, Upload};
@@ -136,31 +136,31 @@ fn lines(ctx: &Ctx, previewed: &[Previewed]) -> Markup {
                                 td.num { (money(request.amount.francs())) }
                                 td { (t.preview_paid) }
                             },
-                            Previewed::Not(ItemOutcome::Duplicate(r)) => tr data-line=(line) data-outcome="duplicate" {
-                                td.num { (line) }
-                                td { (r.transaction.transaction_id.as_str()) }
-                                td { (r.transaction.operator.v1_code()) }
-                                td { (r.transaction.phone.as_str()) }
-                                td.num { (money(r.transaction.amounts.amount.get())) }
-                                td { (t.preview_duplicate) }
-                            },
+                            Previewed::Not(ItemOutcome::Duplicate(r)) => (recorded_row(line, "duplicate", &r.transaction, t.preview_duplicate)),
                             Previewed::Not(ItemOutcome::Refused(r)) => tr data-line=(line) data-outcome="refused" {
                                 td.num { (line) }
                                 td colspan="4" { }
                                 td { (t.preview_refused) (t.colon) " " (r.reason.strip_prefix(&format!("line {line}: ")).unwrap_or(&r.reason)) }
                             },
-                            Previewed::Not(ItemOutcome::Accepted(r)) => tr data-line=(line) data-outcome="paid" {
-                                td.num { (line) }
-                                td { (r.transaction.transaction_id.as_str()) }
-                                td { (r.transaction.operator.v1_code()) }
-                                td { (r.transaction.phone.as_str()) }
-                                td.num { (money(r.transaction.amounts.amount.get())) }
-                                td { (t.preview_paid) }
-                            },
+                            Previewed::Not(ItemOutcome::Accepted(r)) => (recorded_row(line, "paid", &r.transaction, t.preview_paid)),
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+/// A line whose transfer is recorded: by this batch, or before it (a duplicate).
+fn recorded_row(line: usize, outcome: &str, tx: &Transaction, said: &str) -> Markup {
+    html! {
+        tr data-line=(line) data-outcome=(outcome) {
+            td.num { (line) }
+            td { (tx.transaction_id.as_str()) }
+            td { (tx.operator.v1_code()) }
+            td { (tx.phone.as_str()) }
+            td.num { (money(tx.amounts.amount.get())) }
+            td { (said) }
         }
     }
 }
