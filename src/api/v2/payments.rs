@@ -244,10 +244,9 @@ fn data<'a>(payments: &Payments, record: &'a TransactionRecord, spelling: Spelli
 pub(super) fn answer(payments: &Payments, result: Result<TransactionRecord, PaymentError>) -> Result<Response, Error> {
     match result {
         Ok(record) => {
-            let spelling = match record.transaction.kind() {
-                Kind::Collection if payments.config().v2_successfull_spelling => Spelling::Live,
-                Kind::Collection | Kind::Transfer | Kind::Refund => Spelling::Standard,
-            };
+            // The live service's misspelling is its collections' alone.
+            let live = record.transaction.kind() == Kind::Collection && payments.config().v2_successfull_spelling;
+            let spelling = if live { Spelling::Live } else { Spelling::Standard };
             let (status, message) = match (record.transaction.status, spelling) {
                 (Status::Successful, Spelling::Live) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFULL"),
                 (Status::Successful, Spelling::Standard) => (StatusCode::OK, "PAYMENT_IS_SUCCESSFUL"),

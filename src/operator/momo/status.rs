@@ -5,13 +5,14 @@ use super::wire::PaymentResult;
 use crate::domain::{FailureCode, Kind, Transaction};
 use crate::operator::{BadAnswer, OperatorAnswer, OperatorError};
 
-/// Our failure code for an operator's reason.
+/// Our failure code for an operator's reason: any other than an expiry (APPROVAL_REJECTED,
+/// NOT_ENOUGH_FUNDS, PAYER_NOT_FOUND, PAYER_LIMIT_REACHED, ...) is the payer's refusal when the
+/// payer was asked (money in), the operator's when we paid out.
 pub fn failure_code(kind: Kind, reason: Option<&str>) -> FailureCode {
-    match (reason, kind) {
-        (Some("EXPIRED"), _) => FailureCode::Expired,
-        // APPROVAL_REJECTED, NOT_ENOUGH_FUNDS, PAYER_NOT_FOUND, PAYER_LIMIT_REACHED, ...
-        (_, Kind::Collection) => FailureCode::PayerDeclined,
-        (_, Kind::Transfer | Kind::Refund) => FailureCode::OperatorRefused,
+    match reason {
+        Some("EXPIRED") => FailureCode::Expired,
+        _ if kind.pays_out() => FailureCode::OperatorRefused,
+        _ => FailureCode::PayerDeclined,
     }
 }
 
