@@ -10,9 +10,10 @@ use crate::config::{ApiCredentials, Config, Protocol};
 use crate::domain::{Environment, OperatorCode};
 use crate::operator::momo::callback::route_token;
 use crate::operator::momo::{MomoConnector, MomoCredentials, MomoSettings};
+use crate::operator::paydunya::{PaydunyaConnector, PaydunyaSettings};
 use crate::operator::simulator::Simulator;
 use crate::operator::wave::{WaveConnector, WaveSettings};
-use crate::operator::{Operator, Operators};
+use crate::operator::{Connector, Operator, Operators};
 
 /// Builds the registry; an error names the missing or invalid setting.
 pub fn operators(config: &Config) -> anyhow::Result<Operators> {
@@ -20,25 +21,32 @@ pub fn operators(config: &Config) -> anyhow::Result<Operators> {
         delay: config.simulator.delay,
     });
     let mut operators = Operators::new(simulator.clone());
-    for &(operator, environment, protocol) in &config.connectors.routes {
-        let connector: Arc<dyn Operator> = match protocol {
-            Protocol::Simulator => simulator.clone(),
-            Protocol::MomoOpenApi => Arc::new(momo(config, operator, environment)?),
-            Protocol::WaveCheckout => Arc::new(wave(config, operator, environment)?),
-        };
-        operators = operators.route(operator, environment, connector);
+    for (operator, environment, chain) in &config.connectors.routes {
+        let (operator, environment) = (*operator, *environment);
+        let mut connectors = Vec::new();
+        for &protocol in chain.protocols() {
+            let connector: Arc<dyn Operator> = match protocol {
+                Protocol::Simulator => simulator.clone(),
+                Protocol::MomoOpenApi => Arc::new(momo(config, operator, environment)?),
+                Protocol::WaveCheckout => Arc::new(wave(config, operator, environment)?),
+                Protocol::Paydunya => Arc::new(paydunya(config, operator, environment)?),
+            };
+            connectors.push(Connector::new(protocol.name(), connector));
+        }
+        operators = operators.route(operator, environment, connectors);
     }
     Ok(operators)
 }
 
 /// What serves each operator in each environment, as `serve` prints it at start:
-/// `ALPHA:Sandbox=simulator, ..., ALPHA:Production=refused, ...`.
+/// `ALPHA:Sandbox=simulator, ..., ALPHA:Production=refused, GAMMA:Production=momo-openapi|paydunya, ...`
+/// (a fallback after `|`).
 pub fn routing_table(config: &Config) -> String {
     let served = |operator: OperatorCode, environment: Environment| {
         config
             .connectors
-            .protocol(operator, environment)
-            .map_or("refused", Protocol::name)
+            .chain(operator, environment)
+            .map_or_else(|| "refused".to_owned(), |chain| chain.to_string())
     };
     Environment::ALL
         .iter()
@@ -129,6 +137,28 @@ fn wave(config: &Config, operator: OperatorCode, environment: Environment) -> an
         error_url_fallback: config.public_url.clone(),
     };
     WaveConnector::new(settings).context("cannot build the Wave client")
+}
+
+fn paydunya(config: &Config, operator: OperatorCode, environment: Environment) -> anyhow::Result<PaydunyaConnector> {
+    let c = &config.connectors;
+    let missing = |var: &str| format!("{operator}:{environment} is routed to paydunya, but {var} is not set");
+    let secret = |value: &Option<String>, var: &str| value.clone().with_context(|| missing(var));
+    let settings = PaydunyaSettings {
+        base_url: base_url(config, environment, &c.paydunya_url, "MOMO_PAYDUNYA_URL", missing)?,
+        master_key: secret(&c.paydunya_master_key, "MOMO_PAYDUNYA_MASTER_KEY")?,
+        private_key: secret(&c.paydunya_private_key, "MOMO_PAYDUNYA_PRIVATE_KEY")?,
+        token: secret(&c.paydunya_token, "MOMO_PAYDUNYA_TOKEN")?,
+        // PayDunya notifies the URL each invoice and disbursement names: this route's. Its
+        // notifications carry their own proof (the hash), so the URL holds no token.
+        callback_url: format!(
+            "{}/operator-callbacks/{}/{environment}",
+            config.public_url,
+            operator.name()
+        ),
+        timeout: c.timeout_for(operator, environment),
+        max_answer_bytes: c.max_answer_bytes,
+    };
+    PaydunyaConnector::new(settings).context("cannot build the PayDunya client")
 }
 
 #[cfg(test)]

@@ -183,6 +183,7 @@ mod tests {
                 failure_reason: None,
                 created_at: Timestamp(1_700_000_001_000),
                 updated_at: None,
+                carrier: Default::default(),
             },
             customer: Customer {
                 id: "c-1".into(),

@@ -16,6 +16,8 @@ pub enum Protocol {
     MomoOpenApi,
     /// Wave: checkout sessions and payouts.
     WaveCheckout,
+    /// PayDunya: invoices paid by SOFTPAY, and disbursements.
+    Paydunya,
 }
 
 impl Protocol {
@@ -24,13 +26,53 @@ impl Protocol {
             Protocol::Simulator => "simulator",
             Protocol::MomoOpenApi => "momo-openapi",
             Protocol::WaveCheckout => "wave-checkout",
+            Protocol::Paydunya => "paydunya",
         }
     }
 
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Simulator,
+        Protocol::MomoOpenApi,
+        Protocol::WaveCheckout,
+        Protocol::Paydunya,
+    ];
+
     pub fn parse(name: &str) -> Option<Protocol> {
-        [Protocol::Simulator, Protocol::MomoOpenApi, Protocol::WaveCheckout]
-            .into_iter()
-            .find(|p| p.name() == name)
+        Protocol::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// The connectors a route names, in the order they are tried (`momo-openapi|paydunya`): the
+/// next serves a payment only when the one before refused it before anything could be sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain(Vec<Protocol>);
+
+impl Chain {
+    /// `momo-openapi|paydunya`: at least one protocol, none twice.
+    pub fn parse(value: &str) -> Option<Chain> {
+        let protocols = value
+            .split('|')
+            .map(|name| Protocol::parse(name.trim()))
+            .collect::<Option<Vec<_>>>()?;
+        let distinct = protocols.iter().enumerate().all(|(i, p)| !protocols[..i].contains(p));
+        (distinct && !protocols.is_empty()).then_some(Chain(protocols))
+    }
+
+    pub fn protocols(&self) -> &[Protocol] {
+        &self.0
+    }
+}
+
+impl From<Protocol> for Chain {
+    fn from(protocol: Protocol) -> Chain {
+        Chain(vec![protocol])
+    }
+}
+
+impl fmt::Display for Chain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.0.iter().map(|p| p.name()).collect();
+        f.write_str(&names.join("|"))
     }
 }
 
@@ -56,7 +98,7 @@ impl fmt::Debug for ApiCredentials {
 #[derive(Clone, PartialEq, Eq)]
 pub struct ConnectorSettings {
     /// Routes away from the simulator, by operator and environment.
-    pub routes: Vec<(OperatorCode, Environment, Protocol)>,
+    pub routes: Vec<(OperatorCode, Environment, Chain)>,
     /// Each call to an operator, connection to last byte, unless `timeouts` names the route.
     pub timeout: Duration,
     /// Timeouts of their own, by operator and environment.
@@ -77,19 +119,23 @@ pub struct ConnectorSettings {
     pub wave_url: Option<String>,
     pub wave_api_key: Option<String>,
     pub wave_webhook_secret: Option<String>,
+    pub paydunya_url: Option<String>,
+    pub paydunya_master_key: Option<String>,
+    pub paydunya_private_key: Option<String>,
+    pub paydunya_token: Option<String>,
 }
 
 impl ConnectorSettings {
-    /// The protocol serving `operator` in `environment`: the last route naming it (an operator
-    /// named on its own comes after what `*` gives), else the simulator in the Sandbox and
-    /// none in Production, whose payments to that operator are refused.
-    pub fn protocol(&self, operator: OperatorCode, environment: Environment) -> Option<Protocol> {
+    /// The connectors serving `operator` in `environment`: the last route naming it (an
+    /// operator named on its own comes after what `*` gives), else the simulator in the
+    /// Sandbox and none in Production, whose payments to that operator are refused.
+    pub fn chain(&self, operator: OperatorCode, environment: Environment) -> Option<Chain> {
         self.routes
             .iter()
             .rev()
             .find(|(o, e, _)| *o == operator && *e == environment)
-            .map(|(_, _, p)| *p)
-            .or((environment == Environment::Sandbox).then_some(Protocol::Simulator))
+            .map(|(_, _, chain)| chain.clone())
+            .or((environment == Environment::Sandbox).then(|| Protocol::Simulator.into()))
     }
 
     /// The longest any one operator call may take, whatever the route.
@@ -132,6 +178,10 @@ impl fmt::Debug for ConnectorSettings {
             .field("wave_url", &self.wave_url)
             .field("wave_api_key", &hidden(&self.wave_api_key))
             .field("wave_webhook_secret", &hidden(&self.wave_webhook_secret))
+            .field("paydunya_url", &self.paydunya_url)
+            .field("paydunya_master_key", &hidden(&self.paydunya_master_key))
+            .field("paydunya_private_key", &hidden(&self.paydunya_private_key))
+            .field("paydunya_token", &hidden(&self.paydunya_token))
             .finish()
     }
 }
@@ -153,13 +203,17 @@ impl Default for ConnectorSettings {
             wave_url: None,
             wave_api_key: None,
             wave_webhook_secret: None,
+            paydunya_url: None,
+            paydunya_master_key: None,
+            paydunya_private_key: None,
+            paydunya_token: None,
         }
     }
 }
 
-/// `ALPHA:Production=momo-openapi,BETA:Production=wave-checkout`.
-pub fn parse_routes(value: &str) -> Option<Vec<(OperatorCode, Environment, Protocol)>> {
-    per_route(value, Protocol::parse)
+/// `ALPHA:Production=momo-openapi,BETA:Production=wave-checkout|paydunya`.
+pub fn parse_routes(value: &str) -> Option<Vec<(OperatorCode, Environment, Chain)>> {
+    per_route(value, Chain::parse)
 }
 
 /// `BETA:Production=30000`: milliseconds from 100 to 120000 for each named route.
@@ -215,14 +269,30 @@ pub fn parse_text(value: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn chain(protocols: &[Protocol]) -> Option<Chain> {
+        Some(Chain(protocols.to_vec()))
+    }
+
     #[test]
-    fn routes_name_an_operator_an_environment_and_a_protocol() {
-        let routes = parse_routes("ALPHA:Production=momo-openapi, BETA_CI:Sandbox=wave-checkout").unwrap();
+    fn routes_name_an_operator_an_environment_and_its_connectors_in_order() {
+        let routes = parse_routes(
+            "ALPHA:Production=momo-openapi, BETA_CI:Sandbox=wave-checkout, GAMMA:Production=momo-openapi|paydunya",
+        )
+        .unwrap();
         assert_eq!(
             routes,
             vec![
-                (OperatorCode::Alpha, Environment::Production, Protocol::MomoOpenApi),
-                (OperatorCode::Beta, Environment::Sandbox, Protocol::WaveCheckout),
+                (
+                    OperatorCode::Alpha,
+                    Environment::Production,
+                    Protocol::MomoOpenApi.into()
+                ),
+                (OperatorCode::Beta, Environment::Sandbox, Protocol::WaveCheckout.into()),
+                (
+                    OperatorCode::Gamma,
+                    Environment::Production,
+                    Chain(vec![Protocol::MomoOpenApi, Protocol::Paydunya])
+                ),
             ]
         );
         for bad in [
@@ -230,6 +300,8 @@ mod tests {
             "ALPHA:Live=momo-openapi",
             "OMEGA:Sandbox=simulator",
             "ALPHA:Sandbox=soap",
+            "ALPHA:Sandbox=paydunya|",
+            "ALPHA:Sandbox=paydunya|paydunya",
         ] {
             assert!(parse_routes(bad).is_none(), "{bad}");
         }
@@ -237,16 +309,21 @@ mod tests {
             routes,
             ..ConnectorSettings::default()
         };
+        let served = |op, env| settings.chain(op, env);
         assert_eq!(
-            settings.protocol(OperatorCode::Alpha, Environment::Production),
-            Some(Protocol::MomoOpenApi)
+            served(OperatorCode::Alpha, Environment::Production),
+            chain(&[Protocol::MomoOpenApi])
         );
         assert_eq!(
-            settings.protocol(OperatorCode::Alpha, Environment::Sandbox),
-            Some(Protocol::Simulator)
+            served(OperatorCode::Alpha, Environment::Sandbox),
+            chain(&[Protocol::Simulator])
         );
         assert_eq!(
-            settings.protocol(OperatorCode::Beta, Environment::Production),
+            served(OperatorCode::Gamma, Environment::Production).map(|c| c.to_string()),
+            Some("momo-openapi|paydunya".to_owned())
+        );
+        assert_eq!(
+            served(OperatorCode::Beta, Environment::Production),
             None,
             "Production serves only what is routed"
         );
@@ -264,14 +341,14 @@ mod tests {
                 ..ConnectorSettings::default()
             };
             assert_eq!(
-                settings.protocol(OperatorCode::Alpha, Environment::Production),
-                Some(Protocol::MomoOpenApi),
+                settings.chain(OperatorCode::Alpha, Environment::Production),
+                chain(&[Protocol::MomoOpenApi]),
                 "{value}"
             );
             for op in [OperatorCode::Beta, OperatorCode::Gamma, OperatorCode::Delta] {
                 assert_eq!(
-                    settings.protocol(op, Environment::Production),
-                    Some(Protocol::Simulator),
+                    settings.chain(op, Environment::Production),
+                    chain(&[Protocol::Simulator]),
                     "{value}"
                 );
             }

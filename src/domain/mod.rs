@@ -54,4 +54,4 @@ pub use refund::{RefundLink, RefundReason};
 pub use settlement::{Day, ReportScope, SettlementReport, SettlementRow, SettlementTotals};
 pub use statement::{LedgerPosting, Position, PostingPage, StatementFilter, StatementLine};
 pub use time::Timestamp;
-pub use transaction::{Cause, FailureCode, Kind, Outcome, Status, Transaction};
+pub use transaction::{Carrier, Cause, FailureCode, Kind, Outcome, Status, Transaction};

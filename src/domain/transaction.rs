@@ -217,6 +217,21 @@ pub struct Transaction {
     pub created_at: Timestamp,
     /// Null until the first change after creation.
     pub updated_at: Option<Timestamp>,
+    /// The connector that carries it, and its id there, once either is recorded.
+    pub carrier: Carrier,
+}
+
+/// Which connector carries a payment and what its protocol calls it. Both are recorded before
+/// the call that could move money, so a status check, a callback or a refund goes to the
+/// connector that was asked, and nowhere else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Carrier {
+    /// The connector's protocol name (`paydunya`). `None`: the only connector of its route,
+    /// recorded only when the route names more than one or the protocol hands out a token.
+    pub connector: Option<String>,
+    /// The payment's id at that protocol where it hands one out before anything moves
+    /// (PayDunya's invoice and disbursement tokens). `None`: never asked to move money there.
+    pub token: Option<String>,
 }
 
 impl Transaction {

@@ -154,6 +154,18 @@ impl Guarded {
 
 #[async_trait]
 impl Operator for Guarded {
+    async fn prepare(&self, request: &OperatorRequest<'_>) -> Result<Option<String>, OperatorError> {
+        if !self.inner.prepares() {
+            return Ok(None);
+        }
+        self.guard(request.operator, "prepare", self.inner.prepare(request))
+            .await
+    }
+
+    fn prepares(&self) -> bool {
+        self.inner.prepares()
+    }
+
     async fn initiate(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
         self.guard(request.operator, "initiate", self.inner.initiate(request))
             .await
@@ -172,6 +184,10 @@ impl Operator for Guarded {
     async fn account_holder(&self, operator: OperatorCode, phone: &Msisdn) -> Result<AccountHolder, OperatorError> {
         self.guard(operator, "account_holder", self.inner.account_holder(operator, phone))
             .await
+    }
+
+    fn refunds(&self) -> bool {
+        self.inner.refunds()
     }
 
     fn refunds_in_part(&self) -> bool {

@@ -7,6 +7,7 @@ pub mod answer;
 pub mod breaker;
 pub mod http;
 pub mod momo;
+pub mod paydunya;
 pub mod registry;
 pub mod simulator;
 pub mod unrouted;
@@ -14,7 +15,7 @@ pub mod wave;
 
 use async_trait::async_trait;
 
-pub use registry::Operators;
+pub use registry::{Connector, Operators};
 
 use crate::domain::{Amount, FailureCode, Kind, Msisdn, OperatorCode, ReturnUrls, Timestamp, Transaction};
 
@@ -29,8 +30,14 @@ pub struct OperatorRequest<'a> {
     pub operator_reference: &'a str,
     pub operator: OperatorCode,
     pub phone: &'a Msisdn,
+    /// The payer's or recipient's name and email as given with the payment (PayDunya asks them).
+    pub name: &'a str,
+    pub email: Option<&'a str>,
     pub amount: Amount,
     pub purpose: Instruction<'a>,
+    /// The payment's id at this connector's protocol, where [`Operator::prepare`] gave one and
+    /// the gateway recorded it.
+    pub token: Option<&'a str>,
 }
 
 impl OperatorRequest<'_> {
@@ -208,6 +215,20 @@ pub fn same_secret(a: &str, b: &str) -> bool {
 /// One operator connector.
 #[async_trait]
 pub trait Operator: Send + Sync + 'static {
+    /// Asks the protocol for the payment's id before anything moves, where it hands one out
+    /// first (PayDunya's invoice or disbursement token): the gateway records it, then calls
+    /// [`initiate`](Self::initiate) with it, so a status check can always name the payment and
+    /// a payment without a recorded token was never asked to move money. The default: none.
+    async fn prepare(&self, _request: &OperatorRequest<'_>) -> Result<Option<String>, OperatorError> {
+        Ok(None)
+    }
+
+    /// Whether [`prepare`](Self::prepare) calls the operator: one that does not is neither
+    /// refused by an open breaker nor counted as an answer that closes it.
+    fn prepares(&self) -> bool {
+        false
+    }
+
     /// Starts a collection, a transfer or a refund.
     async fn initiate(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError>;
 
@@ -225,6 +246,12 @@ pub trait Operator: Send + Sync + 'static {
     /// is sent to a number; nothing is sent by asking. The default: the protocol cannot tell.
     async fn account_holder(&self, _operator: OperatorCode, _phone: &Msisdn) -> Result<AccountHolder, OperatorError> {
         Ok(AccountHolder::Unknown)
+    }
+
+    /// Whether the protocol gives a payment back at all. Where it does not, the gateway refuses
+    /// a refund of a payment it carried before anything is reserved.
+    fn refunds(&self) -> bool {
+        true
     }
 
     /// Whether the operator gives part of a payment back. Where it refunds only in full, the

@@ -1,7 +1,14 @@
-//! Which connector serves each operator in each environment. `app/operators.rs` builds the
+//! Which connectors serve each operator in each environment. `app/operators.rs` builds the
 //! registry from configuration and hands it to the service; tests build their own. The Sandbox
 //! falls back to the simulator; Production falls back to nothing ([`Unrouted`]): only a route
 //! serves money there.
+//!
+//! A route names one connector or several in order (`momo-openapi|paydunya`): a payment goes
+//! to the first, and to the next only when the one before refused it before anything could be
+//! sent (`service::payments::deliver`). The connector that carries a payment is recorded with
+//! it (`Transaction::carrier`), and everything after its sending goes there only ([`carrier`]).
+//!
+//! [`carrier`]: Operators::carrier
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -9,19 +16,35 @@ use std::sync::Arc;
 use super::breaker::{BreakerClock, BreakerSettings, Guarded};
 use super::unrouted::Unrouted;
 use super::Operator;
-use crate::domain::{Environment, OperatorCode};
+use crate::domain::{Environment, OperatorCode, Transaction};
 use crate::telemetry::metrics::Metrics;
+
+/// A connector, by the name of its protocol as routes and payments record it.
+#[derive(Clone)]
+pub struct Connector {
+    pub name: &'static str,
+    pub operator: Arc<dyn Operator>,
+}
+
+impl Connector {
+    pub fn new(name: &'static str, operator: Arc<dyn Operator>) -> Connector {
+        Connector { name, operator }
+    }
+}
 
 /// The connectors, by operator code and environment, with what serves the unnamed ones.
 #[derive(Clone)]
 pub struct Operators {
     /// Serves the Sandbox's unnamed operators (the simulator).
-    sandbox: Arc<dyn Operator>,
+    sandbox: Connector,
     /// Serves Production's unnamed operators: [`Unrouted`], unless built with [`Self::everywhere`].
-    production: Arc<dyn Operator>,
+    production: Connector,
     /// Whether Production's unnamed operators are served ([`Self::everywhere`]).
     production_served: bool,
-    routes: HashMap<(OperatorCode, Environment), Arc<dyn Operator>>,
+    /// Each route's connectors, in the order they are tried; never empty.
+    routes: HashMap<(OperatorCode, Environment), Vec<Connector>>,
+    /// What serves a payment whose recorded connector no route names any more.
+    gone: Connector,
 }
 
 impl Operators {
@@ -29,39 +52,41 @@ impl Operators {
     /// Production until [`route`](Self::route) names a connector there.
     pub fn new(sandbox: Arc<dyn Operator>) -> Operators {
         Operators {
-            sandbox,
-            production: Arc::new(Unrouted),
+            sandbox: Connector::new("simulator", sandbox),
+            production: Connector::new("unrouted", Arc::new(Unrouted)),
             production_served: false,
             routes: HashMap::new(),
+            gone: Connector::new("unrouted", Arc::new(Unrouted)),
         }
     }
 
     /// A registry where `connector` serves every operator in every environment (tests).
     pub fn everywhere(connector: Arc<dyn Operator>) -> Operators {
+        let connector = Connector::new("simulator", connector);
         Operators {
             sandbox: connector.clone(),
             production: connector,
             production_served: true,
             routes: HashMap::new(),
+            gone: Connector::new("unrouted", Arc::new(Unrouted)),
         }
     }
 
-    /// Routes `operator` in `environment` to `connector`.
-    pub fn route(
-        mut self,
-        operator: OperatorCode,
-        environment: Environment,
-        connector: Arc<dyn Operator>,
-    ) -> Operators {
-        self.routes.insert((operator, environment), connector);
+    /// Routes `operator` in `environment` to `connectors`, tried in order. An empty list
+    /// leaves the route as it was.
+    pub fn route(mut self, operator: OperatorCode, environment: Environment, connectors: Vec<Connector>) -> Operators {
+        if !connectors.is_empty() {
+            self.routes.insert((operator, environment), connectors);
+        }
         self
     }
 
-    /// The same registry with every connector behind a circuit breaker per operator, which
-    /// reports to `metrics` and keeps the time of `clock`.
+    /// The same registry with every connector behind a circuit breaker of its own per
+    /// operator, which reports to `metrics` and keeps the time of `clock`.
     pub fn guarded(self, settings: BreakerSettings, metrics: Arc<Metrics>, clock: Arc<BreakerClock>) -> Operators {
-        let guard = |inner: Arc<dyn Operator>| -> Arc<dyn Operator> {
-            Arc::new(Guarded::new(inner, settings, metrics.clone(), clock.clone()))
+        let guard = |inner: Connector| -> Connector {
+            let guarded = Guarded::new(inner.operator, settings, metrics.clone(), clock.clone());
+            Connector::new(inner.name, Arc::new(guarded))
         };
         Operators {
             sandbox: guard(self.sandbox),
@@ -70,21 +95,44 @@ impl Operators {
             routes: self
                 .routes
                 .into_iter()
-                .map(|(key, connector)| (key, guard(connector)))
+                .map(|(key, chain)| (key, chain.into_iter().map(guard).collect()))
                 .collect(),
+            gone: self.gone,
         }
     }
 
-    /// The connector of `operator` in `environment`; in Production, an unrouted operator's
-    /// fails every call (see [`is_routed`](Self::is_routed)).
-    pub fn connector(&self, operator: OperatorCode, environment: Environment) -> &dyn Operator {
-        self.routes
-            .get(&(operator, environment))
-            .unwrap_or(match environment {
+    /// The connectors of `operator` in `environment`, in the order a new payment tries them;
+    /// in Production, an unrouted operator's fails every call (see [`is_routed`](Self::is_routed)).
+    pub fn chain(&self, operator: OperatorCode, environment: Environment) -> &[Connector] {
+        match self.routes.get(&(operator, environment)) {
+            Some(chain) => chain,
+            None => std::slice::from_ref(match environment {
                 Environment::Sandbox => &self.sandbox,
                 Environment::Production => &self.production,
-            })
-            .as_ref()
+            }),
+        }
+    }
+
+    /// The first connector of `operator` in `environment`: the one a lookup that moves no
+    /// money (a recipient check) asks, and whose capabilities a new refund is checked against.
+    pub fn connector(&self, operator: OperatorCode, environment: Environment) -> &dyn Operator {
+        self.chain(operator, environment)[0].operator.as_ref()
+    }
+
+    /// The connector that carries `t`: the one recorded with it, else its route's first. A
+    /// recorded connector its route no longer names fails every call, so nothing is asked of
+    /// a connector that never saw the payment, and nothing is settled until it is routed again.
+    pub fn carrier(&self, t: &Transaction) -> &dyn Operator {
+        let chain = self.chain(t.operator, t.tenant.environment);
+        match t.carrier.connector.as_deref() {
+            None => chain[0].operator.as_ref(),
+            Some(name) => chain
+                .iter()
+                .find(|c| c.name == name)
+                .unwrap_or(&self.gone)
+                .operator
+                .as_ref(),
+        }
     }
 
     /// Whether a connector serves `operator` in `environment`: always in the Sandbox, only
@@ -98,8 +146,16 @@ impl Operators {
 
 impl std::fmt::Debug for Operators {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let routes: Vec<String> = self
+            .routes
+            .iter()
+            .map(|((operator, environment), chain)| {
+                let names: Vec<&str> = chain.iter().map(|c| c.name).collect();
+                format!("{operator}:{environment}={}", names.join("|"))
+            })
+            .collect();
         f.debug_struct("Operators")
-            .field("routes", &self.routes.keys().collect::<Vec<_>>())
+            .field("routes", &routes)
             .finish_non_exhaustive()
     }
 }

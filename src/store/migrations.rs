@@ -14,7 +14,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 /// The migrations' names, in order: migration `i + 1` is `NAMES[i]` on both databases.
 /// `migrator` takes exactly as many SQL files as names, so a migration added to one list but
 /// not to the others does not compile.
-const NAMES: [&str; 25] = [
+const NAMES: [&str; 26] = [
     "0001_foundation",
     "0002_payments",
     "0003_webhooks",
@@ -40,10 +40,11 @@ const NAMES: [&str; 25] = [
     "0023_missing_since",
     "0024_payout_sending",
     "0025_recipient_checks",
+    "0026_carrier",
 ];
 
 /// The SQL of each migration, `include_str!` taking only a literal path.
-const SQLITE: [&str; 25] = [
+const SQLITE: [&str; 26] = [
     include_str!("../../migrations/sqlite/0001_foundation.sql"),
     include_str!("../../migrations/sqlite/0002_payments.sql"),
     include_str!("../../migrations/sqlite/0003_webhooks.sql"),
@@ -69,9 +70,10 @@ const SQLITE: [&str; 25] = [
     include_str!("../../migrations/sqlite/0023_missing_since.sql"),
     include_str!("../../migrations/sqlite/0024_payout_sending.sql"),
     include_str!("../../migrations/sqlite/0025_recipient_checks.sql"),
+    include_str!("../../migrations/sqlite/0026_carrier.sql"),
 ];
 
-const POSTGRES: [&str; 25] = [
+const POSTGRES: [&str; 26] = [
     include_str!("../../migrations/postgres/0001_foundation.sql"),
     include_str!("../../migrations/postgres/0002_payments.sql"),
     include_str!("../../migrations/postgres/0003_webhooks.sql"),
@@ -97,6 +99,7 @@ const POSTGRES: [&str; 25] = [
     include_str!("../../migrations/postgres/0023_missing_since.sql"),
     include_str!("../../migrations/postgres/0024_payout_sending.sql"),
     include_str!("../../migrations/postgres/0025_recipient_checks.sql"),
+    include_str!("../../migrations/postgres/0026_carrier.sql"),
 ];
 
 pub fn sqlite() -> Migrator {

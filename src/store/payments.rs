@@ -123,6 +123,16 @@ pub trait PaymentStore: Send + Sync + 'static {
         at: Timestamp,
     ) -> Result<Option<Timestamp>, StoreError>;
 
+    /// Records, for a pending transaction not yet given a token, the connector about to carry
+    /// it and, where its protocol handed one out, its `token` there: `false` when it is no
+    /// longer pending or already has a token (another sender got there first: do not send).
+    async fn record_carrier(
+        &self,
+        transaction_id: &TransactionKey,
+        connector: &str,
+        token: Option<&str>,
+    ) -> Result<bool, StoreError>;
+
     /// Records the operator's page where the payer approves a pending transaction.
     async fn set_launch_url(&self, transaction_id: &TransactionKey, url: &str) -> Result<(), StoreError>;
 

@@ -6,7 +6,7 @@ use super::sql::{kinds, Col, Get, SqlDb};
 use super::{names, StoreError};
 use super::{Attempt, DueEvent, EventSummary, LeasedEvent, PreviousSecret, TransactionRecord};
 use crate::domain::{
-    Address, Amounts, Credential, Customer, CustomerId, Environment, EventState, Msisdn, OperatorCode, Tenant,
+    Address, Amounts, Carrier, Credential, Customer, CustomerId, Environment, EventState, Msisdn, OperatorCode, Tenant,
     Timestamp, Transaction,
 };
 
@@ -95,6 +95,10 @@ pub(super) fn transaction_record<R: Row<Database: SqlDb>>(row: &R) -> Result<Tra
         failure_reason: get(row, "failure_reason")?,
         created_at: Timestamp(get(row, "created_at")?),
         updated_at: get::<R, Option<i64>>(row, "updated_at")?.map(Timestamp),
+        carrier: Carrier {
+            connector: get(row, "connector")?,
+            token: get(row, "operator_token")?,
+        },
     };
     let customer = Customer {
         id: customer_id,

@@ -248,6 +248,7 @@ mod tests {
                 failure_reason: None,
                 created_at: Timestamp(1_700_000_001_000),
                 updated_at: Some(Timestamp(1_700_000_003_000)),
+                carrier: Default::default(),
             },
             customer,
         }

@@ -103,6 +103,7 @@ pub fn payment(
         failure_reason: None,
         created_at: Timestamp(at),
         updated_at: None,
+        carrier: Default::default(),
     }
 }
 

@@ -42,19 +42,37 @@ impl Payments {
         environment: Environment,
         request: CallbackRequest<'_>,
     ) -> Result<CallbackReceipt, CallbackError> {
-        let connector = self.operators.connector(operator, environment);
-        let reference = match connector.verify_callback(&request) {
-            Ok(reference) => reference,
-            Err(rejected) => {
-                let outcome = match rejected {
-                    CallbackRejected::Unauthenticated(_) => "unauthenticated",
-                    CallbackRejected::Malformed(_) => "malformed",
-                    CallbackRejected::Unsupported => "unsupported",
-                };
-                self.metrics.operator_callback(operator.name(), outcome);
-                tracing::warn!(operator = operator.name(), %environment, error = %rejected, "operator callback refused");
-                return Err(rejected.into());
+        // Each connector of the route tries the callback: only the one whose proof it carries
+        // (a token, a signature, a hash) takes it.
+        let mut refusal = None;
+        let mut verified = None;
+        for connector in self.operators.chain(operator, environment) {
+            match connector.operator.verify_callback(&request) {
+                Ok(reference) => {
+                    verified = Some((connector.name, reference));
+                    break;
+                }
+                // The most telling refusal: one from a connector that receives callbacks.
+                Err(CallbackRejected::Unsupported) => {
+                    refusal.get_or_insert(CallbackRejected::Unsupported);
+                }
+                Err(rejected) => {
+                    if refusal.as_ref().is_none_or(|r| *r == CallbackRejected::Unsupported) {
+                        refusal = Some(rejected);
+                    }
+                }
             }
+        }
+        let Some((connector, reference)) = verified else {
+            let rejected = refusal.unwrap_or(CallbackRejected::Unsupported);
+            let outcome = match rejected {
+                CallbackRejected::Unauthenticated(_) => "unauthenticated",
+                CallbackRejected::Malformed(_) => "malformed",
+                CallbackRejected::Unsupported => "unsupported",
+            };
+            self.metrics.operator_callback(operator.name(), outcome);
+            tracing::warn!(operator = operator.name(), %environment, error = %rejected, "operator callback refused");
+            return Err(rejected.into());
         };
         // No reference we issue holds a control character, and PostgreSQL refuses NUL in text:
         // such a reference names no payment, without asking the database.
@@ -73,10 +91,15 @@ impl Payments {
             return Ok(CallbackReceipt::Ignored);
         };
         let t = &record.transaction;
-        if t.operator != operator || t.tenant.environment != environment {
+        let carried_by = t
+            .carrier
+            .connector
+            .as_deref()
+            .unwrap_or(self.operators.chain(operator, environment)[0].name);
+        if t.operator != operator || t.tenant.environment != environment || carried_by != connector {
             self.metrics.operator_callback(operator.name(), "other_route");
             tracing::warn!(operator = operator.name(), %environment, %reference,
-                "operator callback for a payment of another operator or environment; ignored");
+                "operator callback for a payment of another operator, environment or connector; ignored");
             return Ok(CallbackReceipt::Ignored);
         }
         if record.transaction.status.is_final() {

@@ -7,7 +7,7 @@
 
 use rand::Rng;
 
-use super::send::Sent;
+use super::send::{RefundTarget, Sent};
 use super::{PaymentError, PaymentRequest, Payments};
 use crate::domain::ledger;
 use crate::domain::ledger::Posting;
@@ -88,7 +88,11 @@ impl Payments {
         self.creatable(tenant, &request).await?;
         let first_check = now.plus(self.config.reconcile.after);
         let record = self.record(tenant, credential_id, &request, now, first_check).await?;
-        let refund = request.purpose.refund_of().map(|r| (&r.link.collection, &r.key));
+        let refund = request.purpose.refund_of().map(|r| RefundTarget {
+            reference: &r.link.collection,
+            key: &r.key,
+            connector: r.connector.as_deref(),
+        });
         self.send(record, request.purpose.otp_code(), refund, now, Sent::AtCreation)
             .await
     }
@@ -218,6 +222,7 @@ impl Payments {
             failure_reason: None,
             created_at: now,
             updated_at: None,
+            carrier: Default::default(),
         };
         let entry = if request.kind().pays_out() {
             ledger::reserve(&amounts)

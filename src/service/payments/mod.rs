@@ -9,6 +9,7 @@ pub mod callbacks;
 pub mod checking;
 pub mod checkout;
 pub mod create;
+mod deliver;
 pub mod pending;
 pub mod recipients;
 pub mod refunds;

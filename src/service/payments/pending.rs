@@ -1,6 +1,7 @@
 //! What the settlement workers and the administrator need: pending transactions in batches,
 //! the operator's view of one, when to ask again, and the whole-ledger check.
 
+use super::send::RefundTarget;
 use super::Payments;
 use crate::domain::{Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
@@ -96,11 +97,7 @@ impl Payments {
         now: Timestamp,
     ) -> Result<OperatorAnswer, OperatorError> {
         let t = &record.transaction;
-        let answer = self
-            .operators
-            .connector(t.operator, t.tenant.environment)
-            .status(t, now)
-            .await;
+        let answer = self.operators.carrier(t).status(t, now).await;
         // The payer's page, learnt late when the initiation's answer was lost.
         if let Ok(OperatorAnswer::AwaitingPayer { launch_url }) = &answer {
             if t.purpose.launch_url() != Some(launch_url.as_str()) {
@@ -162,15 +159,13 @@ impl Payments {
             })?),
             None => None,
         };
-        let refund = collection
-            .as_ref()
-            .map(|c| (&c.transaction.reference, &c.transaction.id));
+        let refund = collection.as_ref().map(|c| RefundTarget {
+            reference: &c.transaction.reference,
+            key: &c.transaction.id,
+            connector: c.transaction.carrier.connector.as_deref(),
+        });
         let request = super::send::operator_request(t, amount, None, refund)?;
-        let answer = self
-            .operators
-            .connector(t.operator, t.tenant.environment)
-            .initiate(&request)
-            .await;
+        let answer = self.deliver(t, &request, self.refund_pin(t, refund)).await;
         // The payer pays on the page the resend opened (a Wave checkout session): kept, as at
         // creation, so that status lookups show the merchant where to send them.
         if let Ok(OperatorAnswer::AwaitingPayer { launch_url }) = &answer {
@@ -192,18 +187,13 @@ impl Payments {
     /// Cancels a payment still pending at its operator, where the protocol allows it.
     pub(in crate::service) async fn cancel_at_operator(&self, record: &TransactionRecord) -> Result<(), OperatorError> {
         let t = &record.transaction;
-        self.operators
-            .connector(t.operator, t.tenant.environment)
-            .cancel(t)
-            .await
+        self.operators.carrier(t).cancel(t).await
     }
 
     /// The callback the transaction's operator has made by `now`, if any.
     pub fn operator_callback(&self, record: &TransactionRecord, now: Timestamp) -> Option<OperatorAnswer> {
         let t = &record.transaction;
-        self.operators
-            .connector(t.operator, t.tenant.environment)
-            .callback(t, now)
+        self.operators.carrier(t).callback(t, now)
     }
 
     /// A transaction by its service reference alone, whatever its tenant.

@@ -170,12 +170,14 @@ impl Payments {
                 ))
             })?,
         };
-        if amount.francs() != c.amounts.amount.get()
-            && !self
-                .operators
-                .connector(c.operator, tenant.environment)
-                .refunds_in_part()
-        {
+        let carrier = self.operators.carrier(c);
+        if !carrier.refunds() {
+            return Err(RefundError::NotRefundable(format!(
+                "the connector that took {} from the payer gives no payment back: pay the payer with a transfer",
+                c.transaction_id
+            )));
+        }
+        if amount.francs() != c.amounts.amount.get() && !carrier.refunds_in_part() {
             return Err(RefundError::NotRefundable(format!(
                 "{}'s operator gives a payment back only in full: leave the amount out to refund all \
                  {} francs, or pay the payer with a transfer",
@@ -203,6 +205,7 @@ impl Payments {
                     reason: request.reason,
                 },
                 key: c.id.clone(),
+                connector: c.carrier.connector.clone(),
             }),
         };
         Ok(payment)

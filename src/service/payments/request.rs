@@ -84,6 +84,9 @@ impl RecipientCheck {
 pub struct Refunded {
     pub link: RefundLink,
     pub key: TransactionKey,
+    /// The connector that carried the collection, recorded with it (`None`: its route's
+    /// first): the refund goes back through it and no other.
+    pub connector: Option<String>,
 }
 
 impl Requested {

@@ -40,14 +40,25 @@ pub(super) fn stored_amount(t: &Transaction) -> Result<Amount, ServiceError> {
         .map_err(|e| ServiceError::Internal(format!("stored amount {} {e}", t.amounts.amount)))
 }
 
+/// The collection a refund gives back, as sending the refund needs it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RefundTarget<'a> {
+    pub reference: &'a Reference,
+    /// Its key at the operator, which the refund names there.
+    pub key: &'a TransactionKey,
+    /// The connector that carried it (`None`: its route's first): the only one the refund
+    /// may go through.
+    pub connector: Option<&'a str>,
+}
+
 /// What the operator is asked for the recorded `t`, at its creation or sent again. `refund` is
-/// a refund's collection, by its reference and its key at the operator; a refund without it is
-/// a fault of ours (its collection is read before it is sent).
+/// a refund's collection; a refund without it is a fault of ours (its collection is read
+/// before it is sent).
 pub(super) fn operator_request<'a>(
     t: &'a Transaction,
     amount: Amount,
     otp_code: Option<&'a str>,
-    refund: Option<(&'a Reference, &'a TransactionKey)>,
+    refund: Option<RefundTarget<'a>>,
 ) -> Result<OperatorRequest<'a>, ServiceError> {
     let purpose = match &t.purpose {
         Purpose::Collection(collection) => Instruction::Collection {
@@ -56,11 +67,11 @@ pub(super) fn operator_request<'a>(
         },
         Purpose::Transfer(_) => Instruction::Transfer,
         Purpose::Refund(_) => {
-            let (reference, key) = refund
+            let target = refund
                 .ok_or_else(|| ServiceError::Internal(format!("refund {} sent without its collection", t.reference)))?;
             Instruction::Refund(RefundOf {
-                reference,
-                operator_reference: key,
+                reference: target.reference,
+                operator_reference: target.key,
             })
         }
     };
@@ -69,28 +80,38 @@ pub(super) fn operator_request<'a>(
         operator_reference: &t.id,
         operator: t.operator,
         phone: &t.phone,
+        name: &t.name,
+        email: t.email.as_deref(),
         amount,
         purpose,
+        token: t.carrier.token.as_deref(),
     })
 }
 
 impl Payments {
+    /// The only connector a refund may go through: its collection's.
+    pub(super) fn refund_pin<'a>(&'a self, t: &Transaction, refund: Option<RefundTarget<'a>>) -> Option<&'a str> {
+        let target = refund?;
+        Some(
+            target
+                .connector
+                .unwrap_or_else(|| self.operators.chain(t.operator, t.tenant.environment)[0].name),
+        )
+    }
+
     /// Asks the operator for the recorded `record` and records the answer. `refund` is a
-    /// refund's collection, by its reference and its key at the operator.
+    /// refund's collection.
     pub(super) async fn send(
         &self,
         record: TransactionRecord,
         otp_code: Option<&str>,
-        refund: Option<(&Reference, &TransactionKey)>,
+        refund: Option<RefundTarget<'_>>,
         now: Timestamp,
         sent: Sent,
     ) -> Result<TransactionRecord, PaymentError> {
         let t = &record.transaction;
-        let answer = self
-            .operators
-            .connector(t.operator, t.tenant.environment)
-            .initiate(&operator_request(t, stored_amount(t)?, otp_code, refund)?)
-            .await;
+        let request = operator_request(t, stored_amount(t)?, otp_code, refund)?;
+        let answer = self.deliver(t, &request, self.refund_pin(t, refund)).await;
         let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {
             status,
             cause,

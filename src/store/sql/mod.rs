@@ -17,6 +17,7 @@ pub(super) mod dashboard;
 pub(super) mod driver;
 pub(super) mod idempotency;
 pub(super) mod kinds;
+mod ledger_check;
 mod links;
 pub(super) mod merchants;
 mod pages;

@@ -4,6 +4,7 @@
 
 use super::balance_locks::BalancePlan;
 use super::kinds;
+use super::ledger_check;
 use super::set_steps::{write_entries, EntryRow};
 use super::transactions::{self, tenant_statement, TRANSACTION_SELECT};
 use super::writer::Create;
@@ -163,6 +164,24 @@ where
             Some(row) => Some(Timestamp(row.col("missing_since")?)),
             None => None,
         })
+    }
+
+    async fn record_carrier(
+        &self,
+        transaction_id: &TransactionKey,
+        connector: &str,
+        token: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let recorded = sqlx::query(
+            "UPDATE transactions SET connector = $1, operator_token = $2 \
+             WHERE id = $3 AND status = 'PENDING' AND operator_token IS NULL",
+        )
+        .arg(connector)
+        .arg(token)
+        .arg(transaction_id)
+        .execute(DB::pool(self.writer()))
+        .await?;
+        Ok(recorded.rows_affected() == 1)
     }
 
     async fn set_launch_url(&self, transaction_id: &TransactionKey, url: &str) -> Result<(), StoreError> {
@@ -362,31 +381,6 @@ where
     }
 
     async fn check_ledger(&self) -> Result<LedgerCheck, StoreError> {
-        let sum = sqlx::query("SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) AS total FROM ledger_postings")
-            .fetch_one(DB::pool(self.reader()))
-            .await?;
-        let inconsistent = sqlx::query(
-            "SELECT COUNT(*) AS n FROM balances b WHERE b.available < 0 OR b.reserved < 0 \
-             OR b.available + (SELECT CAST(COALESCE(SUM(c.amount), 0) AS BIGINT) FROM balance_credits c \
-             WHERE c.merchant_id = b.merchant_id AND c.environment = b.environment) <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
-             WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'available') \
-             OR b.reserved <> (SELECT CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) FROM ledger_postings p \
-             WHERE p.merchant_id = b.merchant_id AND p.environment = b.environment AND p.account = 'reserved')",
-        )
-        .fetch_one(DB::pool(self.reader()))
-        .await?;
-        let events = sqlx::query(
-            "SELECT COUNT(*) AS n FROM transactions t WHERE \
-             (t.status <> 'PENDING' AND (SELECT COUNT(*) FROM outbox_events e WHERE e.transaction_id = t.id \
-               AND e.to_status <> 'BATCH_COMPLETED') <> 1) \
-             OR (t.status = 'PENDING' AND EXISTS (SELECT 1 FROM outbox_events e WHERE e.transaction_id = t.id))",
-        )
-        .fetch_one(DB::pool(self.reader()))
-        .await?;
-        Ok(LedgerCheck {
-            postings_sum: sum.col("total")?,
-            inconsistent_balances: inconsistent.col("n")?,
-            final_without_one_event: events.col("n")?,
-        })
+        ledger_check::check_ledger::<DB>(self.reader()).await
     }
 }

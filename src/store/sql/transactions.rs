@@ -11,7 +11,7 @@ use crate::store::{names, TransactionFilter};
 /// The columns every transaction has (`t.`), before its kind's own (`kinds::SELECTED`).
 const COMMON_COLUMNS: &str = "t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
     t.kind, t.operator, t.operator_alias, t.phone, t.phone_as_sent, t.amount, t.fees, t.amount_receive, t.amount_total, \
-    t.status, t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.created_at, t.updated_at";
+    t.status, t.customer_id, t.name, t.email, t.failure_code, t.failure_reason, t.created_at, t.updated_at, t.connector, t.operator_token";
 
 /// The columns of its customer (`c.`).
 const CUSTOMER_COLUMNS: &str = "c.first_name AS c_first_name, c.last_name AS c_last_name, c.email AS c_email, \

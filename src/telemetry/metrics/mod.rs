@@ -81,6 +81,7 @@ pub struct Metrics {
     operator_breakers: Family<Labels, Gauge>,
     operator_callbacks: Family<Labels, Counter>,
     operator_bad_answers: Family<Labels, Counter>,
+    operator_sends: Family<Labels, Counter>,
     transactions: Family<Labels, Counter>,
     webhook_deliveries: Family<Labels, Counter>,
     webhook_unsent: Counter,
@@ -108,6 +109,7 @@ impl Default for Metrics {
         let operator_breakers = Family::default();
         let operator_callbacks = Family::default();
         let operator_bad_answers = Family::default();
+        let operator_sends = Family::default();
         let transactions = Family::default();
         let webhook_deliveries = Family::default();
         let webhook_unsent = Counter::default();
@@ -161,6 +163,11 @@ impl Default for Metrics {
             "momo_operator_bad_answers",
             "Operator answers not taken at their word (malformed, unknown status, another amount or currency), by operator and kind",
             operator_bad_answers.clone(),
+        );
+        r.register(
+            "momo_operator_sends",
+            "Payments handed to a connector, by operator, connector and outcome (carried: it took the payment; fell_back: it refused before anything was sent and the route's next connector was tried)",
+            operator_sends.clone(),
         );
         r.register(
             "momo_transactions",
@@ -222,6 +229,7 @@ impl Default for Metrics {
             operator_breakers,
             operator_callbacks,
             operator_bad_answers,
+            operator_sends,
             transactions,
             webhook_deliveries,
             webhook_unsent,
@@ -272,6 +280,18 @@ impl Metrics {
     pub fn operator_callback(&self, operator: &'static str, outcome: &'static str) {
         self.operator_callbacks
             .get_or_create(&labels([("operator", operator), ("outcome", outcome)]))
+            .inc();
+    }
+
+    /// A payment handed to `connector`: `carried` when it took it, `fell_back` when it refused
+    /// before anything was sent and the route's next connector was tried.
+    pub fn operator_send(&self, operator: &'static str, connector: &'static str, outcome: &'static str) {
+        self.operator_sends
+            .get_or_create(&labels([
+                ("operator", operator),
+                ("connector", connector),
+                ("outcome", outcome),
+            ]))
             .inc();
     }
 

@@ -54,7 +54,7 @@ async fn with_emulator(backend: Backend) -> Option<Emulated> {
     let app = TestApp::spawn_with(backend, |c| {
         c.listen = ([127, 0, 0, 1], port).into();
         c.public_url = format!("http://127.0.0.1:{port}");
-        c.connectors.routes = vec![(OperatorCode::Alpha, Environment::Sandbox, Protocol::MomoOpenApi)];
+        c.connectors.routes = vec![(OperatorCode::Alpha, Environment::Sandbox, Protocol::MomoOpenApi.into())];
         c.connectors.timeout = Duration::from_millis(500);
         c.connectors.momo_url = Some(url);
         c.connectors.momo_collection = Some(creds("collection"));

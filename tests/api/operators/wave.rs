@@ -41,8 +41,8 @@ async fn with_wave(backend: Backend) -> Option<Waved> {
         c.listen = ([127, 0, 0, 1], port).into();
         c.public_url = format!("http://127.0.0.1:{port}");
         c.connectors.routes = vec![
-            (OperatorCode::Beta, Environment::Sandbox, Protocol::WaveCheckout),
-            (OperatorCode::Delta, Environment::Sandbox, Protocol::WaveCheckout),
+            (OperatorCode::Beta, Environment::Sandbox, Protocol::WaveCheckout.into()),
+            (OperatorCode::Delta, Environment::Sandbox, Protocol::WaveCheckout.into()),
         ];
         c.connectors.timeout = Duration::from_millis(500);
         c.connectors.wave_url = Some(url);

@@ -97,6 +97,7 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
         failure_reason: None,
         created_at: Timestamp::now(),
         updated_at: None,
+        carrier: Default::default(),
     }
 }
 
@@ -107,6 +108,8 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
         operator_reference: &t.id,
         operator: t.operator,
         phone: &t.phone,
+        name: &t.name,
+        email: t.email.as_deref(),
         amount: crate::domain::Amount::from_francs(t.amounts.amount.get()).unwrap(),
         purpose: match &t.purpose {
             Purpose::Collection(collection) => Instruction::Collection {
@@ -119,6 +122,7 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
                 operator_reference: link.collection.as_str(),
             }),
         },
+        token: None,
     }
 }
 

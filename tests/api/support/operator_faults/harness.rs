@@ -90,7 +90,9 @@ impl Faulted {
             c.public_url = format!("http://127.0.0.1:{port}");
             c.connectors.routes = ALL_ROUTES
                 .iter()
-                .flat_map(|r| [Environment::Sandbox, Environment::Production].map(|e| (r.operator(), e, r.protocol())))
+                .flat_map(|r| {
+                    [Environment::Sandbox, Environment::Production].map(|e| (r.operator(), e, r.protocol().into()))
+                })
                 .collect();
             c.connectors.timeout = Duration::from_millis(500);
             // Production routes too, to the emulator over http on this machine.
