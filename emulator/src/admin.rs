@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 use super::callbacks::{self, Ticket};
 use super::faults::FaultRule;
 use super::state::{Flow, Outcome, Payment, Phase, Resolution};
-use super::{mint, momo, wave, Ctx};
+use super::{mint, momo, paydunya, wave, Ctx};
 
 pub fn routes() -> Router<Ctx> {
     Router::new()
@@ -78,6 +78,8 @@ fn view(ctx: &Ctx, payment: &Payment, now: Instant) -> PaymentView {
         Flow::Checkout => serde_json::to_value(wave::session_view(ctx, payment, now)).unwrap_or_default(),
         Flow::Payout => serde_json::to_value(wave::payout_view(payment, now)).unwrap_or_default(),
         Flow::CheckoutRefund => wave::refund_view(payment),
+        Flow::Invoice => paydunya::invoice_view(payment, now),
+        Flow::Disburse => paydunya::disbursement_view(payment, now),
     };
     PaymentView {
         protocol: payment.flow.protocol(),

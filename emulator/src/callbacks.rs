@@ -20,6 +20,8 @@ pub struct Delivery {
     pub method: Method,
     pub url: String,
     pub body: String,
+    /// `application/json`, or PayDunya's form.
+    pub content_type: &'static str,
     /// The protocol's signature header and its value (Wave's `Wave-Signature`).
     pub signature: Option<(&'static str, String)>,
 }
@@ -159,7 +161,7 @@ async fn send(ctx: &Ctx, id: &str, delivery: Delivery) {
         .http
         .request(delivery.method.clone(), url)
         .timeout(ctx.settings.callback_timeout)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(reqwest::header::CONTENT_TYPE, delivery.content_type)
         .body(delivery.body.clone());
     if let Some((header, signature)) = &delivery.signature {
         request = request.header(*header, signature);

@@ -26,6 +26,7 @@ pub const FAULT_HEADER: &str = "x-emulator-fault";
 pub enum Protocol {
     Momo,
     Wave,
+    Paydunya,
 }
 
 impl Protocol {
@@ -38,6 +39,9 @@ impl Protocol {
             }
             (Protocol::Momo, 503) => json!({"code": "SERVICE_UNAVAILABLE", "message": "Service unavailable."}),
             (Protocol::Momo, _) => json!({"statusCode": status, "message": "Fault injected by the operator emulator."}),
+            (Protocol::Paydunya, _) => {
+                json!({"response_code": status.to_string(), "response_text": "Fault injected by the operator emulator."})
+            }
             (Protocol::Wave, _) => {
                 let wave_code = match status {
                     429 => "rate-limit-exceeded",
@@ -148,7 +152,11 @@ fn lie(value: &mut serde_json::Value, tamper: Tamper) {
                     ) => {
                         *field = json!("ON_HOLD_BY_EMULATOR");
                     }
-                    (Tamper::OtherAmount, "amount" | "receive_amount", serde_json::Value::String(amount)) => {
+                    (
+                        Tamper::OtherAmount,
+                        "amount" | "receive_amount" | "total_amount",
+                        serde_json::Value::String(amount),
+                    ) => {
                         *field = json!(format!("{amount}0"));
                     }
                     (Tamper::OtherCurrency, "currency", serde_json::Value::String(_)) => *field = json!("EUR"),

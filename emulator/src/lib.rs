@@ -29,6 +29,7 @@ mod guard;
 mod listener;
 mod mint;
 mod momo;
+mod paydunya;
 mod scenario;
 mod settings;
 mod state;
@@ -47,7 +48,8 @@ use tokio::sync::{oneshot, Notify};
 use tokio::task::JoinHandle;
 
 pub use faults::{parse_duration, FaultRule, Faults};
-pub use settings::{CallbackMethod, EmulatorSettings, MomoProduct, MomoSettings, WaveSettings};
+pub use paydunya::notification_hash as paydunya_hash;
+pub use settings::{CallbackMethod, EmulatorSettings, MomoProduct, MomoSettings, PaydunyaSettings, WaveSettings};
 pub use wave::signature::{sign as wave_signature, verify as verify_wave_signature};
 
 use clock::Clock;
@@ -162,6 +164,7 @@ fn router(ctx: Ctx) -> Router {
     Router::new()
         .merge(momo::routes())
         .merge(wave::routes())
+        .merge(paydunya::routes())
         .merge(admin::routes())
         .with_state(ctx)
 }

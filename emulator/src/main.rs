@@ -123,6 +123,33 @@ struct Args {
     /// Lifetime of Wave checkout sessions, in seconds.
     #[arg(long, env = "EMULATOR_WAVE_SESSION_TTL_S", default_value_t = 1800)]
     wave_session_ttl_s: u64,
+    /// The accepted PAYDUNYA-MASTER-KEY (its SHA-512 is the notifications' hash).
+    #[arg(
+        long,
+        env = "EMULATOR_PAYDUNYA_MASTER_KEY",
+        default_value = "paydunya-master-key",
+        hide_default_value = true,
+        hide_env_values = true
+    )]
+    paydunya_master_key: String,
+    /// The accepted PAYDUNYA-PRIVATE-KEY.
+    #[arg(
+        long,
+        env = "EMULATOR_PAYDUNYA_PRIVATE_KEY",
+        default_value = "paydunya-private-key",
+        hide_default_value = true,
+        hide_env_values = true
+    )]
+    paydunya_private_key: String,
+    /// The accepted PAYDUNYA-TOKEN.
+    #[arg(
+        long,
+        env = "EMULATOR_PAYDUNYA_TOKEN",
+        default_value = "paydunya-token",
+        hide_default_value = true,
+        hide_env_values = true
+    )]
+    paydunya_token: String,
 }
 
 impl Args {
@@ -161,6 +188,9 @@ impl Args {
         settings.wave.webhook_url = self.wave_webhook_url;
         settings.wave.webhook_secret = self.wave_webhook_secret;
         settings.wave.session_ttl = Duration::from_secs(self.wave_session_ttl_s);
+        settings.paydunya.master_key = self.paydunya_master_key;
+        settings.paydunya.private_key = self.paydunya_private_key;
+        settings.paydunya.token = self.paydunya_token;
         Ok(settings)
     }
 }

@@ -70,6 +70,10 @@ pub fn refusal(flow: Flow, at_once: bool) -> Outcome {
         (Flow::Checkout, _) => ("insufficient-funds", "The payer does not have enough funds"),
         (Flow::Payout, false) => ("recipient-limit-exceeded", "The recipient's monthly limit is reached"),
         (Flow::Payout, true) => ("recipient-account-blocked", "The recipient's account is blocked"),
+        (Flow::Invoice, false) => ("insufficient_funds", "Le solde du client est insuffisant"),
+        (Flow::Invoice, true) => ("account_not_found", "Le numéro du client n'a pas de compte"),
+        (Flow::Disburse, false) => ("limit_exceeded", "Le plafond du bénéficiaire est atteint"),
+        (Flow::Disburse, true) => ("account_not_found", "Le bénéficiaire n'a pas de compte"),
     };
     Outcome::Failed {
         code: code.to_string(),
@@ -102,8 +106,10 @@ pub fn plan(flow: Flow, phone: Option<&str>, delay: Duration, approve_after: Opt
         Row::SucceedSilently => (Outcome::Succeeded, Some(delay), false),
         Row::NeverResolve => (Outcome::Pending, None, true),
         Row::Other => match flow {
-            Flow::Transfer | Flow::Refund | Flow::Payout | Flow::CheckoutRefund => (Outcome::Succeeded, at_once, true),
-            Flow::Collection | Flow::Checkout => (Outcome::Succeeded, Some(delay), true),
+            Flow::Transfer | Flow::Refund | Flow::Payout | Flow::CheckoutRefund | Flow::Disburse => {
+                (Outcome::Succeeded, at_once, true)
+            }
+            Flow::Collection | Flow::Checkout | Flow::Invoice => (Outcome::Succeeded, Some(delay), true),
         },
     };
     Plan { outcome, after, notify }

@@ -83,6 +83,23 @@ impl fmt::Debug for WaveSettings {
     }
 }
 
+/// The PayDunya side.
+#[derive(Clone)]
+pub struct PaydunyaSettings {
+    /// The accepted `PAYDUNYA-MASTER-KEY`; its SHA-512 is the notifications' `hash`.
+    pub master_key: String,
+    /// The accepted `PAYDUNYA-PRIVATE-KEY`.
+    pub private_key: String,
+    /// The accepted `PAYDUNYA-TOKEN`.
+    pub token: String,
+}
+
+impl fmt::Debug for PaydunyaSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PaydunyaSettings").finish_non_exhaustive()
+    }
+}
+
 /// Everything the emulator needs to start.
 #[derive(Debug, Clone)]
 pub struct EmulatorSettings {
@@ -101,12 +118,14 @@ pub struct EmulatorSettings {
     pub faults: Vec<FaultRule>,
     pub momo: MomoSettings,
     pub wave: WaveSettings,
+    pub paydunya: PaydunyaSettings,
 }
 
 impl Default for EmulatorSettings {
     /// Loopback on a random port, the documented Sandbox delay (2 s), and fixed test credentials
     /// (`collection-user` / `collection-key` / `collection-subscription`, the same for
-    /// `disbursement`, Wave key `wave-test-key`, webhook secret `wave-webhook-secret`).
+    /// `disbursement`, Wave key `wave-test-key`, webhook secret `wave-webhook-secret`, PayDunya
+    /// keys `paydunya-master-key`, `paydunya-private-key`, `paydunya-token`).
     fn default() -> EmulatorSettings {
         let product = |name: &str| MomoProduct {
             api_user: format!("{name}-user"),
@@ -136,6 +155,11 @@ impl Default for EmulatorSettings {
                 currency: "XOF".to_string(),
                 session_ttl: Duration::from_secs(30 * 60),
                 business_name: "Emulated Merchant".to_string(),
+            },
+            paydunya: PaydunyaSettings {
+                master_key: "paydunya-master-key".to_string(),
+                private_key: "paydunya-private-key".to_string(),
+                token: "paydunya-token".to_string(),
             },
         }
     }

@@ -27,6 +27,10 @@ pub enum Flow {
     Payout,
     /// Wave refund of a checkout session.
     CheckoutRefund,
+    /// PayDunya checkout invoice, paid by SOFTPAY.
+    Invoice,
+    /// PayDunya disbursement.
+    Disburse,
 }
 
 impl Flow {
@@ -38,6 +42,8 @@ impl Flow {
             Flow::Checkout => "checkout",
             Flow::Payout => "payout",
             Flow::CheckoutRefund => "checkout_refund",
+            Flow::Invoice => "invoice",
+            Flow::Disburse => "disburse",
         }
     }
 
@@ -45,6 +51,7 @@ impl Flow {
         match self {
             Flow::Collection | Flow::Transfer | Flow::Refund => "momo-openapi",
             Flow::Checkout | Flow::Payout | Flow::CheckoutRefund => "wave-checkout",
+            Flow::Invoice | Flow::Disburse => "paydunya",
         }
     }
 }
@@ -198,7 +205,18 @@ impl State {
 
     /// Records a new payment, counting its initiation as executed.
     pub fn insert(&mut self, payment: Payment) {
-        self.initiations.entry(payment.key.clone()).or_default().executed += 1;
+        self.executed(&payment.key);
+        self.insert_prepared(payment);
+    }
+
+    /// Counts an initiation carrying `key` as executed.
+    pub fn executed(&mut self, key: &str) {
+        self.initiations.entry(key.to_string()).or_default().executed += 1;
+    }
+
+    /// Records a payment not yet asked to move money (a PayDunya invoice or disbursement
+    /// before its SOFTPAY or submission): no initiation is counted.
+    pub fn insert_prepared(&mut self, payment: Payment) {
         let index = self.payments.len();
         self.by_id.insert(payment.id.clone(), index);
         self.by_key.entry((payment.flow, payment.key.clone())).or_insert(index);

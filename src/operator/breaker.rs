@@ -190,6 +190,10 @@ impl Operator for Guarded {
         self.inner.refunds()
     }
 
+    fn needs_code(&self, operator: OperatorCode) -> bool {
+        self.inner.needs_code(operator)
+    }
+
     fn refunds_in_part(&self) -> bool {
         self.inner.refunds_in_part()
     }

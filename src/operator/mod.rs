@@ -248,6 +248,12 @@ pub trait Operator: Send + Sync + 'static {
         Ok(AccountHolder::Unknown)
     }
 
+    /// Whether a collection from `operator`'s payers needs the one-time code they obtained on
+    /// their phone (ALPHA over PayDunya): one without it is refused before anything is recorded.
+    fn needs_code(&self, _operator: OperatorCode) -> bool {
+        false
+    }
+
     /// Whether the protocol gives a payment back at all. Where it does not, the gateway refuses
     /// a refund of a payment it carried before anything is reserved.
     fn refunds(&self) -> bool {

@@ -30,6 +30,7 @@ pub fn deliveries(ctx: &Ctx, payment: &Payment, now: Instant) -> Vec<Delivery> {
         method: method.clone(),
         url: url.clone(),
         body: body.to_string(),
+        content_type: "application/json",
         signature: None,
     };
     let settled = call(result(payment, &phase));

@@ -65,6 +65,7 @@ pub fn deliveries(ctx: &Ctx, payment: &Payment, now: Instant) -> Vec<Delivery> {
             Delivery {
                 method: Method::POST,
                 url: url.clone(),
+                content_type: "application/json",
                 signature: Some(("Wave-Signature", sign(&secret, timestamp, body.as_bytes()))),
                 body,
             }

@@ -247,6 +247,11 @@ impl Operator for PaydunyaConnector {
         false
     }
 
+    /// Orange Money's SOFTPAY debits the payer only with the code they obtained (`#144*82#`).
+    fn needs_code(&self, operator: OperatorCode) -> bool {
+        operator == OperatorCode::Alpha
+    }
+
     fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {
         callback::verify(&self.notification_hash, request)
     }

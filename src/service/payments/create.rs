@@ -106,6 +106,19 @@ impl Payments {
         if !self.operators.is_routed(request.operator, tenant.environment) {
             return Err(PaymentError::Unrouted(request.operator, tenant.environment));
         }
+        let needs_code = |operator| {
+            self.operators
+                .chain(operator, tenant.environment)
+                .iter()
+                .any(|c| c.operator.needs_code(operator))
+        };
+        if request.kind() == Kind::Collection && request.purpose.otp_code().is_none() && needs_code(request.operator) {
+            return Err(ServiceError::Invalid(format!(
+                "{} collects here only with the payer's one-time code: send otpCode (v1) or code_otp (v2)",
+                request.operator
+            ))
+            .into());
+        }
         if request.purpose.checks_recipient() {
             self.check_recipient(tenant, request).await?;
         }

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use momo_gateway::domain::TransactionRef;
+use momo_gateway::domain::{Transaction, TransactionRef};
 use momo_operator_emulator::{Emulator, EmulatorSettings};
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -20,7 +20,11 @@ use momo_test_support::process;
 use momo_test_support::TestDatabase;
 use momo_test_support::{both_backends, eventually};
 
-both_backends!(TestDatabase::create => a_crash_before_the_operator_call_is_recovered_by_sending_it_once);
+both_backends!(
+    TestDatabase::create =>
+    a_crash_before_the_operator_call_is_recovered_by_sending_it_once,
+    a_crash_before_the_paydunya_call_is_recovered_by_sending_it_once,
+);
 
 /// A TCP peer that accepts connections and never answers: the operator the first process waits on.
 pub async fn black_hole() -> (String, tokio::task::JoinHandle<()>) {
@@ -55,6 +59,18 @@ pub fn gateway(db: &TestDatabase, operator_url: &str) -> std::process::Command {
     command
 }
 
+/// The gateway with DELTA routed to PayDunya at `operator_url`.
+pub fn paydunya_gateway(db: &TestDatabase, operator_url: &str) -> std::process::Command {
+    let mut command = gateway(db, operator_url);
+    command
+        .env("MOMO_OPERATOR_CONNECTORS", "DELTA:Sandbox=paydunya")
+        .env("MOMO_PAYDUNYA_URL", operator_url)
+        .env("MOMO_PAYDUNYA_MASTER_KEY", "paydunya-master-key")
+        .env("MOMO_PAYDUNYA_PRIVATE_KEY", "paydunya-private-key")
+        .env("MOMO_PAYDUNYA_TOKEN", "paydunya-token");
+    command
+}
+
 pub async fn status(client: &reqwest::Client, base: &str, token: &str, id: &str) -> Option<Value> {
     let a = answer(
         client
@@ -66,6 +82,22 @@ pub async fn status(client: &reqwest::Client, base: &str, token: &str, id: &str)
 }
 
 async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: TestDatabase) {
+    crash_and_recover(db, gateway, "ALPHA_MONEY_CI", |t| t.id.to_string()).await;
+}
+
+/// The same with PayDunya: the first process waits on the disbursement's creation, so no
+/// token is recorded; the restarted one finds none, creates the disbursement and submits it
+/// once (PayDunya's initiations are counted under our `ref`).
+async fn a_crash_before_the_paydunya_call_is_recovered_by_sending_it_once(db: TestDatabase) {
+    crash_and_recover(db, paydunya_gateway, "DELTA_MONEY_CI", |t| t.reference.to_string()).await;
+}
+
+async fn crash_and_recover(
+    db: TestDatabase,
+    gateway: fn(&TestDatabase, &str) -> std::process::Command,
+    operator: &'static str,
+    key: fn(&Transaction) -> String,
+) {
     let m = ProcessMerchant::create(&db, "Crash").await;
     let client = reqwest::Client::new();
 
@@ -79,7 +111,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
         sender
             .post(format!("{base}/v1/transfer/mobile-money"))
             .bearer_auth(&bearer)
-            .json(&transfer_v1("crash-1", "0701020301", "ALPHA_MONEY_CI", "1000"))
+            .json(&transfer_v1("crash-1", "0701020301", operator, "1000"))
             .send()
             .await
     });
@@ -112,7 +144,7 @@ async fn a_crash_before_the_operator_call_is_recovered_by_sending_it_once(db: Te
         .await
         .unwrap();
     assert_eq!(record.transaction.failure_code, None);
-    let initiations: Value = admin(&emulator, &format!("initiations/{}", record.transaction.id)).await;
+    let initiations: Value = admin(&emulator, &format!("initiations/{}", key(&record.transaction))).await;
     assert_eq!(initiations["executed"], 1, "paid exactly once: {initiations}");
     assert_eq!(initiations["received"], 1, "the first call never left: {initiations}");
     let balance = answer(client.get(format!("{}/v1/balance", second.base)).bearer_auth(&token)).await;
