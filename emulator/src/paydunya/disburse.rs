@@ -117,6 +117,10 @@ pub async fn submit(
             }
         }
         payment.key = disburse_id.clone();
+        // Faults of its notification may come with the call that pays it, too.
+        if guard.faults.callback != Default::default() {
+            payment.callback = guard.faults.callback.clone();
+        }
         payment.request["disburse_id"] = json!(disburse_id);
         payment.resolution = Resolution {
             outcome: plan.outcome,

@@ -167,6 +167,10 @@ pub async fn softpay(
         }
         let plan = scenario::plan(Flow::Invoice, Some(&phone), ctx.settings.delay, guard.approve_after());
         invoice.party = Some(phone);
+        // Faults of its notifications may come with the call that pays it, too.
+        if guard.faults.callback != Default::default() {
+            invoice.callback = guard.faults.callback.clone();
+        }
         invoice.request["softpay"] = Value::Object(sent.clone());
         invoice.resolution = Resolution {
             outcome: plan.outcome.clone(),

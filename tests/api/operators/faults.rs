@@ -1,6 +1,7 @@
 //! Every row of the failure table of `docs/operators.md` ("What each fault does"), injected at
-//! the operator emulator over HTTP, on both protocols (`momo-openapi`, `wave-checkout`) and in
-//! both directions (collection, transfer), on SQLite and PostgreSQL. [`CASES`] says which fault
+//! the operator emulator over HTTP, on the three protocols (`momo-openapi`, `wave-checkout`,
+//! `paydunya`) and in both directions (collection, transfer), on SQLite and PostgreSQL. The
+//! PayDunya routes run on a gateway of their own (`faults_paydunya.rs`). [`CASES`] says which fault
 //! runs on which route; a pair it leaves out is covered by the existing test it names, or does
 //! not apply (and it says why). After every case, whatever the fault: nothing left `PENDING`,
 //! no payment executed twice at the operator, nothing reserved, and the ledger balanced.
@@ -12,8 +13,10 @@
 use crate::operators::faults_answers as answers;
 use crate::operators::faults_callbacks as callbacks;
 use crate::operators::faults_initiation as initiation;
-use crate::support::operator_faults::{Faulted, Route, ALL_ROUTES};
-use crate::support::operator_faults::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
+use crate::support::operator_faults::{Faulted, Route, ALL_ROUTES, EVERY_ROUTE};
+use crate::support::operator_faults::{
+    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaTransfer, WaveCollection, WaveTransfer,
+};
 use momo_test_support::both_backends;
 
 /// One way an operator misbehaves, as the emulator injects it.
@@ -67,77 +70,145 @@ pub enum Fault {
 /// Which fault runs on which route.
 pub const CASES: &[(Fault, &[Route])] = &[
     // operator unreachable at initiation
-    (Fault::ConnectionRefused, &ALL_ROUTES),
-    (Fault::CredentialsRefused, &ALL_ROUTES),
-    // 5 consecutive transport failures
+    (Fault::ConnectionRefused, &EVERY_ROUTE),
+    (Fault::CredentialsRefused, &EVERY_ROUTE),
+    // 5 consecutive transport failures. PayDunya: its invoice call answers before each SOFTPAY or
+    // submission is cut, so the operator is not down and its breaker rightly stays closed; an
+    // outage of every call opens it as for the others (the breaker is the same code).
     (Fault::BreakerOpens, &ALL_ROUTES),
     // 4xx refusal at initiation. Wave payouts: operators_wave::wave_payouts_settle_at_once_or_are_refused
     // (row 04, Wave's own 422).
     (
         Fault::RefusedAtInitiation,
-        &[MomoCollection, MomoTransfer, WaveCollection],
+        &[
+            MomoCollection,
+            MomoTransfer,
+            WaveCollection,
+            PaydunyaCollection,
+            PaydunyaTransfer,
+        ],
     ),
     // 5xx, timeout or reset after sending. A MoMo transfer's timeout:
     // operators_momo::a_timeout_after_sending_stays_pending_until_the_operator_answers. The
     // emulator's 5xx executes nothing: it is the next row's.
     (
         Fault::TimeoutAfterSending,
-        &[MomoCollection, WaveCollection, WaveTransfer],
+        &[
+            MomoCollection,
+            WaveCollection,
+            WaveTransfer,
+            PaydunyaCollection,
+            PaydunyaTransfer,
+        ],
     ),
-    (Fault::ResetAfterSending, &ALL_ROUTES),
+    (Fault::ResetAfterSending, &EVERY_ROUTE),
     // the initiation never arrived. A MoMo transfer resent: operators_momo::
     // an_initiation_that_never_arrived_is_sent_again_once and operators_crash (after a crash).
-    (Fault::NeverArrived, &[MomoCollection, WaveCollection, WaveTransfer]),
-    (Fault::NeverArrivedTwice, &ALL_ROUTES),
-    (Fault::NeverArrivedLongAgo, &ALL_ROUTES),
+    // A PayDunya collection whose SOFTPAY never arrived has its invoice's token recorded, and the
+    // invoice stays `pending` at PayDunya: not "never received", so it is never resent and
+    // expires as any unpaid collection (paydunya::delta_collections... and the row below at
+    // expiry). One whose invoice call was lost has no token: "never received", sent again once
+    // (operators::crash::a_crash_before_the_paydunya_call_is_recovered_by_sending_it_once).
+    (
+        Fault::NeverArrived,
+        &[MomoCollection, WaveCollection, WaveTransfer, PaydunyaTransfer],
+    ),
+    (
+        Fault::NeverArrivedTwice,
+        &[
+            MomoCollection,
+            MomoTransfer,
+            WaveCollection,
+            WaveTransfer,
+            PaydunyaTransfer,
+        ],
+    ),
+    (
+        Fault::NeverArrivedLongAgo,
+        &[
+            MomoCollection,
+            MomoTransfer,
+            WaveCollection,
+            WaveTransfer,
+            PaydunyaTransfer,
+        ],
+    ),
     // no callback. Row 05 (settles without a callback): operators_momo::
     // without_a_callback_the_reconciler_polls (MoMo collection), operators_wave::
     // wave_webhooks_settle_collections_through_a_status_check (Wave collection); Wave payouts
     // never call back: operators_wave::wave_payouts_settle_at_once_or_are_refused.
-    (Fault::NoCallback, &[MomoTransfer]),
+    (Fault::NoCallback, &[MomoTransfer, PaydunyaCollection, PaydunyaTransfer]),
     // callback duplicated, late or out of order. Wave sends no payout webhook to duplicate or
     // reorder; a late (replayed) one is signed by hand.
     (
         Fault::DuplicatedCallback,
-        &[MomoCollection, MomoTransfer, WaveCollection],
+        &[
+            MomoCollection,
+            MomoTransfer,
+            WaveCollection,
+            PaydunyaCollection,
+            PaydunyaTransfer,
+        ],
     ),
     (
         Fault::OutOfOrderCallback,
-        &[MomoCollection, MomoTransfer, WaveCollection],
+        &[
+            MomoCollection,
+            MomoTransfer,
+            WaveCollection,
+            PaydunyaCollection,
+            PaydunyaTransfer,
+        ],
     ),
-    (Fault::LateCallback, &ALL_ROUTES),
+    (Fault::LateCallback, &EVERY_ROUTE),
     // callback with a wrong or missing token or signature, or too old. Already:
     // operators_momo::forged_and_unknown_callbacks_settle_nothing (a MoMo collection's wrong
     // token), operators_wave::forged_wave_webhooks_are_refused (unsigned, zero signature).
-    (Fault::ForgedCallback, &ALL_ROUTES),
+    (Fault::ForgedCallback, &EVERY_ROUTE),
     // callback for an unknown reference, another operator's or environment's. Already: a MoMo
     // collection's unknown reference (operators_momo::forged_and_unknown_callbacks_settle_nothing).
-    (Fault::MisroutedCallback, &ALL_ROUTES),
+    (Fault::MisroutedCallback, &EVERY_ROUTE),
     // malformed callback body. Already: a MoMo collection's `{not json` (same test).
-    (Fault::MalformedCallback, &ALL_ROUTES),
+    (Fault::MalformedCallback, &EVERY_ROUTE),
     // status answer with another amount or currency, an unknown status, malformed JSON. Already:
     // the four on a MoMo collection (operators_momo::answers_that_cannot_be_trusted_are_counted_and_settle_nothing),
     // another amount and an unknown status on a Wave payout
     // (operators_wave::payout_answers_that_cannot_be_trusted_settle_nothing): see `answers::lies`.
     (
         Fault::UntrustworthyStatus,
-        &[MomoTransfer, WaveCollection, WaveTransfer],
+        &[
+            MomoTransfer,
+            WaveCollection,
+            WaveTransfer,
+            PaydunyaCollection,
+            PaydunyaTransfer,
+        ],
     ),
-    // MoMo answers an initiation 202 with no body: nothing to lie in.
-    (Fault::UntrustworthyInitiation, &[WaveCollection, WaveTransfer]),
+    // MoMo answers an initiation 202 with no body, PayDunya's SOFTPAY only `success` and a
+    // message: nothing to lie in.
+    (
+        Fault::UntrustworthyInitiation,
+        &[WaveCollection, WaveTransfer, PaydunyaTransfer],
+    ),
     // status lookup unreachable at expiry: transfers never expire (they wait for review).
-    (Fault::StatusUnreachableAtExpiry, &[MomoCollection, WaveCollection]),
+    (
+        Fault::StatusUnreachableAtExpiry,
+        &[MomoCollection, WaveCollection, PaydunyaCollection],
+    ),
+    // PayDunya: a collection whose SOFTPAY is lost is `pending` at PayDunya, not unknown (above).
     (Fault::UnknownAtExpiry, &[MomoCollection, WaveCollection]),
 ];
 
-/// Runs `fault` on each of its routes, one after the other on one gateway, and checks what must
-/// hold after each.
-async fn run(f: &Faulted, fault: Fault) {
+/// Runs `fault` on each of its routes this gateway serves, one after the other, and checks what
+/// must hold after each.
+pub async fn run(f: &Faulted, fault: Fault) {
     let (_, routes) = CASES
         .iter()
         .find(|(listed, _)| *listed == fault)
         .expect("every fault is in CASES");
-    for &route in routes.iter() {
+    let here: Vec<Route> = routes.iter().copied().filter(|r| f.routes.contains(r)).collect();
+    assert!(!here.is_empty(), "{fault:?} runs on none of this gateway's routes");
+    for route in here {
         match fault {
             Fault::ConnectionRefused => initiation::connection_refused(f, route).await,
             Fault::CredentialsRefused => initiation::credentials_refused(f, route).await,

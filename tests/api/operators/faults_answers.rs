@@ -11,7 +11,9 @@ use reqwest::StatusCode;
 use crate::support::emulated::{Checks, PATIENCE};
 use crate::support::helpers::{answer, later, TestApp};
 use crate::support::operator_faults::{Faulted, Route};
-use crate::support::operator_faults::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
+use crate::support::operator_faults::{
+    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaTransfer, WaveCollection, WaveTransfer,
+};
 use crate::support::requests::{post, transfer_v1};
 use momo_test_support::{both_backends, eventually};
 
@@ -19,7 +21,9 @@ use momo_test_support::{both_backends, eventually};
 fn lies(route: Route) -> &'static [&'static str] {
     match route {
         MomoCollection => &[],
-        MomoTransfer | WaveCollection => &["other_amount", "other_currency", "unknown_status", "malformed"],
+        MomoTransfer | WaveCollection | PaydunyaCollection | PaydunyaTransfer => {
+            &["other_amount", "other_currency", "unknown_status", "malformed"]
+        }
         WaveTransfer => &["other_currency", "malformed"],
     }
 }

@@ -11,15 +11,17 @@ use momo_gateway::domain::Environment::{Production, Sandbox};
 use momo_gateway::domain::Timestamp;
 use momo_gateway::operator::momo::callback::route_token;
 use momo_gateway::reconcile::reconciler;
-use momo_operator_emulator::wave_signature;
+use momo_operator_emulator::{paydunya_hash, wave_signature};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::support::emulated::Checks;
 use crate::support::helpers::{answer, later, Answer};
-use crate::support::operator_faults::by_hand::{authentic_callback, momo_callback, success_claim, wave_webhook};
-use crate::support::operator_faults::WaveCollection;
-use crate::support::operator_faults::{Faulted, Route, CALLBACK_TOKEN, WAVE_SECRET};
+use crate::support::operator_faults::by_hand::{
+    authentic_callback, momo_callback, paydunya_notification, success_claim, wave_webhook,
+};
+use crate::support::operator_faults::{Faulted, Route, CALLBACK_TOKEN, PAYDUNYA_MASTER_KEY, WAVE_SECRET};
+use crate::support::operator_faults::{PaydunyaCollection, WaveCollection};
 
 /// How late the operator's callback comes in [`late`], on the emulator's clock.
 const CALLBACK_DELAY: Duration = Duration::from_secs(300);
@@ -31,9 +33,9 @@ fn assert_receipt(what: &str, a: &Answer, outcome: &str) {
 }
 
 /// A callback sent again by hand: Wave's (the same signature) refused 401 as a replay, MoMo's
-/// answered `already_final` on a settled payment.
+/// and PayDunya's answered `already_final` on a settled payment.
 fn assert_replay_refused_or_final(what: &str, route: Route, a: &Answer) {
-    if route.is_momo() {
+    if route.replays_accepted() {
         assert_receipt(what, a, "already_final");
     } else {
         assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{what}: {}", a.body);
@@ -72,7 +74,7 @@ pub async fn duplicated(f: &Faulted, route: Route) {
     f.past_the_delay().await;
     let made = f.callbacks_made(&id, 2).await;
     assert_eq!(made.len(), 2, "{route}: {made:?}");
-    let again = if route.is_momo() { 200 } else { 401 };
+    let again = if route.replays_accepted() { 200 } else { 401 };
     assert_eq!(
         (&made[0]["status"], &made[1]["status"]),
         (&json!(200), &json!(again)),
@@ -106,6 +108,8 @@ pub async fn out_of_order(f: &Faulted, route: Route) {
     let stale = made[1]["body"].as_str().unwrap_or_default();
     let marker = if route.is_momo() {
         "\"PENDING\""
+    } else if route.is_paydunya() {
+        "data%5Bstatus%5D=pending"
     } else {
         "checkout.session.payment_failed"
     };
@@ -169,7 +173,8 @@ pub async fn late(f: &Faulted, route: Route) {
 /// each, nothing settled. Then the operator's own callback settles it, except Wave's when the
 /// emulator signs it with another secret (refused too: the reconciler finds the payment).
 pub async fn forged(f: &Faulted, route: Route) {
-    if route == WaveCollection {
+    let badly_signed = route == WaveCollection || route == PaydunyaCollection;
+    if badly_signed {
         f.fault(route.initiation(), "callback=bad_signature", 1).await;
     }
     let id = f.id(route, "forged");
@@ -180,7 +185,20 @@ pub async fn forged(f: &Faulted, route: Route) {
     let body = success_claim(route, &reference);
     let op = route.operator();
     let checks = Checks::of(&f.app, "*").await;
-    let refusals: Vec<(String, Answer)> = if route.is_momo() {
+    let refusals: Vec<(String, Answer)> = if route.is_paydunya() {
+        let right = paydunya_hash(PAYDUNYA_MASTER_KEY);
+        let forge = async |hash: Option<&str>| paydunya_notification(f, op, "Sandbox", hash, &body).await;
+        vec![
+            (
+                "another key's hash".into(),
+                forge(Some(&paydunya_hash("not-the-key"))).await,
+            ),
+            ("the master key itself".into(), forge(Some(PAYDUNYA_MASTER_KEY)).await),
+            ("no hash".into(), forge(None).await),
+            ("an empty hash".into(), forge(Some("")).await),
+            ("a same-length hash".into(), forge(Some(&"0".repeat(right.len()))).await),
+        ]
+    } else if route.is_momo() {
         let same_length = "x".repeat(route_token(CALLBACK_TOKEN, op, Sandbox).len());
         let production_token = route_token(CALLBACK_TOKEN, op, Production);
         let sibling_token = route_token(CALLBACK_TOKEN, route.sibling(), Sandbox);
@@ -240,7 +258,7 @@ pub async fn forged(f: &Faulted, route: Route) {
         "{route}: no forgery started a status check"
     );
     assert_eq!(f.status(&id).await, "PENDING", "{route}: nothing settled on a forgery");
-    if route == WaveCollection {
+    if badly_signed {
         f.settle_at_operator(&id, "succeeded").await;
         let made = f.callbacks_made(&id, 1).await;
         assert_eq!(
@@ -300,7 +318,13 @@ pub async fn malformed(f: &Faulted, route: Route) {
         .unwrap()
         .to_owned();
     let whole = success_claim(route, &reference);
-    let bodies = if route.is_momo() {
+    let bodies = if route.is_paydunya() {
+        vec![
+            "data[status]=completed".to_owned(),
+            "data[status]=completed&data[custom_data][ref]=".to_owned(),
+            "data[status]=success&data[disburse_id]=".to_owned(),
+        ]
+    } else if route.is_momo() {
         vec![
             json!({"externalId": reference}).to_string(),
             json!({"externalId": "", "status": "SUCCESSFUL"}).to_string(),
@@ -335,10 +359,19 @@ async fn replay(f: &Faulted, callback: &Value) -> Answer {
         .app
         .client
         .request(method, callback["url"].as_str().unwrap())
-        .header("content-type", "application/json")
+        .header("content-type", content_type(callback["body"].as_str().unwrap()))
         .body(callback["body"].as_str().unwrap().to_owned());
     if let Some(signature) = callback["signature"].as_str() {
         request = request.header("Wave-Signature", signature);
     }
     answer(request).await
+}
+
+/// A made callback's content type: PayDunya's form, or the others' JSON.
+fn content_type(body: &str) -> &'static str {
+    if body.starts_with("data") {
+        "application/x-www-form-urlencoded"
+    } else {
+        "application/json"
+    }
 }

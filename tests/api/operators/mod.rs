@@ -9,6 +9,7 @@ pub mod faults;
 pub mod faults_answers;
 pub mod faults_callbacks;
 pub mod faults_initiation;
+pub mod faults_paydunya;
 pub mod live_sdk;
 pub mod momo;
 pub mod paydunya;

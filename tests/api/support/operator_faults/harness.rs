@@ -12,7 +12,7 @@ use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use super::routes::{Route, ALL_ROUTES};
+use super::routes::{Route, ALL_ROUTES, PAYDUNYA_ROUTES};
 use crate::support::emulated::{self, PATIENCE};
 use crate::support::helpers::{answer, free_port, gateway_port, later, Answer, TestApp};
 use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
@@ -23,6 +23,8 @@ pub const CALLBACK_TOKEN: &str = "momo-callback-token-for-fault-tests";
 /// The secret before it, in [`Faulted::rotating`].
 pub const PREVIOUS_CALLBACK_TOKEN: &str = "momo-callback-token-before-rotation";
 pub const WAVE_SECRET: &str = "wave-webhook-secret";
+/// The PayDunya master key, whose SHA-512 authenticates its notifications.
+pub const PAYDUNYA_MASTER_KEY: &str = "paydunya-master-key";
 /// The emulator's Sandbox delay (rows 02, 03, 05), on its clock: longer than any scenario runs,
 /// so those rows settle only when a scenario advances the clock ([`Faulted::past_the_delay`]),
 /// and short enough that the advances of a whole test stay well inside the lifetime of a MoMo
@@ -46,18 +48,30 @@ pub struct Faulted {
     pub app: TestApp,
     pub emulator: RunningEmulator,
     pub token: String,
+    /// The routes this gateway serves: [`ALL_ROUTES`] or [`PAYDUNYA_ROUTES`].
+    pub routes: &'static [Route],
 }
 
 impl Faulted {
     /// The gateway calling the emulator.
     pub async fn spawn(backend: Backend) -> Option<Faulted> {
-        Faulted::start(backend, Reach::Emulator, |_| {}).await
+        Faulted::start(backend, &ALL_ROUTES, Reach::Emulator, |_| {}).await
+    }
+
+    /// The gateway calling the emulator's PayDunya for ALPHA and DELTA.
+    pub async fn paydunya(backend: Backend) -> Option<Faulted> {
+        Faulted::start(backend, &PAYDUNYA_ROUTES, Reach::Emulator, |_| {}).await
+    }
+
+    /// The PayDunya gateway calling a port where nothing listens.
+    pub async fn paydunya_unreachable(backend: Backend) -> Option<Faulted> {
+        Faulted::start(backend, &PAYDUNYA_ROUTES, Reach::ClosedPort, |_| {}).await
     }
 
     /// The gateway calling the emulator, amid a rotation of the MoMo callback secret from
     /// [`PREVIOUS_CALLBACK_TOKEN`] to [`CALLBACK_TOKEN`].
     pub async fn rotating(backend: Backend) -> Option<Faulted> {
-        Faulted::start(backend, Reach::Emulator, |c| {
+        Faulted::start(backend, &ALL_ROUTES, Reach::Emulator, |c| {
             c.connectors.momo_callback_token_previous = Some(PREVIOUS_CALLBACK_TOKEN.to_owned())
         })
         .await
@@ -65,10 +79,15 @@ impl Faulted {
 
     /// The gateway calling a port where nothing listens (the emulator runs, uncalled).
     pub async fn unreachable(backend: Backend) -> Option<Faulted> {
-        Faulted::start(backend, Reach::ClosedPort, |_| {}).await
+        Faulted::start(backend, &ALL_ROUTES, Reach::ClosedPort, |_| {}).await
     }
 
-    async fn start(backend: Backend, reach: Reach, adjust: impl FnOnce(&mut Config)) -> Option<Faulted> {
+    async fn start(
+        backend: Backend,
+        routes: &'static [Route],
+        reach: Reach,
+        adjust: impl FnOnce(&mut Config),
+    ) -> Option<Faulted> {
         let port = gateway_port();
         let mut settings = EmulatorSettings {
             delay: DELAY,
@@ -88,7 +107,7 @@ impl Faulted {
         let app = TestApp::spawn_with(backend, |c| {
             c.listen = ([127, 0, 0, 1], port).into();
             c.public_url = format!("http://127.0.0.1:{port}");
-            c.connectors.routes = ALL_ROUTES
+            c.connectors.routes = routes
                 .iter()
                 .flat_map(|r| {
                     [Environment::Sandbox, Environment::Production].map(|e| (r.operator(), e, r.protocol().into()))
@@ -101,7 +120,11 @@ impl Faulted {
             c.connectors.momo_collection = Some(creds("collection"));
             c.connectors.momo_disbursement = Some(creds("disbursement"));
             c.connectors.momo_callback_token = Some(CALLBACK_TOKEN.to_owned());
-            c.connectors.wave_url = Some(url);
+            c.connectors.wave_url = Some(url.clone());
+            c.connectors.paydunya_url = Some(url);
+            c.connectors.paydunya_master_key = Some(PAYDUNYA_MASTER_KEY.to_owned());
+            c.connectors.paydunya_private_key = Some("paydunya-private-key".to_owned());
+            c.connectors.paydunya_token = Some("paydunya-token".to_owned());
             c.connectors.wave_api_key = Some("wave-test-key".to_owned());
             c.connectors.wave_webhook_secret = Some(WAVE_SECRET.to_owned());
             c.breaker.cool_down = BREAKER_COOL_DOWN;
@@ -112,7 +135,12 @@ impl Faulted {
         })
         .await?;
         let token = app.sandbox_token().await;
-        Some(Faulted { app, emulator, token })
+        Some(Faulted {
+            app,
+            emulator,
+            token,
+            routes,
+        })
     }
 
     /// A merchant transaction id for `name` on `route`, unique in the run of one fault.
@@ -127,10 +155,13 @@ impl Faulted {
             format!("{}_MONEY_CI", route.operator().name()),
         );
         let (path, body) = match route.kind() {
-            Kind::Collection => (
-                "/v1/collecte/mobile-money",
-                collect_v1(id, &phone, &operator, route.amount()),
-            ),
+            Kind::Collection => {
+                let mut body = collect_v1(id, &phone, &operator, route.amount());
+                if let Some(code) = route.code() {
+                    body["otpCode"] = json!(code);
+                }
+                ("/v1/collecte/mobile-money", body)
+            }
             Kind::Transfer => (
                 "/v1/transfer/mobile-money",
                 transfer_v1(id, &phone, &operator, route.amount()),
@@ -148,7 +179,13 @@ impl Faulted {
         );
         let amount: Value = route.amount().parse::<u64>().unwrap().into();
         let (path, body) = match route.kind() {
-            Kind::Collection => ("/v2/collecte/mobile-money", collect_v2(id, phone, &operator, amount)),
+            Kind::Collection => {
+                let mut body = collect_v2(id, phone, &operator, amount);
+                if let Some(code) = route.code() {
+                    body["code_otp"] = json!(code);
+                }
+                ("/v2/collecte/mobile-money", body)
+            }
             Kind::Transfer => ("/v2/transfers/mobile-money", transfer_v2(id, phone, &operator, amount)),
             Kind::Refund => unreachable!("the fault routes are collections and transfers"),
         };
@@ -229,9 +266,19 @@ impl Faulted {
         emulated::admin(&self.emulator, path).await
     }
 
+    /// What the emulator counts and finds `id`'s initiation under: its internal id (MoMo's
+    /// `X-Reference-Id`, Wave's `idempotency-key`), or its `ref` at PayDunya.
+    pub async fn key(&self, id: &str) -> String {
+        let t = self.record(id).await;
+        match t.carrier.connector.as_deref() {
+            Some("paydunya") => t.reference.to_string(),
+            _ => t.id.to_string(),
+        }
+    }
+
     /// How many times the operator received and executed the initiation of `id`.
     pub async fn counts(&self, id: &str) -> (u64, u64) {
-        let key = self.record(id).await.id;
+        let key = self.key(id).await;
         let c = self.emulator_get(&format!("initiations/{key}")).await;
         (c["received"].as_u64().unwrap(), c["executed"].as_u64().unwrap())
     }
@@ -249,7 +296,7 @@ impl Faulted {
 
     /// Settles `id` at the operator (`succeeded`, `failed`), which calls back as it would.
     pub async fn settle_at_operator(&self, id: &str, outcome: &str) {
-        let key = self.record(id).await.id;
+        let key = self.key(id).await;
         let answer = reqwest::Client::new()
             .post(format!("{}/_emulator/payments/{key}/settle", self.emulator.url))
             .json(&json!({"outcome": outcome}))
@@ -276,7 +323,7 @@ impl Faulted {
     /// at once and asks the operator after: a test that goes on before would race that check);
     /// all it made about it.
     pub async fn callbacks_made(&self, id: &str, n: usize) -> Vec<Value> {
-        let key = self.record(id).await.id;
+        let key = self.key(id).await;
         eventually(
             &format!("{n} callbacks about {id}, their checks ended"),
             PATIENCE,
@@ -343,6 +390,21 @@ impl Faulted {
                 continue;
             }
             let wire = &p["wire"];
+            if p["protocol"] == "paydunya" {
+                // An invoice or a disbursement moves money only once paid or submitted; a resend
+                // makes a new invoice, and only one of a payment's may be paid.
+                let paid = if p["flow"] == "invoice" {
+                    !p["party"].is_null()
+                } else {
+                    wire["status"] != "created"
+                };
+                if paid {
+                    *per_reference
+                        .entry(p["key"].as_str().unwrap_or_default().to_owned())
+                        .or_default() += 1;
+                }
+                continue;
+            }
             let reference = wire["externalId"]
                 .as_str()
                 .or(wire["client_reference"].as_str())

@@ -1,5 +1,7 @@
-//! The four routes of the fault table, one operator each: what a payment on a route looks like
-//! (operator, protocol, kind, amount, refusal code) and the emulator's endpoints it goes through.
+//! The routes of the fault table: what a payment on a route looks like (operator, protocol,
+//! kind, amount, refusal code) and the emulator's endpoints it goes through. The MoMo and Wave
+//! routes run on one gateway, one operator each; the PayDunya routes on another
+//! ([`PAYDUNYA_ROUTES`]), where ALPHA and DELTA are routed to PayDunya.
 
 use std::fmt;
 
@@ -18,11 +20,27 @@ pub enum Route {
     WaveCollection,
     /// DELTA, `wave-checkout` payout.
     WaveTransfer,
+    /// ALPHA, `paydunya` invoice paid by SOFTPAY `orange-money-ci`, with the payer's code.
+    PaydunyaCollection,
+    /// DELTA, `paydunya` disbursement (`moov-ci`).
+    PaydunyaTransfer,
 }
 
-pub use Route::{MomoCollection, MomoTransfer, WaveCollection, WaveTransfer};
+pub use Route::{MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaTransfer, WaveCollection, WaveTransfer};
 
+/// The routes of the MoMo and Wave gateway.
 pub const ALL_ROUTES: [Route; 4] = [MomoCollection, MomoTransfer, WaveCollection, WaveTransfer];
+/// The routes of the PayDunya gateway.
+pub const PAYDUNYA_ROUTES: [Route; 2] = [PaydunyaCollection, PaydunyaTransfer];
+/// Every route, both gateways'.
+pub const EVERY_ROUTE: [Route; 6] = [
+    MomoCollection,
+    MomoTransfer,
+    WaveCollection,
+    WaveTransfer,
+    PaydunyaCollection,
+    PaydunyaTransfer,
+];
 
 impl fmt::Display for Route {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -31,6 +49,8 @@ impl fmt::Display for Route {
             MomoTransfer => ("momo-openapi", "transfer"),
             WaveCollection => ("wave-checkout", "collection"),
             WaveTransfer => ("wave-checkout", "transfer"),
+            PaydunyaCollection => ("paydunya", "collection"),
+            PaydunyaTransfer => ("paydunya", "transfer"),
         };
         write!(f, "{protocol} {direction}")
     }
@@ -42,7 +62,8 @@ impl Route {
             MomoCollection => OperatorCode::Alpha,
             MomoTransfer => OperatorCode::Gamma,
             WaveCollection => OperatorCode::Beta,
-            WaveTransfer => OperatorCode::Delta,
+            WaveTransfer | PaydunyaTransfer => OperatorCode::Delta,
+            PaydunyaCollection => OperatorCode::Alpha,
         }
     }
 
@@ -53,6 +74,8 @@ impl Route {
             MomoTransfer => OperatorCode::Alpha,
             WaveCollection => OperatorCode::Delta,
             WaveTransfer => OperatorCode::Beta,
+            PaydunyaCollection => OperatorCode::Delta,
+            PaydunyaTransfer => OperatorCode::Alpha,
         }
     }
 
@@ -60,6 +83,7 @@ impl Route {
         match self {
             MomoCollection | MomoTransfer => Protocol::MomoOpenApi,
             WaveCollection | WaveTransfer => Protocol::WaveCheckout,
+            PaydunyaCollection | PaydunyaTransfer => Protocol::Paydunya,
         }
     }
 
@@ -67,10 +91,25 @@ impl Route {
         self.protocol() == Protocol::MomoOpenApi
     }
 
+    pub fn is_paydunya(self) -> bool {
+        self.protocol() == Protocol::Paydunya
+    }
+
+    /// Whether a callback sent again is taken like the first (MoMo and PayDunya sign nothing
+    /// that could tell them apart); Wave's is refused as a replay.
+    pub fn replays_accepted(self) -> bool {
+        !matches!(self, WaveCollection | WaveTransfer)
+    }
+
+    /// The payer's one-time code a collection on this route must carry (ALPHA over PayDunya).
+    pub fn code(self) -> Option<&'static str> {
+        (self == PaydunyaCollection).then_some("1234")
+    }
+
     pub fn kind(self) -> Kind {
         match self {
-            MomoCollection | WaveCollection => Kind::Collection,
-            MomoTransfer | WaveTransfer => Kind::Transfer,
+            MomoCollection | WaveCollection | PaydunyaCollection => Kind::Collection,
+            MomoTransfer | WaveTransfer | PaydunyaTransfer => Kind::Transfer,
         }
     }
 
@@ -86,7 +125,9 @@ impl Route {
     pub fn refusal_code(self) -> FailureCode {
         match self {
             MomoCollection => FailureCode::PayerDeclined,
-            MomoTransfer | WaveCollection | WaveTransfer => FailureCode::OperatorRefused,
+            MomoTransfer | WaveCollection | WaveTransfer | PaydunyaCollection | PaydunyaTransfer => {
+                FailureCode::OperatorRefused
+            }
         }
     }
 
@@ -97,6 +138,8 @@ impl Route {
             MomoTransfer => "momo.transfer",
             WaveCollection => "wave.checkout.create",
             WaveTransfer => "wave.payout.create",
+            PaydunyaCollection => "paydunya.softpay",
+            PaydunyaTransfer => "paydunya.disburse.submit",
         }
     }
 
@@ -107,6 +150,8 @@ impl Route {
             MomoTransfer => "momo.transfer.status",
             WaveCollection => "wave.checkout.search",
             WaveTransfer => "wave.payout.search",
+            PaydunyaCollection => "paydunya.invoice.confirm",
+            PaydunyaTransfer => "paydunya.disburse.status",
         }
     }
 
@@ -121,6 +166,8 @@ impl Route {
             MomoTransfer => "mt",
             WaveCollection => "wc",
             WaveTransfer => "wt",
+            PaydunyaCollection => "pc",
+            PaydunyaTransfer => "pt",
         }
     }
 }
