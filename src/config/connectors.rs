@@ -138,6 +138,25 @@ impl ConnectorSettings {
             .or((environment == Environment::Sandbox).then(|| Protocol::Simulator.into()))
     }
 
+    /// The most operator calls one send of a payment makes, whatever its route: one per
+    /// connector of its route (a fallback tries the next), two for PayDunya (it names the
+    /// payment before the call that moves money).
+    pub fn longest_send(&self) -> u32 {
+        let calls = |chain: &Chain| -> u32 {
+            chain
+                .0
+                .iter()
+                .map(|p| if *p == Protocol::Paydunya { 2 } else { 1 })
+                .sum()
+        };
+        self.routes
+            .iter()
+            .map(|(_, _, chain)| calls(chain))
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    }
+
     /// The longest any one operator call may take, whatever the route.
     pub fn longest_timeout(&self) -> Duration {
         self.timeouts

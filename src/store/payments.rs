@@ -123,12 +123,15 @@ pub trait PaymentStore: Send + Sync + 'static {
         at: Timestamp,
     ) -> Result<Option<Timestamp>, StoreError>;
 
-    /// Records, for a pending transaction not yet given a token, the connector about to carry
-    /// it and, where its protocol handed one out, its `token` there: `false` when it is no
-    /// longer pending or already has a token (another sender got there first: do not send).
+    /// Records, for a pending transaction not yet given a token and still carried by
+    /// `expected` (`None`: none recorded), the connector about to carry it and, where its
+    /// protocol handed one out, its `token` there. Moving it to another connector (a fallback)
+    /// also needs that no resend was claimed. `false` when any of that fails: another sender
+    /// got there first, and nothing may be sent.
     async fn record_carrier(
         &self,
         transaction_id: &TransactionKey,
+        expected: Option<&str>,
         connector: &str,
         token: Option<&str>,
     ) -> Result<bool, StoreError>;

@@ -1,5 +1,6 @@
 //! The store contract: the same tests against SQLite and PostgreSQL, through the `Store` trait.
 
+mod carriers;
 mod dashboard;
 mod idempotency;
 mod leases;

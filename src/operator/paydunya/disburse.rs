@@ -10,8 +10,10 @@
 //! | `failed` | `Failed { OperatorRefused }` |
 //! | anything else, another amount, currency or token | `Err(BadAnswer)`: never settled, counted |
 //!
-//! A submission PayDunya refuses with a `response_code` other than `"00"` moved nothing; a
-//! submission that timed out is asked about with `check-status`, never submitted blindly.
+//! A submission PayDunya refuses (a `response_code` other than `"00"`, a 4xx) is checked with
+//! `check-status` before it fails the transfer: a resubmission refused because the first is
+//! being paid must not release money that is leaving. Still `created`, nothing was paid and the
+//! refusal stands. A submission that timed out is asked about likewise, never submitted blindly.
 
 use reqwest::StatusCode;
 
@@ -58,20 +60,42 @@ impl PaydunyaConnector {
             disburse_id: r.reference,
         };
         let answer = self.post("/api/v2/disburse/submit-invoice", &body).await?;
+        let sent = r.amount.francs();
         if answer.status != StatusCode::OK {
-            return Err(refused(&what, &answer, true));
+            return match refused(&what, &answer, true) {
+                refusal @ OperatorError::Rejected { .. } => self.refused_submission(token, sent, refusal).await,
+                other => Err(other),
+            };
         }
         let state: DisburseState = read(&what, &answer)?;
         if !state.answered.is_success() {
-            return Err(OperatorError::Rejected {
+            let refusal = OperatorError::Rejected {
                 code: FailureCode::OperatorRefused,
                 reason: format!("PayDunya refused the disbursement: {}", state.answered.describe()),
-            });
+            };
+            return self.refused_submission(token, sent, refusal).await;
         }
         match state.status.as_deref() {
             // The submission's answer need not say more: the status check and the notification will.
             None => Ok(OperatorAnswer::Pending),
             Some(_) => answer_of(&state, token, r.amount.francs()),
+        }
+    }
+
+    /// A refused submission of `token`: the refusal when the disbursement is still `created`
+    /// (nothing paid), else what its status says.
+    async fn refused_submission(
+        &self,
+        token: &str,
+        sent: i64,
+        refusal: OperatorError,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        match self.check_status(token, sent).await {
+            Ok(OperatorAnswer::NotReceived) => Err(refusal),
+            Ok(answer) => Ok(answer),
+            Err(e) => Err(OperatorError::Ambiguous(format!(
+                "{refusal}; and whether it is being paid could not be asked: {e}"
+            ))),
         }
     }
 
@@ -81,6 +105,10 @@ impl PaydunyaConnector {
         t: &Transaction,
         token: &str,
     ) -> Result<OperatorAnswer, OperatorError> {
+        self.check_status(token, t.amounts.amount.get()).await
+    }
+
+    async fn check_status(&self, token: &str, sent: i64) -> Result<OperatorAnswer, OperatorError> {
         let what = format!("checking disbursement {token}");
         let answer = self
             .post(
@@ -100,7 +128,7 @@ impl PaydunyaConnector {
                 state.answered.describe()
             )));
         }
-        answer_of(&state, token, t.amounts.amount.get())
+        answer_of(&state, token, sent)
     }
 }
 

@@ -12,7 +12,7 @@ use super::{PaymentError, PaymentRequest, Payments};
 use crate::domain::ledger;
 use crate::domain::ledger::Posting;
 use crate::domain::transaction::{CHECKOUT_TOKEN_LEN, REFERENCE_ALPHABET, REFERENCE_LEN};
-use crate::domain::{Customer, Kind, OperatorCode, Status, Tenant, Timestamp, Transaction, TransactionRef};
+use crate::domain::{Carrier, Customer, Kind, OperatorCode, Status, Tenant, Timestamp, Transaction, TransactionRef};
 use crate::domain::{CustomerId, LinkClosed, Reference, TextId, TransactionKey, TransactionRecord};
 use crate::service::{Principal, ServiceError};
 use crate::store::StoreError;
@@ -193,6 +193,17 @@ impl Payments {
             operator = %record.transaction.operator, phone = %record.transaction.phone, "payment recorded as PENDING");
     }
 
+    /// The connector a new payment is recorded with: its collection's for a refund, else its
+    /// route's first.
+    fn first_connector(&self, tenant: &Tenant, request: &PaymentRequest) -> String {
+        match request.purpose.refund_of().and_then(|r| r.connector.clone()) {
+            Some(collections) => collections,
+            None => self.operators.chain(request.operator, tenant.environment)[0]
+                .name
+                .to_owned(),
+        }
+    }
+
     /// What recording `request` writes: its payer, its `PENDING` transaction, and a transfer's
     /// reservation.
     pub(crate) fn prepare(
@@ -235,7 +246,10 @@ impl Payments {
             failure_reason: None,
             created_at: now,
             updated_at: None,
-            carrier: Default::default(),
+            carrier: Carrier {
+                connector: Some(self.first_connector(tenant, request)),
+                token: None,
+            },
         };
         let entry = if request.kind().pays_out() {
             ledger::reserve(&amounts)

@@ -1,52 +1,68 @@
 //! Handing a recorded `PENDING` payment to the connector that carries it.
 //!
-//! - A route may name several connectors in order (`momo-openapi|paydunya`). A new payment
-//!   goes to the first; the next is tried only when the one before answered
+//! - A payment is recorded with its connector at its creation: its route's first (a refund:
+//!   its collection's). Everything after goes there (`Operators::carrier`).
+//! - A route may name several connectors in order (`momo-openapi|paydunya`). At a payment's
+//!   first send only, the next is tried when the one before answered
 //!   [`OperatorError::Transient`]: refused before anything could have been sent (its breaker
 //!   open, its connection refused, its credentials refused). A timeout, a reset or any answer
-//!   leaves the first one's outcome unknown, and the payment stays with it.
-//! - On such a route, the connector is recorded with the payment before it is asked, so a
-//!   status check, a callback or a refund goes to that connector only, and a fallback never
-//!   sends one payment to two connectors.
+//!   leaves the first one's outcome unknown, and the payment stays with it. Moving it is a
+//!   compare-and-set on its recorded connector that also needs no resend claimed
+//!   (`PaymentStore::record_carrier`), so two senders never send it to two connectors.
 //! - A protocol that names a payment before anything moves ([`Operator::prepare`]: PayDunya's
-//!   invoice and disbursement tokens) has that name recorded before the call that moves
-//!   money. A payment with no recorded name was therefore never asked to move money there.
-//! - A payment already recorded with a connector (sent before, or a refund's collection's)
-//!   goes to that one only.
+//!   invoice and disbursement tokens) has that name recorded before the call that moves money.
+//!   A payment with no recorded name was therefore never asked to move money there.
+//!
+//! [`Operator::prepare`]: crate::operator::Operator::prepare
 
 use super::Payments;
 use crate::domain::Transaction;
 use crate::operator::{Connector, OperatorAnswer, OperatorError, OperatorRequest};
 
+/// Whether a send may go on to the route's next connector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Fallback {
+    /// The payment's first send.
+    Allowed,
+    /// Sent again: it goes to its recorded connector only.
+    Never,
+}
+
 impl Payments {
     /// Asks the connector that carries `t` for `request` (built from `t`), falling back along
-    /// its route as the module says. `pinned` names the only connector that may carry it (a
-    /// refund goes back through its collection's).
+    /// its route as the module says. `pinned` names the connector a payment recorded with none
+    /// (from before connectors were recorded) must go to: a refund's collection's.
     pub(super) async fn deliver(
         &self,
         t: &Transaction,
         request: &OperatorRequest<'_>,
         pinned: Option<&str>,
+        fallback: Fallback,
     ) -> Result<OperatorAnswer, OperatorError> {
         let chain = self.operators.chain(t.operator, t.tenant.environment);
-        let only = t.carrier.connector.as_deref().or(pinned);
-        let candidates: Vec<&Connector> = match only {
-            Some(name) => chain.iter().filter(|c| c.name == name).collect(),
-            None => chain.iter().collect(),
+        let recorded = t.carrier.connector.as_deref();
+        let start = match recorded.or(pinned) {
+            Some(name) => chain.iter().position(|c| c.name == name),
+            None => Some(0),
         };
-        if candidates.is_empty() {
+        let Some(start) = start else {
             return Err(OperatorError::Transient(format!(
                 "{} is carried by {}, which no longer serves {} in {}: route it again to send it",
                 t.reference,
-                only.unwrap_or("?"),
+                recorded.or(pinned).unwrap_or("?"),
                 t.operator,
                 t.tenant.environment
             )));
-        }
+        };
+        let candidates = match (fallback, pinned) {
+            (Fallback::Allowed, None) => &chain[start..],
+            _ => &chain[start..=start],
+        };
         let operator = t.operator.name();
-        let record_each = chain.len() > 1;
+        let mut expected = recorded;
         for (i, connector) in candidates.iter().enumerate() {
-            let answer = self.ask(t, request, connector, record_each).await;
+            let answer = self.ask(t, request, connector, expected).await;
+            expected = Some(connector.name);
             match (&answer, candidates.get(i + 1)) {
                 (Err(OperatorError::Transient(why)), Some(next)) => {
                     self.metrics.operator_send(operator, connector.name, "fell_back");
@@ -62,22 +78,26 @@ impl Payments {
         unreachable!("the last candidate always answers")
     }
 
-    /// Asks one connector: its name for the payment first where its protocol hands one out,
-    /// recorded (with the connector, when `record` or a name was given) before the call that
-    /// moves money.
+    /// Asks one connector: recorded as the carrier first when it is not `expected` (the
+    /// connector recorded now), then its name for the payment where its protocol hands one out,
+    /// recorded too, before the call that moves money.
     async fn ask(
         &self,
         t: &Transaction,
         request: &OperatorRequest<'_>,
         connector: &Connector,
-        record: bool,
+        expected: Option<&str>,
     ) -> Result<OperatorAnswer, OperatorError> {
+        if expected != Some(connector.name) {
+            self.record_carrier(t, expected, connector.name, None).await?;
+        }
         let token = match request.token {
             Some(token) => Some(token.to_owned()),
             None => {
                 let token = connector.operator.prepare(request).await?;
-                if token.is_some() || record {
-                    self.record_carrier(t, connector.name, token.as_deref()).await?;
+                if let Some(token) = &token {
+                    self.record_carrier(t, Some(connector.name), connector.name, Some(token))
+                        .await?;
                 }
                 token
             }
@@ -89,14 +109,23 @@ impl Payments {
         connector.operator.initiate(&request).await
     }
 
-    /// Records `connector` (and `token`) as what carries `t`. Not recorded, nothing is sent:
-    /// the payment stays `PENDING`, and the reconciler's status check finds it never received.
-    async fn record_carrier(&self, t: &Transaction, connector: &str, token: Option<&str>) -> Result<(), OperatorError> {
-        match self.store.record_carrier(&t.id, connector, token).await {
+    /// Records `connector` (and `token`) as what carries `t`, if it is still carried by
+    /// `expected`. Not recorded, nothing is sent: the payment stays `PENDING`, and the
+    /// reconciler asks its recorded connector.
+    async fn record_carrier(
+        &self,
+        t: &Transaction,
+        expected: Option<&str>,
+        connector: &str,
+        token: Option<&str>,
+    ) -> Result<(), OperatorError> {
+        match self.store.record_carrier(&t.id, expected, connector, token).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(OperatorError::Ambiguous(format!(
-                "{} is no longer pending, or another sender named its carrier first: not sent again",
-                t.reference
+                "{} is no longer pending, is sent again by another sender, or is carried by another \
+                 connector than {}: not sent to {connector}",
+                t.reference,
+                expected.unwrap_or("none")
             ))),
             Err(e) => Err(OperatorError::Ambiguous(format!(
                 "{connector} could not be recorded as the carrier of {} ({e}): not sent; the reconciler will ask",

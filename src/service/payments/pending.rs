@@ -1,6 +1,7 @@
 //! What the settlement workers and the administrator need: pending transactions in batches,
 //! the operator's view of one, when to ask again, and the whole-ledger check.
 
+use super::deliver::Fallback;
 use super::send::RefundTarget;
 use super::Payments;
 use crate::domain::{Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord};
@@ -122,7 +123,7 @@ impl Payments {
             return Ok(None);
         }
         tracing::warn!(reference = %t.reference, "the operator never received this payment: sending it again, once, with the same key");
-        self.call_operator(record).await.map(Some)
+        self.call_operator(record, Fallback::Never).await.map(Some)
     }
 
     /// Sends a payout batch's transfer its sender claimed but did not send (it died between
@@ -135,7 +136,7 @@ impl Payments {
         now: Timestamp,
     ) -> Result<FirstSend, ServiceError> {
         Ok(match self.store.mark_sent(&record.transaction.id, now).await? {
-            SendMark::Taken => FirstSend::Made(self.call_operator(record).await?),
+            SendMark::Taken => FirstSend::Made(self.call_operator(record, Fallback::Allowed).await?),
             SendMark::SentAt(at) => FirstSend::SentAt(at),
             SendMark::Final => FirstSend::Final,
         })
@@ -146,6 +147,7 @@ impl Payments {
     async fn call_operator(
         &self,
         record: &TransactionRecord,
+        fallback: Fallback,
     ) -> Result<Result<OperatorAnswer, OperatorError>, ServiceError> {
         let t = &record.transaction;
         let amount = super::send::stored_amount(t)?;
@@ -165,7 +167,7 @@ impl Payments {
             connector: c.transaction.carrier.connector.as_deref(),
         });
         let request = super::send::operator_request(t, amount, None, refund)?;
-        let answer = self.deliver(t, &request, self.refund_pin(t, refund)).await;
+        let answer = self.deliver(t, &request, self.refund_pin(t, refund), fallback).await;
         // The payer pays on the page the resend opened (a Wave checkout session): kept, as at
         // creation, so that status lookups show the merchant where to send them.
         if let Ok(OperatorAnswer::AwaitingPayer { launch_url }) = &answer {

@@ -4,6 +4,7 @@
 //! event in one database transaction, and an answer that settles nothing leaves the payment
 //! `PENDING` for the reconciler.
 
+use super::deliver::Fallback;
 use super::{PaymentError, Payments};
 use crate::domain::{
     Amount, Cause, FailureCode, Outcome, Purpose, Reference, Status, Timestamp, Transaction, TransactionKey,
@@ -111,7 +112,10 @@ impl Payments {
     ) -> Result<TransactionRecord, PaymentError> {
         let t = &record.transaction;
         let request = operator_request(t, stored_amount(t)?, otp_code, refund)?;
-        let answer = self.deliver(t, &request, self.refund_pin(t, refund)).await;
+        // Sent here for the first time: at its creation, or a batch's transfer by its sender.
+        let answer = self
+            .deliver(t, &request, self.refund_pin(t, refund), Fallback::Allowed)
+            .await;
         let outcome = |status, code: Option<FailureCode>, reason: Option<String>, cause| Outcome {
             status,
             cause,

@@ -15,9 +15,6 @@ use crate::domain::{Timestamp, TransactionRecord};
 pub use crate::service::payments::pending::outcome_of;
 use crate::service::{Payments, ServiceError};
 
-/// Operator calls one visit makes at most: the status, then a resend or a cancellation.
-const CALLS_PER_VISIT: u32 = 2;
-
 /// Room for a visit's database reads and writes beyond its operator calls. A lease that runs
 /// out while its visit still writes costs a second status call by another pass, never a second
 /// settlement: settlements are conditional.
@@ -28,7 +25,13 @@ const LEASE_MARGIN: Duration = Duration::from_secs(2);
 /// mid-pass are free again soon after (each visit's operator calls are bounded by the longest
 /// operator timeout, and the visits of one claim run at once).
 pub fn check_lease(config: &crate::config::Config) -> Duration {
-    config.connectors.longest_timeout() * CALLS_PER_VISIT + LEASE_MARGIN
+    config.connectors.longest_timeout() * calls_per_visit(config) + LEASE_MARGIN
+}
+
+/// Operator calls one visit makes at most: the status, then a cancellation or a send (one call,
+/// more on a route with PayDunya or a fallback: `ConnectorSettings::longest_send`).
+fn calls_per_visit(config: &crate::config::Config) -> u32 {
+    1 + config.connectors.longest_send()
 }
 
 /// How long after a payment was first found missing at its operator (or sent again) "not

@@ -169,16 +169,20 @@ where
     async fn record_carrier(
         &self,
         transaction_id: &TransactionKey,
+        expected: Option<&str>,
         connector: &str,
         token: Option<&str>,
     ) -> Result<bool, StoreError> {
+        // A compare-and-set on the carrier: two senders never both move a payment.
         let recorded = sqlx::query(
-            "UPDATE transactions SET connector = $1, operator_token = $2 \
-             WHERE id = $3 AND status = 'PENDING' AND operator_token IS NULL",
+            "UPDATE transactions SET connector = $1, operator_token = COALESCE($2, operator_token) \
+             WHERE id = $3 AND status = 'PENDING' AND operator_token IS NULL \
+             AND COALESCE(connector, '') = $4 AND ($1 = $4 OR missing_since IS NULL)",
         )
         .arg(connector)
         .arg(token)
         .arg(transaction_id)
+        .arg(expected.unwrap_or(""))
         .execute(DB::pool(self.writer()))
         .await?;
         Ok(recorded.rows_affected() == 1)

@@ -37,6 +37,7 @@ const COMMON_COLUMNS: &Columns = {
         ("created_at", Int),
         ("next_check_at", Int),
         ("operator_alias", Text),
+        ("connector", Text),
     ]
 };
 
@@ -62,6 +63,7 @@ pub(super) fn transaction_row(values: &mut RowValues, t: &Transaction, customer_
         .text(t.email.as_deref())
         .int(t.created_at.millis())
         .int(first_check.millis())
-        .text(t.operator_alias.as_deref());
+        .text(t.operator_alias.as_deref())
+        .text(t.carrier.connector.as_deref());
     kinds::insert_row(values, t);
 }
