@@ -9,6 +9,9 @@
 //! final answer is contradicted; no initiation was executed twice at the operator, which holds no
 //! payment we do not know; the ledger balances and no balance is negative. At the end nothing is
 //! `PENDING`, and the operator and the gateway agree on every outcome.
+//!
+//! It runs twice: with MoMo serving ALPHA and GAMMA and Wave BETA and DELTA, and with PayDunya
+//! serving ALPHA and DELTA at a reconcile delay of 300 ms.
 
 use std::time::{Duration, Instant};
 
@@ -24,7 +27,11 @@ use momo_test_support::process;
 use momo_test_support::TestDatabase;
 use momo_test_support::{both_backends, until};
 
-both_backends!(TestDatabase::create => sigkill_under_mixed_load_loses_duplicates_and_invents_nothing);
+both_backends!(
+    TestDatabase::create =>
+    sigkill_under_mixed_load_loses_duplicates_and_invents_nothing,
+    sigkill_with_paydunya_at_a_short_reconcile_delay_loses_duplicates_and_invents_nothing,
+);
 
 const CLIENTS: usize = 16;
 /// How long after the last restart every payment is settled by the running process.
@@ -88,14 +95,24 @@ async fn check(
 }
 
 async fn sigkill_under_mixed_load_loses_duplicates_and_invents_nothing(db: TestDatabase) {
+    kill_loop(db, operator::MOMO_AND_WAVE, "500").await
+}
+
+async fn sigkill_with_paydunya_at_a_short_reconcile_delay_loses_duplicates_and_invents_nothing(db: TestDatabase) {
+    kill_loop(db, operator::WITH_PAYDUNYA, "300").await
+}
+
+/// The loop on `routes` (`MOMO_OPERATOR_CONNECTORS`), the reconciler asking `reconcile_after`
+/// milliseconds after a payment's creation.
+async fn kill_loop(db: TestDatabase, routes: &str, reconcile_after: &str) {
     let started = Instant::now();
     let kills = env_count("MOMO_RELIABILITY_KILLS", 3);
     let port = harness::free_port();
     let emulator = operator::emulator(port, Duration::from_millis(300)).await;
-    let mut settings = operator::gateway_settings(&emulator.url, port);
+    let mut settings = operator::gateway_settings(&emulator.url, port, routes);
     settings.extend([
         ("MOMO_RECONCILE_INTERVAL_MS", "200".to_owned()),
-        ("MOMO_RECONCILE_AFTER_MS", "500".to_owned()),
+        ("MOMO_RECONCILE_AFTER_MS", reconcile_after.to_owned()),
         ("MOMO_COLLECTION_TTL_S", "5".to_owned()),
     ]);
     let admin = harness::admin(&db.url, &settings).await;
@@ -196,7 +213,7 @@ async fn sigkill_under_mixed_load_loses_duplicates_and_invents_nothing(db: TestD
         .filter(|s| ![200, 202, 409, 504].contains(*s))
         .collect();
     println!(
-        "kill-loop {}: kills={kills} clients={CLIENTS} requests={} {tally} resent={resent} stored={stored} \
+        "kill-loop {} {routes}: kills={kills} clients={CLIENTS} requests={} {tally} resent={resent} stored={stored} \
          (successful={successful} failed={}) all_final_within={}ms_of_the_last_restart operator: payments={} initiations_received_twice={} \
          executed_twice=0 unknown=0 disagreeing=0 | lost=0 duplicated=0 invented=0 changed=0 pending_left=0 \
          500s={} panics={panics} in {:.1}s",

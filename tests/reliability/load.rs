@@ -49,13 +49,15 @@ impl Payment {
         );
         let customer =
             json!({"firstName": "Awa", "lastName": "Koné", "phone": phone, "address": {"countryCode": "CI"}});
+        // ALPHA's payers give a one-time code (PayDunya requires it; MoMo carries it along).
+        let code = (self.operator == "ALPHA").then_some("1234");
         match (self.kind, self.generation) {
             (Kind::Collection, Generation::V1) => json!({"transactionId": id, "customer": customer, "payer": phone,
-                "currency": "XOF", "amount": "1500", "operator": operator}),
+                "currency": "XOF", "amount": "1500", "operator": operator, "otpCode": code}),
             (Kind::Transfer, Generation::V1) => json!({"transactionId": id, "customer": customer, "recipient": phone,
                 "currency": "XOF", "amount": "1000", "operator": operator}),
             (Kind::Collection, Generation::V2) => json!({"code_country": "CI", "operator": operator, "currency": "XOF",
-                "customer_id": phone, "name_user": "Awa Koné", "amount": 1500, "transaction_id": id}),
+                "customer_id": phone, "name_user": "Awa Koné", "amount": 1500, "transaction_id": id, "code_otp": code}),
             (Kind::Transfer, Generation::V2) => json!({"code_country": "CI", "currency": "XOF", "customer_id": phone,
                 "name": "Awa Koné", "amount": 1000, "operator": operator, "transaction_id": id}),
             (Kind::Refund, _) => unreachable!("the load sends collections and transfers"),

@@ -1,6 +1,7 @@
 //! The operators behind the gateway process: the emulator over HTTP (MoMo Open API for ALPHA
-//! and GAMMA, Wave for BETA and DELTA, in the Sandbox), the settings that route the gateway to
-//! it, and the emulator's books read back and held against ours.
+//! and GAMMA, Wave for BETA and DELTA, in the Sandbox; or PayDunya for ALPHA and DELTA), the
+//! settings that route the gateway to it, and the emulator's books read back and held against
+//! ours.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -24,11 +25,16 @@ pub async fn emulator(gateway_port: u16, delay: Duration) -> RunningEmulator {
     Emulator::start(settings).await.expect("the emulator starts")
 }
 
+/// MoMo for ALPHA and GAMMA, Wave for BETA and DELTA.
+pub const MOMO_AND_WAVE: &str =
+    "ALPHA:Sandbox=momo-openapi,GAMMA:Sandbox=momo-openapi,BETA:Sandbox=wave-checkout,DELTA:Sandbox=wave-checkout";
+/// PayDunya for ALPHA and DELTA, MoMo for GAMMA, Wave for BETA.
+pub const WITH_PAYDUNYA: &str =
+    "ALPHA:Sandbox=paydunya,GAMMA:Sandbox=momo-openapi,BETA:Sandbox=wave-checkout,DELTA:Sandbox=paydunya";
+
 /// The gateway's settings for the emulator at `url`, listening on `port` (fixed, so the
-/// operators' callbacks find it again after a restart).
-pub fn gateway_settings(url: &str, port: u16) -> Vec<(&'static str, String)> {
-    let routes = "ALPHA:Sandbox=momo-openapi,GAMMA:Sandbox=momo-openapi,\
-                  BETA:Sandbox=wave-checkout,DELTA:Sandbox=wave-checkout";
+/// operators' callbacks find it again after a restart), with `routes`.
+pub fn gateway_settings(url: &str, port: u16, routes: &str) -> Vec<(&'static str, String)> {
     vec![
         ("MOMO_LISTEN", format!("127.0.0.1:{port}")),
         ("MOMO_PUBLIC_URL", format!("http://127.0.0.1:{port}")),
@@ -46,6 +52,10 @@ pub fn gateway_settings(url: &str, port: u16) -> Vec<(&'static str, String)> {
         ("MOMO_WAVE_URL", url.to_owned()),
         ("MOMO_WAVE_API_KEY", "wave-test-key".to_owned()),
         ("MOMO_WAVE_WEBHOOK_SECRET", "wave-webhook-secret".to_owned()),
+        ("MOMO_PAYDUNYA_URL", url.to_owned()),
+        ("MOMO_PAYDUNYA_MASTER_KEY", "paydunya-master-key".to_owned()),
+        ("MOMO_PAYDUNYA_PRIVATE_KEY", "paydunya-private-key".to_owned()),
+        ("MOMO_PAYDUNYA_TOKEN", "paydunya-token".to_owned()),
         ("MOMO_OPERATOR_TIMEOUT_MS", "2000".to_owned()),
     ]
 }
@@ -118,7 +128,11 @@ pub struct Books {
 
 /// Reads the emulator's books and holds them against `stored` (ours, by transaction id).
 pub async fn books(url: &str, stored: &HashMap<String, TransactionRecord>) -> Books {
-    let ours: HashMap<&str, &TransactionRecord> = stored.values().map(|r| (r.transaction.id.as_str(), r)).collect();
+    // The operators key a payment by our internal id (MoMo, Wave) or our ref (PayDunya).
+    let ours: HashMap<&str, &TransactionRecord> = stored
+        .values()
+        .flat_map(|r| [(r.transaction.id.as_str(), r), (r.transaction.reference.as_str(), r)])
+        .collect();
     let mut books = Books::default();
     for i in get(&format!("{url}/_emulator/initiations")).await.as_array().unwrap() {
         let (received, executed) = (i["received"].as_u64().unwrap(), i["executed"].as_u64().unwrap());
@@ -130,6 +144,12 @@ pub async fn books(url: &str, stored: &HashMap<String, TransactionRecord>) -> Bo
     let mut per_key: HashMap<String, usize> = HashMap::new();
     let mut paid_at_operator = HashSet::new();
     for p in get(&format!("{url}/_emulator/payments")).await.as_array().unwrap() {
+        // A PayDunya invoice never paid or a disbursement never submitted moved nothing (a
+        // resend makes a new invoice).
+        let unpaid = (p["flow"] == "invoice" && p["party"].is_null()) || p["wire"]["status"] == "created";
+        if p["protocol"] == "paydunya" && unpaid {
+            continue;
+        }
         books.payments += 1;
         let key = p["key"].as_str().unwrap_or_default().to_owned();
         *per_key.entry(key.clone()).or_default() += 1;
@@ -162,7 +182,8 @@ pub async fn books(url: &str, stored: &HashMap<String, TransactionRecord>) -> Bo
     // Ours paid without a payment at the operator: money invented.
     for record in stored.values() {
         let t = &record.transaction;
-        if t.status == Status::Successful && !paid_at_operator.contains(t.id.as_str()) {
+        let paid = paid_at_operator.contains(t.id.as_str()) || paid_at_operator.contains(t.reference.as_str());
+        if t.status == Status::Successful && !paid {
             books.disagreeing.push(format!(
                 "{}: ours SUCCESSFUL, no payment at the operator",
                 t.transaction_id
