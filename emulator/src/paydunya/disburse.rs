@@ -13,13 +13,13 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use super::invoice::{token, whole_amount};
-use super::{guarded, json_body, notify, refusal};
+use super::invoice::{prepared, token, whole_amount};
+use super::{guarded, json_body, refusal};
 use crate::callbacks::{self, Ticket};
 use crate::fields::is_msisdn;
 use crate::listener::Connection;
 use crate::state::{Flow, Outcome, Payment, Phase, Resolution};
-use crate::{mint, scenario, Ctx};
+use crate::{scenario, Ctx};
 
 const WITHDRAW_MODES: [&str; 4] = ["orange-money-ci", "mtn-ci", "moov-ci", "wave-ci"];
 
@@ -48,30 +48,9 @@ pub async fn get_invoice(
         let amount = whole_amount(value.get("amount"))
             .ok_or_else(|| refusal(StatusCode::OK, "4004", "amount est invalide"))?;
         let token = token();
-        let now = ctx.clock.now();
-        let payment = Payment {
-            id: token.clone(),
-            key: token.clone(),
-            flow: Flow::Disburse,
-            party: Some(alias),
-            amount: amount.to_string(),
-            currency: "XOF".to_string(),
-            request: value.clone(),
-            created: now,
-            created_at: ctx.clock.wall(),
-            resolution: Resolution {
-                outcome: Outcome::Pending,
-                at: None,
-                notify: false,
-                generation: 0,
-            },
-            callback: guard.faults.callback.clone(),
-            callback_url: Some(text("callback_url")).filter(|u| !u.is_empty()),
-            expires: None,
-            transaction_id: mint::wave_transaction_id(),
-            refused: false,
-            calls_back: notify::deliveries,
-        };
+        let mut payment = prepared(&ctx, guard, Flow::Disburse, &token, token.clone(), amount, value.clone());
+        payment.party = Some(alias);
+        payment.callback_url = Some(text("callback_url")).filter(|u| !u.is_empty());
         ctx.lock().insert_prepared(payment);
         Ok(Json(json!({"response_code": "00", "response_text": "Disbursement Invoice Created", "disburse_token": token}))
             .into_response())

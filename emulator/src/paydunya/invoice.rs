@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use super::{guarded, json_body, notify, refusal};
 use crate::callbacks::{self, Ticket};
 use crate::fields::is_msisdn;
+use crate::guard::Guard;
 use crate::guard::Refusal;
 use crate::listener::Connection;
 use crate::state::{Flow, Outcome, Payment, Phase, Resolution};
@@ -38,6 +39,41 @@ pub(super) fn whole_amount(value: Option<&Value>) -> Option<u64> {
 /// A fresh invoice or disbursement token.
 pub(super) fn token() -> String {
     uuid::Uuid::new_v4().simple().to_string()[..20].to_string()
+}
+
+/// A PayDunya payment not yet asked to move money: an invoice, or a disbursement.
+pub(super) fn prepared(
+    ctx: &Ctx,
+    guard: &Guard,
+    flow: Flow,
+    token: &str,
+    key: String,
+    amount: u64,
+    request: Value,
+) -> Payment {
+    Payment {
+        id: token.to_owned(),
+        key,
+        flow,
+        party: None,
+        amount: amount.to_string(),
+        currency: "XOF".to_string(),
+        request,
+        created: ctx.clock.now(),
+        created_at: ctx.clock.wall(),
+        resolution: Resolution {
+            outcome: Outcome::Pending,
+            at: None,
+            notify: false,
+            generation: 0,
+        },
+        callback: guard.faults.callback.clone(),
+        callback_url: None,
+        expires: None,
+        transaction_id: mint::wave_transaction_id(),
+        refused: false,
+        calls_back: notify::deliveries,
+    }
 }
 
 /// `POST /api/v1/checkout-invoice/create`.
@@ -62,31 +98,10 @@ pub async fn create(
             }
             let token = token();
             let text = |pointer| value.pointer(pointer).and_then(Value::as_str).map(str::to_owned);
-            let now = ctx.clock.now();
-            let payment = Payment {
-                id: token.clone(),
-                key: text("/custom_data/ref").unwrap_or_else(|| token.clone()),
-                flow: Flow::Invoice,
-                party: None,
-                amount: amount.to_string(),
-                currency: "XOF".to_string(),
-                request: value.clone(),
-                created: now,
-                created_at: ctx.clock.wall(),
-                resolution: Resolution {
-                    outcome: Outcome::Pending,
-                    at: None,
-                    notify: false,
-                    generation: 0,
-                },
-                callback: guard.faults.callback.clone(),
-                callback_url: text("/actions/callback_url"),
-                expires: None,
-                transaction_id: mint::wave_transaction_id(),
-                refused: false,
-                calls_back: notify::deliveries,
-            };
-            ctx.lock().insert_prepared(payment);
+            let key = text("/custom_data/ref").unwrap_or_else(|| token.clone());
+            let mut invoice = prepared(&ctx, guard, Flow::Invoice, &token, key, amount, value.clone());
+            invoice.callback_url = text("/actions/callback_url");
+            ctx.lock().insert_prepared(invoice);
             Ok(Json(json!({
                 "response_code": "00",
                 "response_text": format!("{}/checkout/invoice/{token}", ctx.base_url),

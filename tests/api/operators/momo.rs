@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use momo_gateway::config::{ApiCredentials, Protocol};
+use momo_gateway::config::Protocol;
 use momo_gateway::domain::{Environment, FailureCode, OperatorCode, TransactionRef};
 use momo_gateway::operator::momo::callback::route_token;
 use momo_gateway::reconcile::reconciler;
@@ -46,11 +46,7 @@ async fn with_emulator(backend: Backend) -> Option<Emulated> {
     .expect("the emulator starts");
     let url = emulator.url.clone();
     let port = gateway_port();
-    let creds = |product: &str| ApiCredentials {
-        user: format!("{product}-user"),
-        key: format!("{product}-key"),
-        subscription_key: format!("{product}-subscription"),
-    };
+    let creds = emulated::momo_credentials;
     let app = TestApp::spawn_with(backend, |c| {
         c.listen = ([127, 0, 0, 1], port).into();
         c.public_url = format!("http://127.0.0.1:{port}");

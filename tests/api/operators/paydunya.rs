@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use momo_gateway::config::{ApiCredentials, Config};
+use momo_gateway::config::Config;
 use momo_gateway::domain::{FailureCode, Francs, Transaction, TransactionRef};
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{paydunya_hash, Emulator, EmulatorSettings, RunningEmulator};
@@ -21,7 +21,6 @@ use momo_test_support::{poll, Backend};
 
 /// The emulator's Sandbox delay, on its clock: rows 02, 03 and 05 settle when a test moves it.
 pub const DELAY: Duration = Duration::from_secs(60);
-pub const MASTER_KEY: &str = "paydunya-master-key";
 
 /// The gateway, the emulator it calls, and a Sandbox token.
 pub struct Paid {
@@ -46,27 +45,13 @@ pub async fn paid_with(
     settings.wave.webhook_url = Some(format!("http://127.0.0.1:{port}/operator-callbacks/BETA/Production"));
     let emulator = Emulator::start(settings).await.expect("the emulator starts");
     let url = emulator.url.clone();
-    let creds = |product: &str| ApiCredentials {
-        user: format!("{product}-user"),
-        key: format!("{product}-key"),
-        subscription_key: format!("{product}-subscription"),
-    };
     let app = TestApp::spawn_with(backend, |c| {
         c.listen = ([127, 0, 0, 1], port).into();
         c.public_url = format!("http://127.0.0.1:{port}");
         c.connectors.routes = momo_gateway::config::connectors::parse_routes(routes).expect("valid routes");
         c.connectors.timeout = Duration::from_millis(500);
-        c.connectors.allow_http = true;
-        c.connectors.paydunya_url = Some(url.clone());
-        c.connectors.paydunya_master_key = Some(MASTER_KEY.to_owned());
-        c.connectors.paydunya_private_key = Some("paydunya-private-key".to_owned());
-        c.connectors.paydunya_token = Some("paydunya-token".to_owned());
-        c.connectors.momo_url = Some(momo_url.unwrap_or_else(|| url.clone()));
-        c.connectors.momo_collection = Some(creds("collection"));
-        c.connectors.momo_disbursement = Some(creds("disbursement"));
-        c.connectors.wave_url = Some(url);
-        c.connectors.wave_api_key = Some("wave-test-key".to_owned());
-        c.connectors.wave_webhook_secret = Some("wave-webhook-secret".to_owned());
+        emulated::connect(c, &url);
+        c.connectors.momo_url = Some(momo_url.unwrap_or(url));
         c.metrics.public = true;
         adjust(c);
     })
@@ -308,7 +293,7 @@ async fn notifications_without_our_hash_are_refused_and_lies_settle_nothing(p: P
             .client
             .post(&url)
             .header("content-type", "application/x-www-form-urlencoded")
-            .body(form(&paydunya_hash(MASTER_KEY))),
+            .body(form(&paydunya_hash(emulated::PAYDUNYA_MASTER_KEY))),
     )
     .await;
     assert!(right.status.is_success(), "{}", right.body);

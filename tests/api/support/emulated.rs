@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use momo_gateway::config::{ApiCredentials, Config};
 use momo_operator_emulator::RunningEmulator;
 use serde_json::{json, Value};
 
@@ -16,6 +17,35 @@ use momo_test_support::eventually;
 
 /// How long a test waits for what the gateway or the emulator does on its own.
 pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The emulator's default MoMo credentials of `product` (`collection`, `disbursement`).
+pub fn momo_credentials(product: &str) -> ApiCredentials {
+    ApiCredentials {
+        user: format!("{product}-user"),
+        key: format!("{product}-key"),
+        subscription_key: format!("{product}-subscription"),
+    }
+}
+
+/// The emulator's default keys of every protocol it serves, on `c`'s connectors, each pointed at
+/// `url` (over http, Production included: the emulator runs on this machine).
+pub fn connect(c: &mut Config, url: &str) {
+    let k = &mut c.connectors;
+    k.allow_http = true;
+    k.momo_url = Some(url.to_owned());
+    k.momo_collection = Some(momo_credentials("collection"));
+    k.momo_disbursement = Some(momo_credentials("disbursement"));
+    k.wave_url = Some(url.to_owned());
+    k.wave_api_key = Some("wave-test-key".to_owned());
+    k.wave_webhook_secret = Some("wave-webhook-secret".to_owned());
+    k.paydunya_url = Some(url.to_owned());
+    k.paydunya_master_key = Some(PAYDUNYA_MASTER_KEY.to_owned());
+    k.paydunya_private_key = Some("paydunya-private-key".to_owned());
+    k.paydunya_token = Some("paydunya-token".to_owned());
+}
+
+/// The emulator's default PayDunya master key, whose SHA-512 authenticates its notifications.
+pub const PAYDUNYA_MASTER_KEY: &str = "paydunya-master-key";
 
 /// A `GET` on the emulator's admin API (`path` from `/_emulator/`).
 pub async fn admin(emulator: &RunningEmulator, path: &str) -> Value {

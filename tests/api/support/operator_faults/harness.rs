@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use momo_gateway::config::{ApiCredentials, Config};
+use momo_gateway::config::Config;
 use momo_gateway::domain::{Environment, Kind, Reference, Transaction, TransactionRef};
 use momo_gateway::reconcile::reconciler;
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
@@ -23,8 +23,7 @@ pub const CALLBACK_TOKEN: &str = "momo-callback-token-for-fault-tests";
 /// The secret before it, in [`Faulted::rotating`].
 pub const PREVIOUS_CALLBACK_TOKEN: &str = "momo-callback-token-before-rotation";
 pub const WAVE_SECRET: &str = "wave-webhook-secret";
-/// The PayDunya master key, whose SHA-512 authenticates its notifications.
-pub const PAYDUNYA_MASTER_KEY: &str = "paydunya-master-key";
+pub use crate::support::emulated::PAYDUNYA_MASTER_KEY;
 /// The emulator's Sandbox delay (rows 02, 03, 05), on its clock: longer than any scenario runs,
 /// so those rows settle only when a scenario advances the clock ([`Faulted::past_the_delay`]),
 /// and short enough that the advances of a whole test stay well inside the lifetime of a MoMo
@@ -99,11 +98,6 @@ impl Faulted {
             Reach::Emulator => emulator.url.clone(),
             Reach::ClosedPort => format!("http://127.0.0.1:{}", free_port()),
         };
-        let creds = |product: &str| ApiCredentials {
-            user: format!("{product}-user"),
-            key: format!("{product}-key"),
-            subscription_key: format!("{product}-subscription"),
-        };
         let app = TestApp::spawn_with(backend, |c| {
             c.listen = ([127, 0, 0, 1], port).into();
             c.public_url = format!("http://127.0.0.1:{port}");
@@ -115,17 +109,8 @@ impl Faulted {
                 .collect();
             c.connectors.timeout = Duration::from_millis(500);
             // Production routes too, to the emulator over http on this machine.
-            c.connectors.allow_http = true;
-            c.connectors.momo_url = Some(url.clone());
-            c.connectors.momo_collection = Some(creds("collection"));
-            c.connectors.momo_disbursement = Some(creds("disbursement"));
+            emulated::connect(c, &url);
             c.connectors.momo_callback_token = Some(CALLBACK_TOKEN.to_owned());
-            c.connectors.wave_url = Some(url.clone());
-            c.connectors.paydunya_url = Some(url);
-            c.connectors.paydunya_master_key = Some(PAYDUNYA_MASTER_KEY.to_owned());
-            c.connectors.paydunya_private_key = Some("paydunya-private-key".to_owned());
-            c.connectors.paydunya_token = Some("paydunya-token".to_owned());
-            c.connectors.wave_api_key = Some("wave-test-key".to_owned());
             c.connectors.wave_webhook_secret = Some(WAVE_SECRET.to_owned());
             c.breaker.cool_down = BREAKER_COOL_DOWN;
             // It serves Production, whose `/metrics` is otherwise closed without a token; the
