@@ -9,7 +9,7 @@ use std::time::Duration;
 use momo_gateway::config::Config;
 use momo_gateway::domain::{FailureCode, Francs, Transaction, TransactionRef};
 use momo_gateway::reconcile::reconciler;
-use momo_operator_emulator::{paydunya_hash, Emulator, EmulatorSettings, RunningEmulator};
+use momo_operator_emulator::{paydunya_hash, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -38,12 +38,7 @@ pub async fn paid_with(
     adjust: impl FnOnce(&mut Config),
 ) -> Option<Paid> {
     let port = gateway_port();
-    let mut settings = EmulatorSettings {
-        delay: DELAY,
-        ..EmulatorSettings::default()
-    };
-    settings.wave.webhook_url = Some(format!("http://127.0.0.1:{port}/operator-callbacks/BETA/Production"));
-    let emulator = Emulator::start(settings).await.expect("the emulator starts");
+    let emulator = emulated::start(port, DELAY, "Production").await;
     let url = emulator.url.clone();
     let app = TestApp::spawn_with(backend, |c| {
         c.listen = ([127, 0, 0, 1], port).into();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use momo_gateway::config::Protocol;
 use momo_gateway::domain::{Environment, OperatorCode, Timestamp, TransactionRef};
 use momo_gateway::reconcile::reconciler;
-use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
+use momo_operator_emulator::RunningEmulator;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -30,12 +30,7 @@ pub struct Waved {
 
 async fn with_wave(backend: Backend) -> Option<Waved> {
     let port = gateway_port();
-    let mut settings = EmulatorSettings {
-        delay: DELAY,
-        ..EmulatorSettings::default()
-    };
-    settings.wave.webhook_url = Some(format!("http://127.0.0.1:{port}/operator-callbacks/BETA/Sandbox"));
-    let emulator = Emulator::start(settings).await.expect("the emulator starts");
+    let emulator = emulated::start(port, DELAY, "Sandbox").await;
     let url = emulator.url.clone();
     let app = TestApp::spawn_with(backend, |c| {
         c.listen = ([127, 0, 0, 1], port).into();

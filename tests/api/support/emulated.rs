@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use momo_gateway::config::{ApiCredentials, Config};
-use momo_operator_emulator::RunningEmulator;
+use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use serde_json::{json, Value};
 
 use crate::support::helpers::TestApp;
@@ -17,6 +17,18 @@ use momo_test_support::eventually;
 
 /// How long a test waits for what the gateway or the emulator does on its own.
 pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The emulator with its Sandbox `delay`, sending Wave's webhooks to BETA's route in
+/// `environment` of the gateway that will listen on 127.0.0.1:`port`.
+pub async fn start(port: u16, delay: Duration, environment: &str) -> RunningEmulator {
+    let mut settings = EmulatorSettings {
+        delay,
+        ..EmulatorSettings::default()
+    };
+    let webhooks = format!("http://127.0.0.1:{port}/operator-callbacks/BETA/{environment}");
+    settings.wave.webhook_url = Some(webhooks);
+    Emulator::start(settings).await.expect("the emulator starts")
+}
 
 /// The emulator's default MoMo credentials of `product` (`collection`, `disbursement`).
 pub fn momo_credentials(product: &str) -> ApiCredentials {

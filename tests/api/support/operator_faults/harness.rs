@@ -8,7 +8,7 @@ use std::time::Duration;
 use momo_gateway::config::Config;
 use momo_gateway::domain::{Environment, Kind, Reference, Transaction, TransactionRef};
 use momo_gateway::reconcile::reconciler;
-use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
+use momo_operator_emulator::RunningEmulator;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -88,12 +88,7 @@ impl Faulted {
         adjust: impl FnOnce(&mut Config),
     ) -> Option<Faulted> {
         let port = gateway_port();
-        let mut settings = EmulatorSettings {
-            delay: DELAY,
-            ..EmulatorSettings::default()
-        };
-        settings.wave.webhook_url = Some(format!("http://127.0.0.1:{port}/operator-callbacks/BETA/Sandbox"));
-        let emulator = Emulator::start(settings).await.expect("the emulator starts");
+        let emulator = emulated::start(port, DELAY, "Sandbox").await;
         let url = match reach {
             Reach::Emulator => emulator.url.clone(),
             Reach::ClosedPort => format!("http://127.0.0.1:{}", free_port()),
