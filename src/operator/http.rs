@@ -1,9 +1,33 @@
-//! What the connectors that speak HTTP to an operator (MoMo, Wave) share: how their client is
-//! built, and what a transport error means for a payment.
+//! What the connectors that speak HTTP to an operator (MoMo, Wave, PayDunya) share: how their
+//! client is built, what a transport error means for a payment, and an answer read whole.
 
 use std::time::Duration;
 
-use super::OperatorError;
+use reqwest::StatusCode;
+use serde::de::DeserializeOwned;
+
+use super::{answer, BadAnswer, OperatorError};
+
+/// An answer read to its end: reading the body can fail too, after the operator acted.
+pub struct Answer {
+    pub status: StatusCode,
+    pub body: Vec<u8>,
+}
+
+/// Sends `request` and reads its whole answer, at most `cap` bytes.
+pub async fn exchange(request: reqwest::RequestBuilder, cap: usize) -> Result<Answer, OperatorError> {
+    let answer = request.send().await.map_err(transport_error)?;
+    let status = answer.status();
+    let body = answer::body(answer, cap).await?;
+    Ok(Answer { status, body })
+}
+
+/// Reads a 200's JSON; a body that does not parse (an HTML page, a cut answer) settles
+/// nothing: the operator may have acted.
+pub fn read<T: DeserializeOwned>(what: &str, answer: &Answer) -> Result<T, OperatorError> {
+    serde_json::from_slice(&answer.body)
+        .map_err(|e| OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed answer from {what}: {e}")))
+}
 
 /// A client whose every call, connection to last byte, ends within `timeout`.
 pub fn client(timeout: Duration) -> Result<reqwest::Client, reqwest::Error> {

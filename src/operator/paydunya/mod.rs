@@ -31,10 +31,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::StatusCode;
-use serde::de::DeserializeOwned;
 
-use super::answer;
-use super::http::{self, transport_error};
+use super::http::{self, read, Answer};
 use super::{
     BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest,
 };
@@ -78,12 +76,6 @@ pub struct PaydunyaConnector {
     notification_hash: String,
 }
 
-/// An answer read to its end: reading the body can fail too, after PayDunya acted.
-struct Answer {
-    status: StatusCode,
-    body: Vec<u8>,
-}
-
 /// An operator's name at PayDunya: its SOFTPAY path and its `withdraw_mode`.
 pub fn operator_slug(operator: OperatorCode) -> &'static str {
     match operator {
@@ -111,16 +103,11 @@ impl PaydunyaConnector {
 
     /// Sends `request` with the three keys and reads the whole answer.
     async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer, OperatorError> {
-        let answer = request
+        let request = request
             .header("PAYDUNYA-MASTER-KEY", &self.settings.master_key)
             .header("PAYDUNYA-PRIVATE-KEY", &self.settings.private_key)
-            .header("PAYDUNYA-TOKEN", &self.settings.token)
-            .send()
-            .await
-            .map_err(transport_error)?;
-        let status = answer.status();
-        let body = answer::body(answer, self.settings.max_answer_bytes).await?;
-        Ok(Answer { status, body })
+            .header("PAYDUNYA-TOKEN", &self.settings.token);
+        http::exchange(request, self.settings.max_answer_bytes).await
     }
 
     async fn post<T: serde::Serialize + ?Sized>(&self, path: &str, body: &T) -> Result<Answer, OperatorError> {
@@ -159,12 +146,6 @@ fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {
         OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
         bad @ OperatorError::BadAnswer { .. } => bad,
     }
-}
-
-/// Reads a 200's JSON; anything else (an HTML page) settles nothing.
-fn read<T: DeserializeOwned>(what: &str, answer: &Answer) -> Result<T, OperatorError> {
-    serde_json::from_slice(&answer.body)
-        .map_err(|e| OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed answer from {what}: {e}")))
 }
 
 /// Checks that PayDunya speaks of what we sent: `sent` francs, in XOF where it says a currency.

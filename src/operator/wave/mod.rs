@@ -31,10 +31,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::StatusCode;
-use serde::de::DeserializeOwned;
 
-use super::answer;
-use super::http::{self, transport_error};
+use super::http::{self, read, Answer};
 use super::{
     BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest,
 };
@@ -82,12 +80,6 @@ pub struct WaveConnector {
     seen: replay::SeenSignatures,
 }
 
-/// An answer read to its end: reading the body can fail too, after Wave acted.
-struct Answer {
-    status: StatusCode,
-    body: Vec<u8>,
-}
-
 impl WaveConnector {
     pub fn new(settings: WaveSettings) -> Result<WaveConnector, reqwest::Error> {
         let http = http::client(settings.timeout)?;
@@ -104,14 +96,8 @@ impl WaveConnector {
 
     /// Sends `request` with the API key and reads the whole answer.
     async fn send(&self, request: reqwest::RequestBuilder) -> Result<Answer, OperatorError> {
-        let answer = request
-            .bearer_auth(&self.settings.api_key)
-            .send()
-            .await
-            .map_err(transport_error)?;
-        let status = answer.status();
-        let body = answer::body(answer, self.settings.max_answer_bytes).await?;
-        Ok(Answer { status, body })
+        let request = request.bearer_auth(&self.settings.api_key);
+        http::exchange(request, self.settings.max_answer_bytes).await
     }
 }
 
@@ -146,12 +132,6 @@ fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {
         OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
         bad @ OperatorError::BadAnswer { .. } => bad,
     }
-}
-
-/// Reads a 200's JSON; a body that does not parse is ambiguous (Wave may have acted).
-fn read<T: DeserializeOwned>(what: &str, answer: &Answer) -> Result<T, OperatorError> {
-    serde_json::from_slice(&answer.body)
-        .map_err(|e| OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed answer from {what}: {e}")))
 }
 
 /// Checks that Wave speaks of what we sent: `amount` francs in XOF.
