@@ -188,12 +188,15 @@ mod tests {
     #[test]
     fn the_routing_table_names_every_operator_in_both_environments() {
         let mut config = Config::default();
-        config.connectors.routes = parse_routes("*:Production=simulator,BETA:Production=wave-checkout").unwrap();
+        config.connectors.routes =
+            parse_routes("*:Production=simulator,BETA:Production=wave-checkout,GAMMA:Production=momo-openapi|paydunya")
+                .unwrap();
         let table = routing_table(&config);
         for expected in [
             "ALPHA:Sandbox=simulator",
             "ALPHA:Production=simulator",
             "BETA:Production=wave-checkout",
+            "GAMMA:Production=momo-openapi|paydunya",
         ] {
             assert!(table.contains(expected), "{table}");
         }

@@ -17,6 +17,7 @@
 //! names `--flag`, not the variable and where its value came from; and the order defaults <
 //! file < environment, with `PORT` under `MOMO_LISTEN`, would still be ours to apply.
 
+mod chain;
 mod checks;
 mod connector_settings;
 pub mod connectors;

@@ -10,6 +10,7 @@
 
 pub mod by_hand;
 pub mod harness;
+mod invariants;
 pub mod routes;
 
 pub use harness::PAYDUNYA_MASTER_KEY;
