@@ -72,9 +72,9 @@ pub const CASES: &[(Fault, &[Route])] = &[
     // operator unreachable at initiation
     (Fault::ConnectionRefused, &EVERY_ROUTE),
     (Fault::CredentialsRefused, &EVERY_ROUTE),
-    // 5 consecutive transport failures. PayDunya: its invoice call answers before each SOFTPAY or
-    // submission is cut, so the operator is not down and its breaker rightly stays closed; an
-    // outage of every call opens it as for the others (the breaker is the same code).
+    // 5 consecutive transport failures. PayDunya: a SOFTPAY or submission cut after its
+    // invoice call answered leaves the operator up (its breaker rightly stays closed); five cut
+    // creation calls open it: faults_paydunya::five_lost_paydunya_creations_open_the_breaker_until_a_probe_succeeds.
     (Fault::BreakerOpens, &ALL_ROUTES),
     // 4xx refusal at initiation. Wave payouts: operators_wave::wave_payouts_settle_at_once_or_are_refused
     // (row 04, Wave's own 422).
@@ -106,9 +106,9 @@ pub const CASES: &[(Fault, &[Route])] = &[
     // an_initiation_that_never_arrived_is_sent_again_once and operators_crash (after a crash).
     // A PayDunya collection whose SOFTPAY never arrived has its invoice's token recorded, and the
     // invoice stays `pending` at PayDunya: not "never received", so it is never resent and
-    // expires as any unpaid collection (paydunya::delta_collections... and the row below at
-    // expiry). One whose invoice call was lost has no token: "never received", sent again once
-    // (operators::crash::a_crash_before_the_paydunya_call_is_recovered_by_sending_it_once).
+    // expires as any unpaid collection. One whose invoice call was lost has no token: "never
+    // received", made again once (faults_paydunya::a_paydunya_creation_that_never_arrived_is_made_again_once,
+    // and operators::crash::a_crash_before_the_paydunya_call_is_recovered_by_sending_it_once).
     (
         Fault::NeverArrived,
         &[MomoCollection, WaveCollection, WaveTransfer, PaydunyaTransfer],

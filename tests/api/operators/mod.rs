@@ -13,5 +13,6 @@ pub mod faults_paydunya;
 pub mod live_sdk;
 pub mod momo;
 pub mod paydunya;
+pub mod production;
 pub mod routing;
 pub mod wave;

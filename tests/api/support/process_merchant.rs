@@ -51,6 +51,25 @@ impl ProcessMerchant {
         }
     }
 
+    /// A Production token from the process at `base`.
+    pub async fn production_token(&self, client: &reqwest::Client, base: &str) -> String {
+        let production = self
+            .merchant
+            .environments
+            .iter()
+            .find(|e| e.environment == Environment::Production)
+            .unwrap();
+        let a = answer(
+            client
+                .post(format!("{base}/v1/auth"))
+                .basic_auth(&production.api_key, Some(&production.api_secret))
+                .header("X-Environment", "Production"),
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+        a.body["data"]["token"].as_str().unwrap().to_owned()
+    }
+
     /// A Sandbox token from the process at `base`.
     pub async fn token(&self, client: &reqwest::Client, base: &str) -> String {
         let a = answer(
