@@ -15,7 +15,8 @@ use crate::operators::faults_callbacks as callbacks;
 use crate::operators::faults_initiation as initiation;
 use crate::support::operator_faults::{Faulted, Route, ALL_ROUTES, EVERY_ROUTE};
 use crate::support::operator_faults::{
-    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaTransfer, WaveCollection, WaveTransfer,
+    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaDeltaCollection, PaydunyaTransfer, WaveCollection,
+    WaveTransfer,
 };
 use momo_test_support::both_backends;
 
@@ -85,6 +86,7 @@ pub const CASES: &[(Fault, &[Route])] = &[
             MomoTransfer,
             WaveCollection,
             PaydunyaCollection,
+            PaydunyaDeltaCollection,
             PaydunyaTransfer,
         ],
     ),
@@ -98,6 +100,7 @@ pub const CASES: &[(Fault, &[Route])] = &[
             WaveCollection,
             WaveTransfer,
             PaydunyaCollection,
+            PaydunyaDeltaCollection,
             PaydunyaTransfer,
         ],
     ),
@@ -137,7 +140,15 @@ pub const CASES: &[(Fault, &[Route])] = &[
     // without_a_callback_the_reconciler_polls (MoMo collection), operators_wave::
     // wave_webhooks_settle_collections_through_a_status_check (Wave collection); Wave payouts
     // never call back: operators_wave::wave_payouts_settle_at_once_or_are_refused.
-    (Fault::NoCallback, &[MomoTransfer, PaydunyaCollection, PaydunyaTransfer]),
+    (
+        Fault::NoCallback,
+        &[
+            MomoTransfer,
+            PaydunyaCollection,
+            PaydunyaDeltaCollection,
+            PaydunyaTransfer,
+        ],
+    ),
     // callback duplicated, late or out of order. Wave sends no payout webhook to duplicate or
     // reorder; a late (replayed) one is signed by hand.
     (
@@ -147,6 +158,7 @@ pub const CASES: &[(Fault, &[Route])] = &[
             MomoTransfer,
             WaveCollection,
             PaydunyaCollection,
+            PaydunyaDeltaCollection,
             PaydunyaTransfer,
         ],
     ),
@@ -157,6 +169,7 @@ pub const CASES: &[(Fault, &[Route])] = &[
             MomoTransfer,
             WaveCollection,
             PaydunyaCollection,
+            PaydunyaDeltaCollection,
             PaydunyaTransfer,
         ],
     ),
@@ -181,6 +194,7 @@ pub const CASES: &[(Fault, &[Route])] = &[
             WaveCollection,
             WaveTransfer,
             PaydunyaCollection,
+            PaydunyaDeltaCollection,
             PaydunyaTransfer,
         ],
     ),
@@ -193,7 +207,12 @@ pub const CASES: &[(Fault, &[Route])] = &[
     // status lookup unreachable at expiry: transfers never expire (they wait for review).
     (
         Fault::StatusUnreachableAtExpiry,
-        &[MomoCollection, WaveCollection, PaydunyaCollection],
+        &[
+            MomoCollection,
+            WaveCollection,
+            PaydunyaCollection,
+            PaydunyaDeltaCollection,
+        ],
     ),
     // PayDunya: a collection whose SOFTPAY is lost is `pending` at PayDunya, not unknown (above).
     (Fault::UnknownAtExpiry, &[MomoCollection, WaveCollection]),

@@ -12,7 +12,8 @@ use crate::support::emulated::{Checks, PATIENCE};
 use crate::support::helpers::{answer, later, TestApp};
 use crate::support::operator_faults::{Faulted, Route};
 use crate::support::operator_faults::{
-    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaTransfer, WaveCollection, WaveTransfer,
+    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaDeltaCollection, PaydunyaTransfer, WaveCollection,
+    WaveTransfer,
 };
 use crate::support::requests::{post, transfer_v1};
 use momo_test_support::{both_backends, eventually};
@@ -21,7 +22,7 @@ use momo_test_support::{both_backends, eventually};
 fn lies(route: Route) -> &'static [&'static str] {
     match route {
         MomoCollection => &[],
-        MomoTransfer | WaveCollection | PaydunyaCollection | PaydunyaTransfer => {
+        MomoTransfer | WaveCollection | PaydunyaCollection | PaydunyaDeltaCollection | PaydunyaTransfer => {
             &["other_amount", "other_currency", "unknown_status", "malformed"]
         }
         WaveTransfer => &["other_currency", "malformed"],

@@ -59,6 +59,12 @@ async fn with_paydunya(backend: Backend) -> Option<Paid> {
     paid_with(backend, "ALPHA:Sandbox=paydunya,DELTA:Sandbox=paydunya", None, |_| {}).await
 }
 
+async fn with_beta_over_paydunya(backend: Backend) -> Option<Paid> {
+    paid_with(backend, "BETA:Sandbox=paydunya", None, |_| {}).await
+}
+
+both_backends!(with_beta_over_paydunya => a_beta_payer_over_paydunya_is_sent_to_waves_page);
+
 both_backends!(
     with_paydunya =>
     alpha_collections_with_a_code_succeed_fail_and_stay_pending,
@@ -313,4 +319,23 @@ async fn a_collection_paydunya_carried_is_not_refunded(p: Paid) {
     assert!(text.to_string().contains("gives no payment back"), "{text}");
     let balance_after = answer(p.app.get("/v1/balance").bearer_auth(&p.token)).await.body;
     assert_eq!(balance_before, balance_after, "nothing reserved");
+}
+
+/// BETA over PayDunya (`wave-ci`): SOFTPAY answers the payer's Wave page, which the merchant
+/// gets as the launch URL in both dialects, as over Wave directly.
+async fn a_beta_payer_over_paydunya_is_sent_to_waves_page(p: Paid) {
+    let a = p.collect("BETA_MONEY_CI", "beta", "0701020302", None).await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    let token = p
+        .record("beta")
+        .await
+        .carrier
+        .token
+        .expect("the invoice's token is recorded");
+    let page = format!("{}/paydunya/wave/{token}", p.emulator.url);
+    assert_eq!(a.body["data"]["betaLaunchUrl"], page.as_str(), "{}", a.body);
+    let v2 = answer(p.app.get("/v2/get-status-payment/beta").bearer_auth(&p.token)).await;
+    assert_eq!(v2.body["data"]["redirectUrl"], page.as_str(), "{}", v2.body);
+    emulated::advance(&p.emulator, DELAY).await;
+    assert_eq!(p.settled("beta").await, "SUCCESSFUL");
 }

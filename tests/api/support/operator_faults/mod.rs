@@ -15,5 +15,8 @@ pub mod routes;
 
 pub use harness::PAYDUNYA_MASTER_KEY;
 pub use harness::{Faulted, BREAKER_COOL_DOWN, CALLBACK_TOKEN, PREVIOUS_CALLBACK_TOKEN, WAVE_SECRET};
-pub use routes::{MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaTransfer, WaveCollection, WaveTransfer};
+pub use routes::{
+    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaDeltaCollection, PaydunyaTransfer, WaveCollection,
+    WaveTransfer,
+};
 pub use routes::{Route, ALL_ROUTES, EVERY_ROUTE, PAYDUNYA_ROUTES};

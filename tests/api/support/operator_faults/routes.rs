@@ -22,23 +22,30 @@ pub enum Route {
     WaveTransfer,
     /// ALPHA, `paydunya` invoice paid by SOFTPAY `orange-money-ci`, with the payer's code.
     PaydunyaCollection,
+    /// DELTA, `paydunya` invoice paid by SOFTPAY `moov-ci` (sharing DELTA's breaker with the
+    /// transfers: the PayDunya rows run one route after the other).
+    PaydunyaDeltaCollection,
     /// DELTA, `paydunya` disbursement (`moov-ci`).
     PaydunyaTransfer,
 }
 
-pub use Route::{MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaTransfer, WaveCollection, WaveTransfer};
+pub use Route::{
+    MomoCollection, MomoTransfer, PaydunyaCollection, PaydunyaDeltaCollection, PaydunyaTransfer, WaveCollection,
+    WaveTransfer,
+};
 
 /// The routes of the MoMo and Wave gateway.
 pub const ALL_ROUTES: [Route; 4] = [MomoCollection, MomoTransfer, WaveCollection, WaveTransfer];
 /// The routes of the PayDunya gateway.
-pub const PAYDUNYA_ROUTES: [Route; 2] = [PaydunyaCollection, PaydunyaTransfer];
+pub const PAYDUNYA_ROUTES: [Route; 3] = [PaydunyaCollection, PaydunyaDeltaCollection, PaydunyaTransfer];
 /// Every route, both gateways'.
-pub const EVERY_ROUTE: [Route; 6] = [
+pub const EVERY_ROUTE: [Route; 7] = [
     MomoCollection,
     MomoTransfer,
     WaveCollection,
     WaveTransfer,
     PaydunyaCollection,
+    PaydunyaDeltaCollection,
     PaydunyaTransfer,
 ];
 
@@ -49,7 +56,8 @@ impl fmt::Display for Route {
             MomoTransfer => ("momo-openapi", "transfer"),
             WaveCollection => ("wave-checkout", "collection"),
             WaveTransfer => ("wave-checkout", "transfer"),
-            PaydunyaCollection => ("paydunya", "collection"),
+            PaydunyaCollection => ("paydunya", "ALPHA collection"),
+            PaydunyaDeltaCollection => ("paydunya", "DELTA collection"),
             PaydunyaTransfer => ("paydunya", "transfer"),
         };
         write!(f, "{protocol} {direction}")
@@ -62,7 +70,7 @@ impl Route {
             MomoCollection => OperatorCode::Alpha,
             MomoTransfer => OperatorCode::Gamma,
             WaveCollection => OperatorCode::Beta,
-            WaveTransfer | PaydunyaTransfer => OperatorCode::Delta,
+            WaveTransfer | PaydunyaTransfer | PaydunyaDeltaCollection => OperatorCode::Delta,
             PaydunyaCollection => OperatorCode::Alpha,
         }
     }
@@ -75,7 +83,7 @@ impl Route {
             WaveCollection => OperatorCode::Delta,
             WaveTransfer => OperatorCode::Beta,
             PaydunyaCollection => OperatorCode::Delta,
-            PaydunyaTransfer => OperatorCode::Alpha,
+            PaydunyaTransfer | PaydunyaDeltaCollection => OperatorCode::Alpha,
         }
     }
 
@@ -83,7 +91,7 @@ impl Route {
         match self {
             MomoCollection | MomoTransfer => Protocol::MomoOpenApi,
             WaveCollection | WaveTransfer => Protocol::WaveCheckout,
-            PaydunyaCollection | PaydunyaTransfer => Protocol::Paydunya,
+            PaydunyaCollection | PaydunyaDeltaCollection | PaydunyaTransfer => Protocol::Paydunya,
         }
     }
 
@@ -108,7 +116,7 @@ impl Route {
 
     pub fn kind(self) -> Kind {
         match self {
-            MomoCollection | WaveCollection | PaydunyaCollection => Kind::Collection,
+            MomoCollection | WaveCollection | PaydunyaCollection | PaydunyaDeltaCollection => Kind::Collection,
             MomoTransfer | WaveTransfer | PaydunyaTransfer => Kind::Transfer,
         }
     }
@@ -125,9 +133,12 @@ impl Route {
     pub fn refusal_code(self) -> FailureCode {
         match self {
             MomoCollection => FailureCode::PayerDeclined,
-            MomoTransfer | WaveCollection | WaveTransfer | PaydunyaCollection | PaydunyaTransfer => {
-                FailureCode::OperatorRefused
-            }
+            MomoTransfer
+            | WaveCollection
+            | WaveTransfer
+            | PaydunyaCollection
+            | PaydunyaDeltaCollection
+            | PaydunyaTransfer => FailureCode::OperatorRefused,
         }
     }
 
@@ -138,7 +149,7 @@ impl Route {
             MomoTransfer => "momo.transfer",
             WaveCollection => "wave.checkout.create",
             WaveTransfer => "wave.payout.create",
-            PaydunyaCollection => "paydunya.softpay",
+            PaydunyaCollection | PaydunyaDeltaCollection => "paydunya.softpay",
             PaydunyaTransfer => "paydunya.disburse.submit",
         }
     }
@@ -150,7 +161,7 @@ impl Route {
             MomoTransfer => "momo.transfer.status",
             WaveCollection => "wave.checkout.search",
             WaveTransfer => "wave.payout.search",
-            PaydunyaCollection => "paydunya.invoice.confirm",
+            PaydunyaCollection | PaydunyaDeltaCollection => "paydunya.invoice.confirm",
             PaydunyaTransfer => "paydunya.disburse.status",
         }
     }
@@ -167,6 +178,7 @@ impl Route {
             WaveCollection => "wc",
             WaveTransfer => "wt",
             PaydunyaCollection => "pc",
+            PaydunyaDeltaCollection => "pd",
             PaydunyaTransfer => "pt",
         }
     }
