@@ -6,7 +6,7 @@
 
 use super::{PaymentError, PaymentRequest, Payments};
 use crate::domain::{Msisdn, OperatorCode, Tenant};
-use crate::operator::AccountHolder;
+use crate::operator::{AccountHolder, OperatorError};
 
 impl Payments {
     /// What `operator` says of `phone` for `tenant`'s environment. Refused as a payment would
@@ -20,11 +20,18 @@ impl Payments {
         if !self.operators.is_routed(operator, tenant.environment) {
             return Err(PaymentError::Unrouted(operator, tenant.environment));
         }
-        self.operators
-            .connector(operator, tenant.environment)
-            .account_holder(operator, phone)
-            .await
-            .map_err(|e| PaymentError::RecipientUnchecked(e.to_string()))
+        // A lookup moves no money: on a route with a fallback, the next connector answers when
+        // one could not be asked (its breaker open, its connection refused).
+        let mut unchecked = None;
+        for connector in self.operators.chain(operator, tenant.environment) {
+            match connector.operator.account_holder(operator, phone).await {
+                Ok(holder) => return Ok(holder),
+                Err(e @ OperatorError::Transient(_)) => unchecked = Some(e),
+                Err(e) => return Err(PaymentError::RecipientUnchecked(e.to_string())),
+            }
+        }
+        let why = unchecked.map_or_else(|| "no connector".to_owned(), |e| e.to_string());
+        Err(PaymentError::RecipientUnchecked(why))
     }
 
     /// Refuses a transfer to a number without an active account.

@@ -8,9 +8,14 @@ use momo_test_support::both_backends;
 use momo_test_support::Backend;
 use reqwest::StatusCode;
 
+use momo_gateway::domain::Francs;
+use serde_json::json;
+
 use super::paydunya::{paid_with, Paid};
 use crate::support::emulated;
 use crate::support::helpers::free_port;
+use crate::support::helpers::later;
+use crate::support::requests::{post, transfer_v1};
 
 async fn momo_refused(backend: Backend) -> Option<Paid> {
     let closed = format!("http://127.0.0.1:{}", free_port());
@@ -33,8 +38,26 @@ async fn a_refused_connection_falls_back_to_the_next_connector(p: Paid) {
         assert_eq!(t.carrier.connector.as_deref(), Some("paydunya"), "{id}");
         assert_eq!(p.counts(id).await, (1, 1), "{id}: sent once, to PayDunya");
     }
-    assert_eq!(p.sends("GAMMA", "momo-openapi", "fell_back").await, 2);
-    assert_eq!(p.sends("GAMMA", "paydunya", "carried").await, 2);
+    // A transfer checked first: MoMo cannot be asked, PayDunya cannot tell (unknown), so it
+    // goes, and PayDunya carries it.
+    let tenant = p.app.sandbox_tenant();
+    p.app
+        .gateway
+        .balances
+        .top_up(&tenant, Francs(10_000), later(0))
+        .await
+        .unwrap();
+    let mut checked = transfer_v1("g-checked", "0701020301", "GAMMA_MONEY_CI", "1000");
+    checked["checkRecipient"] = json!(true);
+    let a = post(&p.app, &p.token, "/v1/transfer/mobile-money", &checked).await;
+    assert!(a.status.is_success(), "{}", a.body);
+    assert_eq!(p.settled("g-checked").await, "SUCCESSFUL");
+    assert_eq!(
+        p.record("g-checked").await.carrier.connector.as_deref(),
+        Some("paydunya")
+    );
+    assert_eq!(p.sends("GAMMA", "momo-openapi", "fell_back").await, 3);
+    assert_eq!(p.sends("GAMMA", "paydunya", "carried").await, 3);
     assert_eq!(p.sends("GAMMA", "momo-openapi", "carried").await, 0);
     p.app.assert_ledger().await;
 }
