@@ -44,6 +44,23 @@ fn names_kind(code: &str, kind: &str) -> bool {
     })
 }
 
+/// A file's code: its comments left out, and its inline test module (`#[cfg(test)] mod tests {`,
+/// at its end) too; a test module in a file of its own (`#[cfg(test)] mod tests;`) ends nothing.
+fn code_of(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut code = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let next = lines.get(i + 1).map(|l| l.trim()).unwrap_or_default();
+        if line.trim() == "#[cfg(test)]" && next.starts_with("mod ") && next.ends_with('{') {
+            break;
+        }
+        if !line.trim_start().starts_with("//") {
+            code.push(*line);
+        }
+    }
+    code.join("\n")
+}
+
 /// Each source file of `src/` (relative path) with the kinds its code names.
 fn kinds_named() -> Vec<(String, BTreeSet<&'static str>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -53,12 +70,7 @@ fn kinds_named() -> Vec<(String, BTreeSet<&'static str>)> {
         .into_iter()
         .map(|file| {
             let text = std::fs::read_to_string(&file).unwrap_or_default();
-            let code: Vec<&str> = text
-                .lines()
-                .take_while(|l| l.trim() != "#[cfg(test)]")
-                .filter(|l| !l.trim_start().starts_with("//"))
-                .collect();
-            let code = code.join("\n");
+            let code = code_of(&text);
             let named = KINDS.iter().copied().filter(|k| names_kind(&code, k)).collect();
             (file.strip_prefix(root).unwrap_or(&file).display().to_string(), named)
         })
@@ -129,4 +141,8 @@ fn the_scan_finds_a_kind_named_as_a_path_and_nothing_else() {
     assert!(!names_kind("Kind::RefundLink", "Refund"));
     assert!(!names_kind("MyKind::Refund", "Refund"));
     assert!(!names_kind("a refund", "Refund"));
+    // A test module in a file of its own ends nothing; an inline one ends the code.
+    assert!(code_of("#[cfg(test)]\nmod tests;\n\nfn f() { Kind::Refund }").contains("Kind::Refund"));
+    assert!(!code_of("fn f() {}\n#[cfg(test)]\nmod tests {\n    Kind::Refund\n}").contains("Kind::Refund"));
+    assert!(!code_of("// Kind::Refund").contains("Kind::Refund"));
 }

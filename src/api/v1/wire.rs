@@ -1,6 +1,6 @@
 //! v1's names for the domain's enums, as they appear on the wire.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::domain::{Kind, Status};
 
@@ -23,23 +23,19 @@ impl From<Status> for StatusV1 {
     }
 }
 
-/// A transaction's direction, as v1 spells it (`typeTransaction`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum KindV1 {
-    #[serde(rename = "collecte")]
-    Collection,
-    #[serde(rename = "transfer")]
-    Transfer,
-    #[serde(rename = "refund")]
-    Refund,
-}
+/// A transaction's direction, as v1 spells it (`typeTransaction`): the kind's own name
+/// (`Kind::as_str`: `collecte`, `transfer`, `refund`), so a new kind needs no line here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KindV1(Kind);
 
 impl From<Kind> for KindV1 {
     fn from(kind: Kind) -> Self {
-        match kind {
-            Kind::Collection => KindV1::Collection,
-            Kind::Transfer => KindV1::Transfer,
-            Kind::Refund => KindV1::Refund,
-        }
+        KindV1(kind)
+    }
+}
+
+impl Serialize for KindV1 {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.as_str())
     }
 }

@@ -44,26 +44,28 @@ impl From<Status> for StatusV2 {
     }
 }
 
-/// A transaction's direction, as v2 spells it (`type_transaction`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A transaction's direction, as v2 spells it (`type_transaction`): its kind's v1 name, but for
+/// the reference's own spelling of a transfer (`transfert`); and `payment` for a collection paid
+/// through a payment link. A new kind needs no line here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KindV2 {
-    #[serde(rename = "collecte")]
-    Collection,
-    #[serde(rename = "transfert")]
-    Transfer,
-    #[serde(rename = "refund")]
-    Refund,
+    Kind(Kind),
     /// A collection paid through a payment link.
-    #[serde(rename = "payment")]
     LinkPayment,
 }
 
 impl From<Kind> for KindV2 {
     fn from(kind: Kind) -> Self {
-        match kind {
-            Kind::Collection => KindV2::Collection,
-            Kind::Transfer => KindV2::Transfer,
-            Kind::Refund => KindV2::Refund,
-        }
+        KindV2::Kind(kind)
+    }
+}
+
+impl Serialize for KindV2 {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(match self {
+            KindV2::Kind(Kind::Transfer) => "transfert",
+            KindV2::Kind(kind) => kind.as_str(),
+            KindV2::LinkPayment => "payment",
+        })
     }
 }
