@@ -113,20 +113,27 @@ impl Operators {
         }
     }
 
-    /// The first connector of `operator` in `environment`: the one a lookup that moves no
-    /// money (a recipient check) asks, and whose capabilities a new refund is checked against.
+    /// The first connector of `operator`'s route in `environment`: the one a new payment is
+    /// recorded with.
+    pub fn first(&self, operator: OperatorCode, environment: Environment) -> &Connector {
+        // Never empty: `route` keeps no empty list, and the defaults are one connector.
+        &self.chain(operator, environment)[0]
+    }
+
+    /// The first connector of `operator` in `environment`, as an [`Operator`] (what the payer's
+    /// page check asks).
     pub fn connector(&self, operator: OperatorCode, environment: Environment) -> &dyn Operator {
-        self.chain(operator, environment)[0].operator.as_ref()
+        self.first(operator, environment).operator.as_ref()
     }
 
     /// The connector that carries `t`: the one recorded with it, else its route's first. A
     /// recorded connector its route no longer names fails every call, so nothing is asked of
     /// a connector that never saw the payment, and nothing is settled until it is routed again.
     pub fn carrier(&self, t: &Transaction) -> &dyn Operator {
-        let chain = self.chain(t.operator, t.tenant.environment);
         match t.carrier.connector.as_deref() {
-            None => chain[0].operator.as_ref(),
-            Some(name) => chain
+            None => self.connector(t.operator, t.tenant.environment),
+            Some(name) => self
+                .chain(t.operator, t.tenant.environment)
                 .iter()
                 .find(|c| c.name == name)
                 .unwrap_or(&self.gone)

@@ -54,7 +54,7 @@ impl Keys {
         Keys {
             jwt_encoding: EncodingKey::from_secret(jwt_secret),
             jwt_decoding: DecodingKey::from_secret(jwt_secret),
-            kid: digest[..6].iter().map(|b| format!("{b:02x}")).collect(),
+            kid: hex::encode(&digest[..6]),
             pepper: pepper.to_vec(),
         }
     }

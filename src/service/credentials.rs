@@ -44,7 +44,7 @@ pub fn secret_matches(pepper: &[u8], secret: &str, stored_hash: &[u8]) -> bool {
 /// Generates a key and a 32-byte secret for one merchant environment.
 pub fn issue(pepper: &[u8], merchant_id: &MerchantId, environment: Environment, now: Timestamp) -> IssuedCredential {
     let prefix = environment.key_prefix();
-    let api_key = format!("pk_{prefix}_{}", hex(&random_bytes::<12>()));
+    let api_key = format!("pk_{prefix}_{}", hex::encode(random_bytes::<12>()));
     let api_secret = format!("sk_{prefix}_{}", random_token::<32>());
     IssuedCredential {
         credential: Credential {
@@ -63,10 +63,6 @@ pub fn issue(pepper: &[u8], merchant_id: &MerchantId, environment: Environment, 
 /// A Standard Webhooks signing secret: `whsec_` and the base64 of 32 random bytes.
 pub fn webhook_secret() -> String {
     format!("whsec_{}", STANDARD.encode(random_bytes::<32>()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -37,10 +37,7 @@ pub struct SignedIn {
 }
 
 fn token_hash(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 fn csrf_input(token: &str) -> String {

@@ -52,7 +52,7 @@ impl RequestShape<'_> {
             hash.update(part);
         }
         hash.update(self.body);
-        hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(hash.finalize())
     }
 }
 

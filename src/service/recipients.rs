@@ -162,6 +162,6 @@ impl Recipients {
     pub fn phone_hash(&self, phone: &Msisdn) -> String {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.0.key).expect("HMAC takes keys of any length");
         mac.update(phone.as_str().as_bytes());
-        mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(mac.finalize().into_bytes())
     }
 }

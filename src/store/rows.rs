@@ -193,17 +193,11 @@ pub(super) fn attempt<R: Row<Database: SqlDb>>(row: &R) -> Result<Attempt, Store
 }
 
 pub(super) fn hex_encode(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 fn hex_decode(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
+    hex::decode(text).ok()
 }
 
 #[cfg(test)]

@@ -48,10 +48,7 @@ pub fn routes() -> Router<Ctx> {
 
 /// The hash a notification carries for `master_key`: its SHA-512, in hex.
 pub fn notification_hash(master_key: &str) -> String {
-    Sha512::digest(master_key.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha512::digest(master_key.as_bytes()))
 }
 
 /// An answer PayDunya gives with `status`: a `response_code` and its text.

@@ -50,7 +50,7 @@ pub fn signed_by(secret: &str, header: &str, body: &str) -> bool {
     let (t, v1) = (t.strip_prefix("t=").unwrap(), v1.strip_prefix("v1=").unwrap());
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
     mac.update(format!("{t}{body}").as_bytes());
-    let expected: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    let expected = hex::encode(mac.finalize().into_bytes());
     expected == v1
 }
 

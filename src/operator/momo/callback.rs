@@ -19,7 +19,7 @@ use crate::operator::{same_secret, CallbackRejected, CallbackRequest};
 pub fn route_token(secret: &str, operator: OperatorCode, environment: Environment) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes a key of any length");
     mac.update(format!("{}:{environment}", operator.name()).as_bytes());
-    mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(mac.finalize().into_bytes())
 }
 
 /// Authenticates a callback by its `token` (one of `accepted`, compared in constant time) and

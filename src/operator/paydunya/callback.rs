@@ -10,10 +10,7 @@ use crate::operator::{same_secret, CallbackRejected, CallbackRequest};
 
 /// The hash PayDunya's notifications carry for `master_key`.
 pub fn hash_of(master_key: &str) -> String {
-    Sha512::digest(master_key.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha512::digest(master_key.as_bytes()))
 }
 
 /// Authenticates a notification and reads which payment (our `ref`) it is about.

@@ -34,7 +34,7 @@ impl PaydunyaConnector {
         };
         let answer = self.post("/api/v2/disburse/get-invoice", &body).await?;
         if answer.status != StatusCode::OK {
-            return Err(refused(what, &answer, false));
+            return Err(refused(what, &answer));
         }
         let created: DisburseCreated = read(what, &answer)?;
         if !created.answered.is_success() {
@@ -62,7 +62,7 @@ impl PaydunyaConnector {
         let answer = self.post("/api/v2/disburse/submit-invoice", &body).await?;
         let sent = r.amount.francs();
         if answer.status != StatusCode::OK {
-            return match refused(&what, &answer, true) {
+            return match refused(&what, &answer) {
                 refusal @ OperatorError::Rejected { .. } => self.refused_submission(token, sent, refusal).await,
                 other => Err(other),
             };

@@ -39,7 +39,7 @@ impl PaydunyaConnector {
         };
         let answer = self.post("/api/v1/checkout-invoice/create", &body).await?;
         if answer.status != StatusCode::OK {
-            return Err(refused(what, &answer, false));
+            return Err(refused(what, &answer));
         }
         let created: InvoiceCreated = read(what, &answer)?;
         if !created.answered.is_success() {
@@ -94,7 +94,7 @@ impl PaydunyaConnector {
         };
         let answer = self.post(&format!("/api/v1/softpay/{slug}"), &body).await?;
         if answer.status != StatusCode::OK {
-            return Err(refused(&what, &answer, true));
+            return Err(refused(&what, &answer));
         }
         let paid: SoftpayAnswer = read(&what, &answer)?;
         let message = paid.message.unwrap_or_default();

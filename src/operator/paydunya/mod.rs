@@ -115,9 +115,8 @@ impl PaydunyaConnector {
     }
 }
 
-/// Why a call that did not answer 200 failed. `moves_money`: whether the call could have moved
-/// money, so that a server error after it is ambiguous rather than nothing done.
-fn refused(what: &str, answer: &Answer, moves_money: bool) -> OperatorError {
+/// Why a call that did not answer 200 failed.
+fn refused(what: &str, answer: &Answer) -> OperatorError {
     let status = answer.status;
     let said = serde_json::from_slice::<Answered>(&answer.body)
         .map(|a| a.describe())
@@ -133,15 +132,14 @@ fn refused(what: &str, answer: &Answer, moves_money: bool) -> OperatorError {
             code: FailureCode::OperatorRefused,
             reason: format!("PayDunya refused it: {detail}"),
         },
-        // A 5xx, and anything unexpected (a 3xx: redirects are not followed).
-        _ if moves_money => OperatorError::Ambiguous(detail),
-        _ => OperatorError::Ambiguous(format!("{detail}; nothing was asked to move money yet")),
+        // A 5xx, and anything unexpected (a 3xx: redirects are not followed): it may have acted.
+        _ => OperatorError::Ambiguous(detail),
     }
 }
 
 /// A lookup that did not answer 200: nothing can be concluded from it.
 fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {
-    match refused(what, answer, false) {
+    match refused(what, answer) {
         transient @ OperatorError::Transient(_) => transient,
         OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
         bad @ OperatorError::BadAnswer { .. } => bad,

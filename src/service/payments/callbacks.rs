@@ -95,7 +95,7 @@ impl Payments {
             .carrier
             .connector
             .as_deref()
-            .unwrap_or(self.operators.chain(operator, environment)[0].name);
+            .unwrap_or(self.operators.first(operator, environment).name);
         if t.operator != operator || t.tenant.environment != environment || carried_by != connector {
             self.metrics.operator_callback(operator.name(), "other_route");
             tracing::warn!(operator = operator.name(), %environment, %reference,

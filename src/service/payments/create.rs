@@ -198,7 +198,9 @@ impl Payments {
     fn first_connector(&self, tenant: &Tenant, request: &PaymentRequest) -> String {
         match request.purpose.refund_of().and_then(|r| r.connector.clone()) {
             Some(collections) => collections,
-            None => self.operators.chain(request.operator, tenant.environment)[0]
+            None => self
+                .operators
+                .first(request.operator, tenant.environment)
                 .name
                 .to_owned(),
         }

@@ -59,23 +59,31 @@ impl Payments {
             _ => &chain[start..=start],
         };
         let operator = t.operator.name();
+        let Some((last, before)) = candidates.split_last() else {
+            return Err(OperatorError::Transient(format!(
+                "{} has no connector to go to",
+                t.reference
+            )));
+        };
         let mut expected = recorded;
-        for (i, connector) in candidates.iter().enumerate() {
+        for (i, connector) in before.iter().enumerate() {
             let answer = self.ask(t, request, connector, expected).await;
             expected = Some(connector.name);
-            match (&answer, candidates.get(i + 1)) {
-                (Err(OperatorError::Transient(why)), Some(next)) => {
+            match answer {
+                Err(OperatorError::Transient(why)) => {
+                    let next = before.get(i + 1).unwrap_or(last).name;
                     self.metrics.operator_send(operator, connector.name, "fell_back");
-                    tracing::warn!(reference = %t.reference, operator, from = connector.name, to = next.name,
+                    tracing::warn!(reference = %t.reference, operator, from = connector.name, to = next,
                         error = %why, "nothing could be sent: trying the route's next connector");
                 }
-                _ => {
+                answer => {
                     self.metrics.operator_send(operator, connector.name, "carried");
                     return answer;
                 }
             }
         }
-        unreachable!("the last candidate always answers")
+        self.metrics.operator_send(operator, last.name, "carried");
+        self.ask(t, request, last, expected).await
     }
 
     /// Asks one connector: recorded as the carrier first when it is not `expected` (the

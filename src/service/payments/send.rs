@@ -96,7 +96,7 @@ impl Payments {
         Some(
             target
                 .connector
-                .unwrap_or_else(|| self.operators.chain(t.operator, t.tenant.environment)[0].name),
+                .unwrap_or_else(|| self.operators.first(t.operator, t.tenant.environment).name),
         )
     }
 

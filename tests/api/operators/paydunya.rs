@@ -13,11 +13,11 @@ use momo_operator_emulator::{paydunya_hash, RunningEmulator};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::support::emulated::{self, PATIENCE};
+use crate::support::emulated;
 use crate::support::helpers::{answer, gateway_port, later, Answer, TestApp};
 use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1};
 use momo_test_support::both_backends;
-use momo_test_support::{poll, Backend};
+use momo_test_support::Backend;
 
 /// The emulator's Sandbox delay, on its clock: rows 02, 03 and 05 settle when a test moves it.
 pub const DELAY: Duration = Duration::from_secs(60);
@@ -94,24 +94,12 @@ impl Paid {
     }
 
     pub async fn status(&self, id: &str) -> String {
-        let a = answer(
-            self.app
-                .get(&format!("/v2/get-status-payment/{id}"))
-                .bearer_auth(&self.token),
-        )
-        .await;
-        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
-        a.body["data"]["status"].as_str().unwrap_or_default().to_owned()
+        let data = emulated::lookup(&self.app, &self.token, id).await;
+        data["status"].as_str().unwrap_or_default().to_owned()
     }
 
-    /// Waits (up to [`PATIENCE`]) for `id` to leave PENDING; its status then, or `PENDING`.
     pub async fn settled(&self, id: &str) -> String {
-        let found = poll(PATIENCE, async || match self.status(id).await.as_str() {
-            "PENDING" => Err("PENDING".to_owned()),
-            other => Ok(other.to_owned()),
-        })
-        .await;
-        found.unwrap_or_else(|pending| pending)
+        emulated::settled(&self.app, &self.token, id).await
     }
 
     pub async fn record(&self, id: &str) -> Transaction {

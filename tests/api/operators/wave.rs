@@ -12,11 +12,11 @@ use momo_operator_emulator::RunningEmulator;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::support::emulated::{self, Checks, PATIENCE};
+use crate::support::emulated::{self, Checks};
 use crate::support::helpers::{answer, gateway_port, later, TestApp};
 use crate::support::requests::{collect_v1, post, transfer_v1};
 use momo_test_support::both_backends;
-use momo_test_support::{poll, Backend};
+use momo_test_support::Backend;
 
 /// The emulator's Sandbox delay, on its clock: rows 02 and 05 settle when a test advances it.
 const DELAY: Duration = Duration::from_secs(60);
@@ -60,28 +60,11 @@ both_backends!(
 
 impl Waved {
     async fn status(&self, id: &str) -> Value {
-        let a = answer(
-            self.app
-                .get(&format!("/v2/get-status-payment/{id}"))
-                .bearer_auth(&self.token),
-        )
-        .await;
-        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
-        a.body["data"].clone()
+        emulated::lookup(&self.app, &self.token, id).await
     }
 
-    /// Waits (up to [`PATIENCE`]) for `id` to leave PENDING; its status then, or `PENDING`.
     async fn settled(&self, id: &str) -> String {
-        let found = poll(PATIENCE, async || {
-            let status = self.status(id).await["status"].as_str().unwrap_or_default().to_owned();
-            if status == "PENDING" {
-                Err(status)
-            } else {
-                Ok(status)
-            }
-        })
-        .await;
-        found.unwrap_or_else(|pending| pending)
+        emulated::settled(&self.app, &self.token, id).await
     }
 
     /// The internal id of the transaction `id`: the operator's key for it.

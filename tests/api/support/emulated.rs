@@ -12,7 +12,7 @@ use momo_gateway::config::{ApiCredentials, Config};
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
 use serde_json::{json, Value};
 
-use crate::support::helpers::TestApp;
+use crate::support::helpers::{answer, TestApp};
 use momo_test_support::eventually;
 
 /// How long a test waits for what the gateway or the emulator does on its own.
@@ -28,6 +28,30 @@ pub async fn start(port: u16, delay: Duration, environment: &str) -> RunningEmul
     let webhooks = format!("http://127.0.0.1:{port}/operator-callbacks/BETA/{environment}");
     settings.wave.webhook_url = Some(webhooks);
     Emulator::start(settings).await.expect("the emulator starts")
+}
+
+/// The v2 status lookup's `data` for the merchant's transaction `id`.
+pub async fn lookup(app: &TestApp, token: &str, id: &str) -> Value {
+    let a = answer(app.get(&format!("/v2/get-status-payment/{id}")).bearer_auth(token)).await;
+    assert_eq!(a.status, reqwest::StatusCode::OK, "{id}: {}", a.body);
+    a.body["data"].clone()
+}
+
+/// Waits (up to [`PATIENCE`]) for `id` to leave PENDING; its status then, or `PENDING`.
+pub async fn settled(app: &TestApp, token: &str, id: &str) -> String {
+    let found = momo_test_support::poll(PATIENCE, async || {
+        let status = lookup(app, token, id).await["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if status == "PENDING" {
+            Err(status)
+        } else {
+            Ok(status)
+        }
+    })
+    .await;
+    found.unwrap_or_else(|pending| pending)
 }
 
 /// The emulator's default MoMo credentials of `product` (`collection`, `disbursement`).

@@ -16,7 +16,7 @@ use super::routes::{Route, ALL_ROUTES, PAYDUNYA_ROUTES};
 use crate::support::emulated::{self, PATIENCE};
 use crate::support::helpers::{answer, free_port, gateway_port, later, Answer, TestApp};
 use crate::support::requests::{collect_v1, collect_v2, post, transfer_v1, transfer_v2};
-use momo_test_support::{eventually, poll, Backend};
+use momo_test_support::{eventually, Backend};
 
 /// The secret the MoMo routes' callback tokens are derived from.
 pub const CALLBACK_TOKEN: &str = "momo-callback-token-for-fault-tests";
@@ -186,14 +186,7 @@ impl Faulted {
 
     /// The v2 status lookup's data.
     pub async fn lookup(&self, id: &str) -> Value {
-        let a = answer(
-            self.app
-                .get(&format!("/v2/get-status-payment/{id}"))
-                .bearer_auth(&self.token),
-        )
-        .await;
-        assert_eq!(a.status, StatusCode::OK, "{id}: {}", a.body);
-        a.body["data"].clone()
+        emulated::lookup(&self.app, &self.token, id).await
     }
 
     pub async fn status(&self, id: &str) -> String {
@@ -202,16 +195,7 @@ impl Faulted {
 
     /// Waits (up to [`PATIENCE`]) for `id` to leave PENDING; its status then, or `PENDING`.
     pub async fn settled(&self, id: &str) -> String {
-        let found = poll(PATIENCE, async || {
-            let status = self.status(id).await;
-            if status == "PENDING" {
-                Err(status)
-            } else {
-                Ok(status)
-            }
-        })
-        .await;
-        found.unwrap_or_else(|pending| pending)
+        emulated::settled(&self.app, &self.token, id).await
     }
 
     /// Moves the emulator's clock `by` forward: what falls due happens, and the callbacks due
