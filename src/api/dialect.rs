@@ -28,6 +28,12 @@ impl ApiError {
 /// (`cased!`); all that differs between `v1::V1` and `v2::V2` is here: the envelope, how a field
 /// is named in an error, dates and operator codes, the reference's transaction and transfer
 /// shapes they embed, and the part of a link that differs in more than casing.
+/// A transfer's body in one generation's shape.
+pub trait TransferBody: DeserializeOwned + Send {
+    /// The payment it asks for, its operator a reference code or one of `aliases`.
+    fn request(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError>;
+}
+
 pub trait Generation: Send + Sync + 'static {
     /// The same generation at run time.
     const DIALECT: Dialect;
@@ -38,10 +44,7 @@ pub trait Generation: Send + Sync + 'static {
     /// A transaction as the generation shows one (a payout batch's items).
     type Transaction<'a>: Serialize + From<&'a TransactionRecord>;
     /// A transfer's body (`POST .../transfer/mobile-money`), which is what a batch's item is.
-    type Transfer: DeserializeOwned + Send;
-
-    /// The payment a transfer's body asks for.
-    fn transfer(body: &Self::Transfer, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError>;
+    type Transfer: TransferBody;
 
     /// A success in the envelope; `message` is v2's constant for the outcome (v1 has none).
     fn success(status: StatusCode, message: &'static str, data: impl Serialize) -> Response;

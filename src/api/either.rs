@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::auth::RecheckedCaller;
 use super::error::{ApiError, Dialect, Rejection};
-use super::extract::{json_bytes, parse_json, PathId};
+use super::extract::{json_bytes, parse_json};
 use super::{transfer, v1, v2};
-use crate::service::{Auth, Payments};
+use crate::service::Payments;
 
 /// Whether a body sent to `/v1/transfers/mobile-money` is the v2 transfer body.
 fn is_v2_body(body: &Value) -> bool {
@@ -46,15 +46,4 @@ pub async fn transfer(
     } else {
         transfer::from_bytes::<v1::V1>(&payments, &caller, &bytes).await
     }
-}
-
-/// `GET /v1/get-status-payment/{id}` and `/v1/transaction/{id}`: success in v2 (as the live
-/// service answers), errors in v1.
-pub async fn status(
-    State(auth): State<Auth>,
-    State(payments): State<Payments>,
-    caller: RecheckedCaller,
-    id: Result<PathId, Rejection>,
-) -> Result<Response, Rejection> {
-    v2::transactions::find_for_status((&auth, &payments), &caller, id, Dialect::V1).await
 }

@@ -62,8 +62,8 @@ pub fn router(gateway: Gateway) -> Router {
         .route("/checkout/{token}/approve", axum::routing::post(checkout::approve))
         .route("/checkout/{token}/decline", axum::routing::post(checkout::decline))
         .route("/v1/transfers/mobile-money", axum::routing::post(either::transfer))
-        .route("/v1/get-status-payment/{id}", get(either::status))
-        .route("/v1/transaction/{id}", get(either::status))
+        .route("/v1/get-status-payment/{id}", get(v2::transactions::status::<V1>))
+        .route("/v1/transaction/{id}", get(v2::transactions::status::<V1>))
         .merge(v1::routes())
         .merge(v2::routes());
     // A batch of thousands of transfers is a larger body than any other request's: its routes

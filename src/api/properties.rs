@@ -16,6 +16,7 @@ use proptest::test_runner::TestCaseError;
 use serde::Deserialize;
 
 use super::auth::basic_credentials;
+use super::dialect::TransferBody;
 use super::error::{ApiError, ErrorKind};
 use super::extract::parse_json;
 use super::fields::{self, RawAmount};
@@ -256,7 +257,7 @@ proptest! {
 
     #[test]
     fn v1_transfer_bodies_are_a_payment_or_a_4xx(body in any_body(v1_payment("recipient"))) {
-        value_or_4xx(parse_json::<TransferV1>(&body).and_then(|b| b.parse(&OperatorAliases::default())))?;
+        value_or_4xx(parse_json::<TransferV1>(&body).and_then(|b| b.request(&OperatorAliases::default())))?;
     }
 
     #[test]
@@ -277,7 +278,7 @@ proptest! {
 
     #[test]
     fn v2_transfer_bodies_are_a_payment_or_a_4xx(body in any_body(v2_transfer())) {
-        value_or_4xx(parse_json::<TransferV2>(&body).and_then(|b| b.parse(&OperatorAliases::default())))?;
+        value_or_4xx(parse_json::<TransferV2>(&body).and_then(|b| b.request(&OperatorAliases::default())))?;
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! /v2/transfers/mobile-money`, and `POST /v1/transfers/mobile-money` through `either`): each
 //! generation keeps the reference's own body and answer, and the steps between them are one.
 
+use crate::api::dialect::TransferBody;
 use axum::extract::State;
 use axum::response::Response;
 
@@ -17,7 +18,7 @@ pub async fn create<G: Generation>(
     RecheckedCaller(caller): RecheckedCaller,
     JsonBody(body): JsonBody<G::Transfer>,
 ) -> Result<Response, G::Error> {
-    let request = G::transfer(&body, &payments.config().operator_aliases)?;
+    let request = body.request(&payments.config().operator_aliases)?;
     let result = payments.create_payment_as(&caller, request, Timestamp::now()).await;
     Ok(G::payment_answer(&payments, result)?)
 }
@@ -30,7 +31,7 @@ pub async fn from_bytes<G: Generation>(
 ) -> Result<Response, Rejection> {
     let reject = |e: ApiError| Rejection(G::DIALECT, e);
     let body: G::Transfer = parse_json(bytes).map_err(reject)?;
-    let request = G::transfer(&body, &payments.config().operator_aliases).map_err(reject)?;
+    let request = body.request(&payments.config().operator_aliases).map_err(reject)?;
     let result = payments.create_payment_as(&caller.0, request, Timestamp::now()).await;
     Ok(G::payment_answer(payments, result).unwrap_or_else(|e| e.render(G::DIALECT)))
 }

@@ -3,7 +3,7 @@
 use super::amount::Amount;
 use super::money::Francs;
 use super::operator::OperatorCode;
-use super::transaction::Kind;
+use super::purpose::Kind;
 
 /// One fee rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use super::fees::Amounts;
 use super::money::Francs;
+use super::purpose::Kind;
 use super::time::Timestamp;
-use super::transaction::{Kind, Status};
+use super::transaction::Status;
 
 /// How long after its time a posting or a transition may still commit. Times are stamped
 /// before the write is queued to the batch writer, so with several writers (PostgreSQL, lock

@@ -1,12 +1,68 @@
 //! What a stored payment is for: a collection, a transfer or a refund, each with what only it
-//! carries. A transaction's kind is derived from its purpose, so a transfer with a payment link
+//! carries, and its kind with what follows from it (its names, whether it pays out). A transaction's kind is derived from its purpose, so a transfer with a payment link
 //! or a collection with a refunded collection cannot be written down.
 
 use super::link::LinkId;
 use super::money::Francs;
 use super::payout_batch::BatchId;
 use super::refund::RefundLink;
-use super::transaction::Kind;
+
+/// The direction of a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Money from a payer's number to the merchant.
+    Collection,
+    /// Money from the merchant to a recipient's number.
+    Transfer,
+    /// Money of a successful collection given back to its payer, through the operator that
+    /// took it: paid out of the merchant's balance like a transfer.
+    Refund,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Collection, Kind::Transfer, Kind::Refund];
+
+    /// Its place in [`Kind::ALL`]: the order reports and tables list kinds in.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Its name in v1, webhooks, settings and exports (`collecte`, `transfer`, `refund`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Collection => "collecte",
+            Kind::Transfer => "transfer",
+            Kind::Refund => "refund",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Kind> {
+        match raw {
+            "collecte" => Some(Kind::Collection),
+            "transfer" | "transfert" => Some(Kind::Transfer),
+            "refund" => Some(Kind::Refund),
+            _ => None,
+        }
+    }
+
+    /// What the statement and the simulator call it in English prose.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Collection => "collection",
+            Kind::Transfer => "transfer",
+            Kind::Refund => "refund",
+        }
+    }
+
+    /// Whether the money leaves the merchant's balance (a transfer, a refund): its total is
+    /// reserved at creation, paid out on success, released on failure.
+    pub fn pays_out(self) -> bool {
+        match self {
+            Kind::Collection => false,
+            Kind::Transfer | Kind::Refund => true,
+        }
+    }
+}
 
 /// A stored payment's purpose.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,8 +7,9 @@ use super::link::LinkId;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
 use super::payout_batch::BatchId;
+use super::purpose::Kind;
 use super::time::Timestamp;
-use super::transaction::{Kind, Status, Transaction};
+use super::transaction::{Status, Transaction};
 
 /// A transaction together with its customer record, as every answer shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,8 +22,9 @@ use super::environment::Environment;
 use super::ledger::settled_before;
 use super::merchant::MerchantId;
 use super::operator::OperatorCode;
+use super::purpose::Kind;
 use super::time::Timestamp;
-use super::transaction::{Kind, Status};
+use super::transaction::Status;
 
 /// A UTC calendar day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -134,11 +135,7 @@ pub struct SettlementReport {
 
 fn rank(row: &SettlementRow) -> (usize, usize, usize) {
     let operator = OperatorCode::ALL.iter().position(|o| *o == row.operator).unwrap_or(0);
-    let kind = match row.kind {
-        Kind::Collection => 0,
-        Kind::Transfer => 1,
-        Kind::Refund => 2,
-    };
+    let kind = row.kind.index();
     let status = match row.status {
         Status::Successful => 0,
         Status::Failed => 1,

@@ -20,8 +20,9 @@ use super::ledger::{Account, Balance};
 use super::money::Francs;
 use super::operator::OperatorCode;
 use super::page::Cursor;
+use super::purpose::Kind;
 use super::time::Timestamp;
-use super::transaction::{Kind, Status};
+use super::transaction::Status;
 
 /// The transaction a posting belongs to, as a statement names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,33 +58,27 @@ pub struct LedgerPosting {
 pub enum Movement {
     /// Money put in from outside: the Sandbox's opening credit or a Production top-up.
     Credit,
-    /// A successful collection's credit (what the merchant receives, after fees).
-    Collection,
-    /// A transfer's total held from `available` into `reserved` while it is in flight.
-    TransferReservation,
-    /// A successful transfer's total leaving `reserved`.
-    TransferPayout,
-    /// A failed transfer's total going back from `reserved` to `available`.
-    TransferRelease,
-    /// A refund's total held from `available` into `reserved` while it is in flight.
-    RefundReservation,
-    /// A successful refund's total leaving `reserved`, back to the payer.
-    RefundPayout,
-    /// A failed refund's total going back from `reserved` to `available`.
-    RefundRelease,
+    /// A successful payment's credit into `available` (what the merchant receives of a
+    /// collection, after fees).
+    Received(Kind),
+    /// A payout's total held from `available` into `reserved` while it is in flight.
+    Reservation(Kind),
+    /// A successful payout's total leaving `reserved`.
+    Payout(Kind),
+    /// A failed payout's total going back from `reserved` to `available`.
+    Release(Kind),
 }
 
 impl Movement {
-    pub fn as_str(self) -> &'static str {
+    /// Its name on the statement: `credit`, `collection`, `transfer_reservation`,
+    /// `refund_payout`, ...
+    pub fn name(self) -> String {
         match self {
-            Movement::Credit => "credit",
-            Movement::Collection => "collection",
-            Movement::TransferReservation => "transfer_reservation",
-            Movement::TransferPayout => "transfer_payout",
-            Movement::TransferRelease => "transfer_release",
-            Movement::RefundReservation => "refund_reservation",
-            Movement::RefundPayout => "refund_payout",
-            Movement::RefundRelease => "refund_release",
+            Movement::Credit => "credit".to_owned(),
+            Movement::Received(kind) => kind.noun().to_owned(),
+            Movement::Reservation(kind) => format!("{}_reservation", kind.noun()),
+            Movement::Payout(kind) => format!("{}_payout", kind.noun()),
+            Movement::Release(kind) => format!("{}_release", kind.noun()),
         }
     }
 }
@@ -140,19 +135,15 @@ impl LedgerPosting {
         let Some(source) = &self.source else {
             return Movement::Credit;
         };
-        let (reservation, payout, release) = match source.kind {
-            Kind::Collection => return Movement::Collection,
-            Kind::Transfer => (
-                Movement::TransferReservation,
-                Movement::TransferPayout,
-                Movement::TransferRelease,
-            ),
-            Kind::Refund => (
-                Movement::RefundReservation,
-                Movement::RefundPayout,
-                Movement::RefundRelease,
-            ),
-        };
+        let kind = source.kind;
+        if !kind.pays_out() {
+            return Movement::Received(kind);
+        }
+        let (reservation, payout, release) = (
+            Movement::Reservation(kind),
+            Movement::Payout(kind),
+            Movement::Release(kind),
+        );
         match (self.account, self.amount.is_negative()) {
             (Account::Available, true) | (Account::Reserved, false) => reservation,
             (Account::Available, false) => release,
@@ -273,7 +264,7 @@ mod tests {
             balances,
             [(3_990, 100), (3_990, 1_110), (3_990, 100), (5_000, 100), (6_470, 100)]
         );
-        let movements: Vec<&str> = lines.iter().map(|l| l.posting.movement().as_str()).collect();
+        let movements: Vec<String> = lines.iter().map(|l| l.posting.movement().name()).collect();
         assert_eq!(
             movements,
             [
@@ -337,7 +328,7 @@ mod tests {
             -1_010,
             Some((Kind::Transfer, Status::Successful)),
         );
-        assert_eq!(paid.movement(), Movement::TransferPayout);
+        assert_eq!(paid.movement(), Movement::Payout(Kind::Transfer));
         assert_eq!(posting("c", Account::Available, 10, None).movement(), Movement::Credit);
         assert!(statement_lines(PostingPage {
             opening: Balance {

@@ -8,51 +8,8 @@ use super::fees::Amounts;
 use super::ids::{CustomerId, Reference, TransactionId, TransactionKey};
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
-use super::purpose::Purpose;
+use super::purpose::{Kind, Purpose};
 use super::time::Timestamp;
-
-/// The direction of a transaction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// Money from a payer's number to the merchant.
-    Collection,
-    /// Money from the merchant to a recipient's number.
-    Transfer,
-    /// Money of a successful collection given back to its payer, through the operator that
-    /// took it: paid out of the merchant's balance like a transfer.
-    Refund,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Collection, Kind::Transfer, Kind::Refund];
-
-    /// Its name in v1, webhooks, settings and exports (`collecte`, `transfer`, `refund`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Collection => "collecte",
-            Kind::Transfer => "transfer",
-            Kind::Refund => "refund",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Kind> {
-        match raw {
-            "collecte" => Some(Kind::Collection),
-            "transfer" | "transfert" => Some(Kind::Transfer),
-            "refund" => Some(Kind::Refund),
-            _ => None,
-        }
-    }
-
-    /// Whether the money leaves the merchant's balance (a transfer, a refund): its total is
-    /// reserved at creation, paid out on success, released on failure.
-    pub fn pays_out(self) -> bool {
-        match self {
-            Kind::Collection => false,
-            Kind::Transfer | Kind::Refund => true,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {

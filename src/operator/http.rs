@@ -54,3 +54,12 @@ pub fn transport_error(e: reqwest::Error) -> OperatorError {
         OperatorError::Ambiguous(format!("no answer after sending: {e}"))
     }
 }
+
+/// What a lookup's refusal (`refusal`, as a call that moves money would read its answer) says
+/// of the payment: nothing. Only a refusal that never reached the operator stays transient.
+pub fn inconclusive(refusal: OperatorError) -> OperatorError {
+    match refusal {
+        OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
+        other @ (OperatorError::Transient(_) | OperatorError::BadAnswer { .. }) => other,
+    }
+}

@@ -17,7 +17,7 @@ use async_trait::async_trait;
 
 pub use registry::{Connector, Operators};
 
-use crate::domain::{Amount, FailureCode, Kind, Msisdn, OperatorCode, ReturnUrls, Timestamp, Transaction};
+use crate::domain::{Amount, FailureCode, Kind, Msisdn, OperatorCode, Purpose, ReturnUrls, Timestamp, Transaction};
 
 /// What we ask an operator to do.
 #[derive(Debug, Clone)]
@@ -44,6 +44,19 @@ impl OperatorRequest<'_> {
     pub fn kind(&self) -> Kind {
         self.purpose.kind()
     }
+
+    /// ALPHA's one-time code, where a collection carries one.
+    pub fn otp_code(&self) -> Option<&str> {
+        self.purpose.otp_code()
+    }
+
+    /// Where a collection's hosted page sends the payer back.
+    pub fn return_urls(&self) -> Option<&ReturnUrls> {
+        match self.purpose {
+            Instruction::Collection { return_urls, .. } => Some(return_urls),
+            Instruction::Transfer | Instruction::Refund(_) => None,
+        }
+    }
 }
 
 /// What the operator is asked to do with the money, and what only that kind sends.
@@ -59,7 +72,25 @@ pub enum Instruction<'a> {
     Refund(RefundOf<'a>),
 }
 
-impl Instruction<'_> {
+impl<'a> Instruction<'a> {
+    /// What the operator is asked for a payment stored with `purpose`: a collection's code
+    /// (typed by the payer, never stored: `None` when sent again) and return URLs, or the
+    /// collection a refund gives back (`refund_of`, which the use case reads before sending).
+    pub fn of(
+        purpose: &'a Purpose,
+        otp_code: Option<&'a str>,
+        refund_of: Option<RefundOf<'a>>,
+    ) -> Option<Instruction<'a>> {
+        Some(match purpose {
+            Purpose::Collection(collection) => Instruction::Collection {
+                otp_code,
+                return_urls: &collection.return_urls,
+            },
+            Purpose::Transfer(_) => Instruction::Transfer,
+            Purpose::Refund(_) => Instruction::Refund(refund_of?),
+        })
+    }
+
     pub fn kind(&self) -> Kind {
         match self {
             Instruction::Collection { .. } => Kind::Collection,
@@ -212,6 +243,16 @@ pub fn same_secret(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// A kind of payment this connector's protocol has no call for: refused, nothing sent. The
+/// gateway asks [`Operator::refunds`] before it reserves anything, so reaching this is a fault
+/// of ours, never the payer's.
+pub fn unserved(kind: Kind) -> OperatorError {
+    OperatorError::Rejected {
+        code: FailureCode::OperatorRefused,
+        reason: format!("this operator's protocol has no call for a {}", kind.as_str()),
+    }
+}
+
 /// One operator connector.
 #[async_trait]
 pub trait Operator: Send + Sync + 'static {
@@ -229,8 +270,35 @@ pub trait Operator: Send + Sync + 'static {
         false
     }
 
-    /// Starts a collection, a transfer or a refund.
-    async fn initiate(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError>;
+    /// Starts a collection, a transfer or a refund: the connector's method for that instruction.
+    /// A connector names only the instructions its protocol serves; the others are refused
+    /// before anything is sent.
+    async fn initiate(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        match request.purpose {
+            Instruction::Collection { .. } => self.collect(request).await,
+            Instruction::Transfer => self.transfer(request).await,
+            Instruction::Refund(collection) => self.refund(request, collection).await,
+        }
+    }
+
+    /// Asks the payer for money (with [`OperatorRequest::otp_code`] where the payer typed one).
+    async fn collect(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        Err(unserved(request.kind()))
+    }
+
+    /// Sends money to the recipient.
+    async fn transfer(&self, request: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        Err(unserved(request.kind()))
+    }
+
+    /// Gives `collection`'s money back to its payer.
+    async fn refund(
+        &self,
+        request: &OperatorRequest<'_>,
+        _collection: RefundOf<'_>,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        Err(unserved(request.kind()))
+    }
 
     /// Cancels a payment still pending at the operator, where the protocol allows it (a
     /// checkout session can be expired; a push request cannot). Called before a collection
@@ -239,8 +307,34 @@ pub trait Operator: Send + Sync + 'static {
         Ok(())
     }
 
-    /// Asks where a payment we started stands.
-    async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError>;
+    /// Asks where a payment we started stands: the connector's lookup for its kind.
+    async fn status(&self, transaction: &Transaction, now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        match transaction.purpose {
+            Purpose::Collection(_) => self.collection_status(transaction, now).await,
+            Purpose::Transfer(_) => self.transfer_status(transaction, now).await,
+            Purpose::Refund(_) => self.refund_status(transaction, now).await,
+        }
+    }
+
+    async fn collection_status(
+        &self,
+        transaction: &Transaction,
+        _now: Timestamp,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        Err(unserved(transaction.kind()))
+    }
+
+    async fn transfer_status(
+        &self,
+        transaction: &Transaction,
+        _now: Timestamp,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        Err(unserved(transaction.kind()))
+    }
+
+    async fn refund_status(&self, transaction: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        Err(unserved(transaction.kind()))
+    }
 
     /// Whether `phone` holds an active account with the operator, and whose. Asked before money
     /// is sent to a number; nothing is sent by asking. The default: the protocol cannot tell.

@@ -70,25 +70,38 @@ const HOLDERS: [&str; 10] = [
     "Jean-Marc Kouadio",
 ];
 
+/// A refusal: the payer's when they were asked for money, the operator's when we paid out.
 fn refused(kind: Kind) -> OperatorAnswer {
-    match kind {
-        Kind::Collection => OperatorAnswer::Failed {
+    if kind.pays_out() {
+        OperatorAnswer::Failed {
+            code: FailureCode::OperatorRefused,
+            reason: format!("the operator refused the {}", kind.noun()),
+        }
+    } else {
+        OperatorAnswer::Failed {
             code: FailureCode::PayerDeclined,
             reason: "the payer declined or could not pay".into(),
-        },
-        Kind::Transfer => OperatorAnswer::Failed {
-            code: FailureCode::OperatorRefused,
-            reason: "the operator refused the transfer".into(),
-        },
-        Kind::Refund => OperatorAnswer::Failed {
-            code: FailureCode::OperatorRefused,
-            reason: "the operator refused the refund".into(),
-        },
+        }
     }
 }
 
 fn waits_for_payer(kind: Kind, operator: OperatorCode) -> bool {
     kind == Kind::Collection && operator == OperatorCode::Beta
+}
+
+/// A payment waiting on the launch page: only the payer settles it there (`docs/sandbox.md`),
+/// so the operator refuses it at once or, `later`, as scripted, and otherwise it stays pending.
+fn on_payer_page(script: Script, kind: Kind, later: bool) -> OperatorAnswer {
+    match script {
+        Script::FailAtOnce => refused(kind),
+        Script::FailLater if later => refused(kind),
+        Script::SucceedAtOnce
+        | Script::SucceedLater
+        | Script::FailLater
+        | Script::SucceedWhenAsked
+        | Script::NeverResolve
+        | Script::Default => OperatorAnswer::Pending,
+    }
 }
 
 impl Simulator {
@@ -108,24 +121,18 @@ impl Operator for Simulator {
         }
         let script = script(r.phone.last_two_digits());
         if waits_for_payer(r.kind(), r.operator) {
-            return Ok(match script {
-                Script::FailAtOnce => refused(r.kind()),
-                Script::SucceedAtOnce
-                | Script::SucceedLater
-                | Script::FailLater
-                | Script::SucceedWhenAsked
-                | Script::NeverResolve
-                | Script::Default => OperatorAnswer::Pending,
-            });
+            return Ok(on_payer_page(script, r.kind(), false));
         }
-        Ok(match (script, r.kind()) {
-            (Script::SucceedAtOnce, _) | (Script::Default, Kind::Transfer | Kind::Refund) => OperatorAnswer::Succeeded,
-            (Script::FailAtOnce, kind) => refused(kind),
-            (Script::SucceedLater, _)
-            | (Script::FailLater, _)
-            | (Script::SucceedWhenAsked, _)
-            | (Script::NeverResolve, _)
-            | (Script::Default, Kind::Collection) => OperatorAnswer::Pending,
+        // By default money paid out arrives at once, and a payer takes their time.
+        Ok(match script {
+            Script::SucceedAtOnce => OperatorAnswer::Succeeded,
+            Script::Default if r.kind().pays_out() => OperatorAnswer::Succeeded,
+            Script::FailAtOnce => refused(r.kind()),
+            Script::SucceedLater
+            | Script::FailLater
+            | Script::SucceedWhenAsked
+            | Script::NeverResolve
+            | Script::Default => OperatorAnswer::Pending,
         })
     }
 
@@ -151,16 +158,7 @@ impl Operator for Simulator {
         let script = script(t.phone.last_two_digits());
         let later = self.delay_passed(t, now);
         if waits_for_payer(t.kind(), t.operator) {
-            return Ok(match script {
-                Script::FailAtOnce => refused(t.kind()),
-                Script::FailLater if later => refused(t.kind()),
-                Script::SucceedAtOnce
-                | Script::SucceedLater
-                | Script::FailLater
-                | Script::SucceedWhenAsked
-                | Script::NeverResolve
-                | Script::Default => OperatorAnswer::Pending,
-            });
+            return Ok(on_payer_page(script, t.kind(), later));
         }
         Ok(match script {
             Script::SucceedAtOnce | Script::SucceedWhenAsked => OperatorAnswer::Succeeded,

@@ -129,19 +129,8 @@ pub trait Store:
 {
 }
 
-impl<T> Store for T where
-    T: MerchantStore
-        + PaymentStore
-        + WebhookStore
-        + ReportStore
-        + SessionStore
-        + ActivityStore
-        + IdempotencyStore
-        + LinkStore
-        + PayoutStore
-        + RecipientStore
-{
-}
+impl Store for sqlite::SqliteStore {}
+impl Store for postgres::PostgresStore {}
 
 /// Opens the database named by `url` (`sqlite:` or `postgres://`) and brings its schema up to date.
 pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {

@@ -1,6 +1,7 @@
 //! A payout batch's body, as both generations read it (`cased!`): its items read one by one,
 //! each an ordinary transfer in the generation's own shape, refused alone when it is not one.
 
+use crate::api::dialect::TransferBody;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -48,7 +49,7 @@ impl CreateBatch {
             .enumerate()
             .map(|(i, raw)| {
                 parse_json::<D::Transfer>(raw.get().as_bytes())
-                    .and_then(|body| D::transfer(&body, aliases))
+                    .and_then(|body| body.request(aliases))
                     .map_err(|e| Refusal::new(RefusalCode::Invalid, format!("{name}[{i}]: {}", item_reason(&e.reason))))
             })
             .collect();

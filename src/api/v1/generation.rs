@@ -12,8 +12,8 @@ use super::{envelope, Error};
 use crate::api::cased::Cased;
 use crate::api::dialect::Generation;
 use crate::api::error::{ApiError, Dialect};
-use crate::domain::{OperatorAliases, OperatorCode, PaymentLink, Timestamp, TransactionRecord};
-use crate::service::{PaymentError, PaymentRequest, Payments};
+use crate::domain::{OperatorCode, PaymentLink, Timestamp, TransactionRecord};
+use crate::service::{PaymentError, Payments};
 
 /// The v1 generation, for handlers generic over it (`links::create::<V1>`).
 pub struct V1;
@@ -40,10 +40,6 @@ impl Generation for V1 {
     type Error = Error;
     type Transaction<'a> = TransactionOut<'a>;
     type Transfer = TransferV1;
-
-    fn transfer(body: &TransferV1, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
-        body.parse(aliases)
-    }
 
     fn success(status: StatusCode, _message: &'static str, data: impl Serialize) -> Response {
         envelope::success(status, data)

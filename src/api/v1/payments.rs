@@ -2,6 +2,7 @@
 //! `api::transfer` takes and gives for `POST /v1/transfer/mobile-money` and `POST
 //! /v1/transfers/mobile-money` (where the body's keys decide the generation).
 
+use crate::api::dialect::TransferBody;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -152,9 +153,8 @@ impl CollectionV1 {
     }
 }
 
-impl TransferV1 {
-    /// The request, its operator a reference code or one of `aliases`.
-    pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
+impl TransferBody for TransferV1 {
+    fn request(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
         request(
             Common {
                 transaction_id: &self.transaction_id,

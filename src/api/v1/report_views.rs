@@ -19,7 +19,7 @@ pub struct StatementLineOut<'a> {
     pub entry_id: &'a str,
     pub created_at: String,
     pub account: &'static str,
-    pub movement: &'static str,
+    pub movement: String,
     pub amount: String,
     pub balance_available: String,
     pub balance_reserved: String,
@@ -43,7 +43,7 @@ impl<'a> From<&'a StatementLine> for StatementLineOut<'a> {
             entry_id: &p.entry_id,
             created_at: p.at.iso8601_millis(),
             account: p.account.as_str(),
-            movement: p.movement().as_str(),
+            movement: p.movement().name(),
             amount: p.amount.to_string(),
             balance_available: line.balance.available.to_string(),
             balance_reserved: line.balance.reserved.to_string(),
@@ -78,6 +78,7 @@ pub const STATEMENT_COLUMNS: [&str; 14] = [
 pub fn statement_record(line: &StatementLine) -> String {
     let p = &line.posting;
     let created_at = p.at.iso8601_millis();
+    let movement = p.movement().name();
     let source = p.source.as_ref();
     let or_empty = |text: Option<&'static str>| text.map(Cell::Plain).unwrap_or(Cell::Empty);
     csv::record(&[
@@ -85,7 +86,7 @@ pub fn statement_record(line: &StatementLine) -> String {
         Cell::Plain(&p.id),
         Cell::Plain(&p.entry_id),
         Cell::Plain(p.account.as_str()),
-        Cell::Plain(p.movement().as_str()),
+        Cell::Plain(&movement),
         Cell::Number(p.amount.get()),
         Cell::Number(line.balance.available.get()),
         Cell::Number(line.balance.reserved.get()),

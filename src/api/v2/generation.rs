@@ -11,8 +11,8 @@ use super::{envelope, Error};
 use crate::api::cased::Cased;
 use crate::api::dialect::Generation;
 use crate::api::error::{ApiError, Dialect};
-use crate::domain::{OperatorAliases, OperatorCode, PaymentLink, Timestamp, TransactionRecord};
-use crate::service::{PaymentError, PaymentRequest, Payments};
+use crate::domain::{OperatorCode, PaymentLink, Timestamp, TransactionRecord};
+use crate::service::{PaymentError, Payments};
 
 /// The v2 generation, for handlers generic over it (`links::create::<V2>`).
 pub struct V2;
@@ -32,10 +32,6 @@ impl Generation for V2 {
     type Error = Error;
     type Transaction<'a> = TransactionV2<'a>;
     type Transfer = TransferV2;
-
-    fn transfer(body: &TransferV2, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
-        body.parse(aliases)
-    }
 
     fn success(status: StatusCode, message: &'static str, data: impl Serialize) -> Response {
         envelope::success(status, message, data)

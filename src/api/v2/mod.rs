@@ -21,7 +21,7 @@ pub fn routes() -> Router<Gateway> {
     Router::new()
         .route("/v2/collecte/mobile-money", post(payments::collect))
         .route("/v2/transfers/mobile-money", post(transfer::create::<V2>))
-        .route("/v2/get-status-payment/{id}", get(transactions::status))
+        .route("/v2/get-status-payment/{id}", get(transactions::status::<V2>))
         .merge(invented::routes::<V2>("/v2"))
 }
 

@@ -2,6 +2,7 @@
 //! samples' camelCase, told apart by their keys), and the transfer body and answer that
 //! `api::transfer` takes and gives for `POST /v2/transfers/mobile-money`.
 
+use crate::api::dialect::TransferBody;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -206,9 +207,8 @@ pub(crate) fn collection_request(bytes: &[u8], aliases: &OperatorAliases) -> Res
     }
 }
 
-impl TransferV2 {
-    /// The request, its operator a reference code or one of `aliases`.
-    pub(crate) fn parse(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
+impl TransferBody for TransferV2 {
+    fn request(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError> {
         request(
             Common {
                 transaction_id: (&self.transaction_id, "transaction_id"),

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::envelope;
 use super::wire::{KindV2, StatusV2};
 use crate::api::auth::RecheckedCaller;
+use crate::api::dialect::Generation;
 use crate::api::error::{ApiError, Dialect, ErrorKind, Rejection};
 use crate::api::extract::PathId;
 use crate::domain::TransactionRecord;
@@ -134,12 +135,13 @@ pub async fn find_for_status(
     }
 }
 
-/// `GET /v2/get-status-payment/{id}`.
-pub async fn status(
+/// `GET /v2/get-status-payment/{id}`, and (`G` = v1) `GET /v1/get-status-payment/{id}` and
+/// `/v1/transaction/{id}`: success in v2 (as the live service answers), errors in `G`'s dialect.
+pub async fn status<G: Generation>(
     State(auth): State<Auth>,
     State(payments): State<Payments>,
     caller: RecheckedCaller,
     id: Result<PathId, Rejection>,
 ) -> Result<Response, Rejection> {
-    find_for_status((&auth, &payments), &caller, id, Dialect::V2).await
+    find_for_status((&auth, &payments), &caller, id, G::DIALECT).await
 }

@@ -29,14 +29,14 @@ use reqwest::StatusCode;
 
 pub use self::status::{answer_of, failure_code};
 use self::token::TokenCache;
-use self::wire::{ErrorAnswer, Party, PaymentResult, Refund, RequestToPay, TokenAnswer, Transfer};
+use self::wire::{ErrorAnswer, Notes, Number, Party, Payment, PaymentResult, Refund, Sum, TokenAnswer};
 use super::answer;
 use super::http::{self, transport_error};
 use super::OperatorRequest;
 use super::{
-    AccountHolder, BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError,
+    AccountHolder, BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, RefundOf,
 };
-use crate::domain::{Kind, Msisdn, OperatorCode, Timestamp, Transaction};
+use crate::domain::{Msisdn, OperatorCode, Timestamp, Transaction};
 
 /// The credentials of one product (collection or disbursement): MTN provisions an API user
 /// and key per subscription key. `Debug` hides the secrets.
@@ -110,13 +110,6 @@ enum Product {
 }
 
 impl Product {
-    fn of(kind: Kind) -> Product {
-        match kind {
-            Kind::Collection => Product::Collection,
-            Kind::Transfer | Kind::Refund => Product::Disbursement,
-        }
-    }
-
     fn name(self) -> &'static str {
         match self {
             Product::Collection => "collection",
@@ -125,15 +118,33 @@ impl Product {
     }
 }
 
-/// Where a payment of `kind` is initiated, and where its status is asked (`…/{referenceId}`).
-fn paths(kind: Kind) -> (&'static str, &'static str) {
-    match kind {
-        Kind::Collection => ("/collection/v1_0/requesttopay", "/collection/v1_0/requesttopay"),
-        Kind::Transfer => ("/disbursement/v1_0/transfer", "/disbursement/v1_0/transfer"),
-        // The platform documents the refund's initiation in v2_0 and its lookup in v1_0.
-        Kind::Refund => ("/disbursement/v2_0/refund", "/disbursement/v1_0/refund"),
-    }
+/// Where one kind of payment is initiated and where its status is asked (`…/{referenceId}`),
+/// and with which product's credentials.
+#[derive(Debug, Clone, Copy)]
+struct Route {
+    product: Product,
+    start: &'static str,
+    lookup: &'static str,
 }
+
+const REQUEST_TO_PAY: Route = Route {
+    product: Product::Collection,
+    start: "/collection/v1_0/requesttopay",
+    lookup: "/collection/v1_0/requesttopay",
+};
+
+const TRANSFER: Route = Route {
+    product: Product::Disbursement,
+    start: "/disbursement/v1_0/transfer",
+    lookup: "/disbursement/v1_0/transfer",
+};
+
+/// The platform documents the refund's initiation in v2_0 and its lookup in v1_0.
+const REFUND: Route = Route {
+    product: Product::Disbursement,
+    start: "/disbursement/v2_0/refund",
+    lookup: "/disbursement/v1_0/refund",
+};
 
 impl MomoConnector {
     pub fn new(settings: MomoSettings) -> Result<MomoConnector, reqwest::Error> {
@@ -212,49 +223,22 @@ impl MomoConnector {
             product.name()
         )))
     }
-}
 
-#[async_trait]
-impl Operator for MomoConnector {
-    async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        let product = Product::of(r.kind());
-        let amount = r.amount.to_string();
-        let party = Party::msisdn(r.phone.as_str());
-        // ALPHA's one-time code travels as the payer's message: the protocol has no field
-        // of its own for it (docs/operators.md).
-        let message = r.purpose.otp_code().unwrap_or("");
-        let body = match r.purpose {
-            Instruction::Collection { .. } => serde_json::to_vec(&RequestToPay {
-                amount,
-                currency: "XOF",
-                external_id: r.reference,
-                payer: party,
-                payer_message: message,
-                payee_note: r.reference,
-            }),
-            Instruction::Transfer => serde_json::to_vec(&Transfer {
-                amount,
-                currency: "XOF",
-                external_id: r.reference,
-                payee: party,
-                payer_message: r.reference,
-                payee_note: r.reference,
-            }),
-            Instruction::Refund(collection) => serde_json::to_vec(&Refund {
-                amount,
-                currency: "XOF",
-                external_id: r.reference,
-                payer_message: r.reference,
-                payee_note: collection.reference,
-                reference_id_to_refund: collection.operator_reference,
-            }),
-        }
-        .map_err(|e| OperatorError::Transient(format!("cannot encode the request: {e}")))?;
+    /// Sends a payment's `body` to `route` once under its `X-Reference-Id`: a 202 or a 409 (sent
+    /// before) is `PENDING`, a 5xx ambiguous, any other refusal a rejection.
+    async fn start(
+        &self,
+        r: &OperatorRequest<'_>,
+        route: Route,
+        body: Result<Vec<u8>, serde_json::Error>,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        let product = route.product;
+        let body = body.map_err(|e| OperatorError::Transient(format!("cannot encode the request: {e}")))?;
         let answer = self
             .send(product, |token| {
                 let mut request = self
                     .http
-                    .post(self.url(paths(r.kind()).0))
+                    .post(self.url(route.start))
                     .bearer_auth(token)
                     .header("X-Reference-Id", r.operator_reference)
                     .header("X-Target-Environment", &self.settings.target_environment)
@@ -290,9 +274,10 @@ impl Operator for MomoConnector {
         })
     }
 
-    async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
-        let product = Product::of(t.kind());
-        let path = format!("{}/{}", paths(t.kind()).1, t.id);
+    /// Asks where `t` stands at `route`'s lookup: a 404 is a payment never received.
+    async fn ask(&self, t: &Transaction, route: Route) -> Result<OperatorAnswer, OperatorError> {
+        let product = route.product;
+        let path = format!("{}/{}", route.lookup, t.id);
         let answer = self
             .send(product, |token| {
                 self.http
@@ -315,6 +300,68 @@ impl Operator for MomoConnector {
             }
             status => Err(OperatorError::Ambiguous(format!("status lookup answered {status}"))),
         }
+    }
+}
+
+/// What a payment body begins with: `r`'s sum in XOF, and its `ref`.
+fn sum<'a>(r: &OperatorRequest<'a>) -> Sum<'a> {
+    Sum {
+        amount: r.amount.to_string(),
+        currency: "XOF",
+        external_id: r.reference,
+    }
+}
+
+#[async_trait]
+impl Operator for MomoConnector {
+    async fn collect(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        let body = serde_json::to_vec(&Payment {
+            sum: sum(r),
+            number: Number::Payer(Party::msisdn(r.phone.as_str())),
+            // ALPHA's one-time code travels as the payer's message: the protocol has no field
+            // of its own for it (docs/operators.md).
+            notes: Notes {
+                payer_message: r.otp_code().unwrap_or(""),
+                payee_note: r.reference,
+            },
+        });
+        self.start(r, REQUEST_TO_PAY, body).await
+    }
+
+    async fn transfer(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        let body = serde_json::to_vec(&Payment {
+            sum: sum(r),
+            number: Number::Payee(Party::msisdn(r.phone.as_str())),
+            notes: Notes {
+                payer_message: r.reference,
+                payee_note: r.reference,
+            },
+        });
+        self.start(r, TRANSFER, body).await
+    }
+
+    async fn refund(&self, r: &OperatorRequest<'_>, collection: RefundOf<'_>) -> Result<OperatorAnswer, OperatorError> {
+        let body = serde_json::to_vec(&Refund {
+            sum: sum(r),
+            notes: Notes {
+                payer_message: r.reference,
+                payee_note: collection.reference,
+            },
+            reference_id_to_refund: collection.operator_reference,
+        });
+        self.start(r, REFUND, body).await
+    }
+
+    async fn collection_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        self.ask(t, REQUEST_TO_PAY).await
+    }
+
+    async fn transfer_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        self.ask(t, TRANSFER).await
+    }
+
+    async fn refund_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        self.ask(t, REFUND).await
     }
 
     async fn account_holder(&self, _operator: OperatorCode, phone: &Msisdn) -> Result<AccountHolder, OperatorError> {

@@ -1,6 +1,7 @@
 use super::status::francs;
 use super::*;
 use crate::domain::FailureCode;
+use crate::domain::Kind;
 
 #[test]
 fn amounts_are_read_exactly() {

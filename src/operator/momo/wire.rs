@@ -30,28 +30,41 @@ impl Party {
     }
 }
 
-/// `POST /collection/v1_0/requesttopay`.
+/// What every payment body begins with: the sum, and our `ref` (`externalId`).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RequestToPay<'a> {
+pub struct Sum<'a> {
     pub amount: String,
     pub currency: &'a str,
     pub external_id: &'a str,
-    pub payer: Party,
+}
+
+/// The two notes every payment body ends with.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Notes<'a> {
     pub payer_message: &'a str,
     pub payee_note: &'a str,
 }
 
-/// `POST /disbursement/v1_0/transfer`.
+/// `POST /collection/v1_0/requesttopay` (its `payer`) and `POST /disbursement/v1_0/transfer`
+/// (its `payee`): the same body but for whose number it names.
+#[derive(Debug, Serialize)]
+pub struct Payment<'a> {
+    #[serde(flatten)]
+    pub sum: Sum<'a>,
+    #[serde(flatten)]
+    pub number: Number,
+    #[serde(flatten)]
+    pub notes: Notes<'a>,
+}
+
+/// Whose number a payment names: the payer asked to pay, or the payee paid.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Transfer<'a> {
-    pub amount: String,
-    pub currency: &'a str,
-    pub external_id: &'a str,
-    pub payee: Party,
-    pub payer_message: &'a str,
-    pub payee_note: &'a str,
+pub enum Number {
+    Payer(Party),
+    Payee(Party),
 }
 
 /// `POST /disbursement/v2_0/refund`: money of a request-to-pay given back to its payer, who is
@@ -60,11 +73,10 @@ pub struct Transfer<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Refund<'a> {
-    pub amount: String,
-    pub currency: &'a str,
-    pub external_id: &'a str,
-    pub payer_message: &'a str,
-    pub payee_note: &'a str,
+    #[serde(flatten)]
+    pub sum: Sum<'a>,
+    #[serde(flatten)]
+    pub notes: Notes<'a>,
     pub reference_id_to_refund: &'a str,
 }
 

@@ -34,7 +34,7 @@ use reqwest::StatusCode;
 
 use super::http::{self, read, Answer};
 use super::{
-    BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest,
+    unserved, BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest,
 };
 use crate::domain::{Amount, FailureCode, Kind, OperatorCode, Timestamp, Transaction};
 use wire::Answered;
@@ -139,11 +139,7 @@ fn refused(what: &str, answer: &Answer) -> OperatorError {
 
 /// A lookup that did not answer 200: nothing can be concluded from it.
 fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {
-    match refused(what, answer) {
-        transient @ OperatorError::Transient(_) => transient,
-        OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
-        bad @ OperatorError::BadAnswer { .. } => bad,
-    }
+    http::inconclusive(refused(what, answer))
 }
 
 /// Checks that PayDunya speaks of what we sent: `sent` francs, in XOF where it says a currency.
@@ -175,10 +171,12 @@ fn recorded_token(t: &Transaction) -> Result<&str, OperatorAnswer> {
 
 #[async_trait]
 impl Operator for PaydunyaConnector {
+    /// PayDunya names a collection (its invoice) and a transfer (its disbursement) before
+    /// either moves money; it has no call for anything else.
     async fn prepare(&self, r: &OperatorRequest<'_>) -> Result<Option<String>, OperatorError> {
-        match r.purpose {
-            Instruction::Collection { otp_code, .. } => {
-                if r.operator == OperatorCode::Alpha && otp_code.is_none() {
+        match r.kind() {
+            Kind::Collection => {
+                if r.operator == OperatorCode::Alpha && r.otp_code().is_none() {
                     // Sent again after a crash: the code was the payer's, for one attempt.
                     return Err(OperatorError::Rejected {
                         code: FailureCode::NotSent,
@@ -187,8 +185,8 @@ impl Operator for PaydunyaConnector {
                 }
                 self.create_invoice(r).await.map(Some)
             }
-            Instruction::Transfer => self.create_disbursement(r).await.map(Some),
-            Instruction::Refund(_) => Err(no_refunds()),
+            Kind::Transfer => self.create_disbursement(r).await.map(Some),
+            other => Err(unserved(other)),
         }
     }
 
@@ -196,29 +194,25 @@ impl Operator for PaydunyaConnector {
         true
     }
 
-    async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        let Some(token) = r.token else {
-            return Err(OperatorError::Ambiguous(format!(
-                "{} reached PayDunya's connector without its token: not sent",
-                r.reference
-            )));
-        };
-        match r.purpose {
-            Instruction::Collection { otp_code, .. } => self.softpay(r, token, otp_code).await,
-            Instruction::Transfer => self.submit_disbursement(r, token).await,
-            Instruction::Refund(_) => Err(no_refunds()),
+    async fn collect(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        self.softpay(r, prepared(r)?, r.otp_code()).await
+    }
+
+    async fn transfer(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        self.submit_disbursement(r, prepared(r)?).await
+    }
+
+    async fn collection_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        match recorded_token(t) {
+            Ok(token) => self.confirm(t, token).await,
+            Err(never_sent) => Ok(never_sent),
         }
     }
 
-    async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
-        let token = match recorded_token(t) {
-            Ok(token) => token,
-            Err(never_sent) => return Ok(never_sent),
-        };
-        match t.kind() {
-            Kind::Collection => self.confirm(t, token).await,
-            Kind::Transfer => self.disbursement_status(t, token).await,
-            Kind::Refund => Err(no_refunds()),
+    async fn transfer_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        match recorded_token(t) {
+            Ok(token) => self.disbursement_status(t, token).await,
+            Err(never_sent) => Ok(never_sent),
         }
     }
 
@@ -241,11 +235,12 @@ impl Operator for PaydunyaConnector {
     }
 }
 
-/// A refund reached PayDunya's connector: the gateway refuses those before anything is
-/// reserved ([`Operator::refunds`]), so this is a fault of ours, and nothing is sent.
-fn no_refunds() -> OperatorError {
-    OperatorError::Rejected {
-        code: FailureCode::OperatorRefused,
-        reason: "PayDunya has no refund call: pay the payer back with a transfer".into(),
-    }
+/// The token [`Operator::prepare`] named the payment by: money moves only under it.
+fn prepared<'a>(r: &OperatorRequest<'a>) -> Result<&'a str, OperatorError> {
+    r.token.ok_or_else(|| {
+        OperatorError::Ambiguous(format!(
+            "{} reached PayDunya's connector without its token: not sent",
+            r.reference
+        ))
+    })
 }

@@ -34,9 +34,9 @@ use reqwest::StatusCode;
 
 use super::http::{self, read, Answer};
 use super::{
-    BadAnswer, CallbackRejected, CallbackRequest, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest,
+    BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest, RefundOf,
 };
-use crate::domain::{Amount, FailureCode, Kind, Msisdn, Timestamp, Transaction};
+use crate::domain::{Amount, FailureCode, Msisdn, Timestamp, Transaction};
 use wire::WaveError;
 
 /// Where and how to reach Wave. `Debug` hides the secrets.
@@ -127,11 +127,7 @@ fn refused(what: &str, answer: &Answer) -> OperatorError {
 
 /// A lookup (search, expire) that did not answer 200: nothing can be concluded from it.
 fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {
-    match refused(what, answer) {
-        transient @ OperatorError::Transient(_) => transient,
-        OperatorError::Rejected { reason, .. } | OperatorError::Ambiguous(reason) => OperatorError::Ambiguous(reason),
-        bad @ OperatorError::BadAnswer { .. } => bad,
-    }
+    http::inconclusive(refused(what, answer))
 }
 
 /// Checks that Wave speaks of what we sent: `amount` francs in XOF.
@@ -159,17 +155,23 @@ fn e164(phone: &Msisdn) -> String {
 #[async_trait]
 impl Operator for WaveConnector {
     /// ALPHA's one-time code has no place in either Wave call and is not sent: a Wave payer
-    /// approves in the Wave app (docs/operators.md).
-    async fn initiate(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
-        match r.purpose {
-            // The merchant's return URLs when the collection gave them, else the fallbacks.
-            Instruction::Collection { return_urls, .. } => {
-                self.create_session(r, return_urls.success.as_deref(), return_urls.error.as_deref())
-                    .await
-            }
-            Instruction::Transfer => self.create_payout(r).await,
-            Instruction::Refund(collection) => self.refund(r, collection).await,
-        }
+    /// approves in the Wave app (docs/operators.md). The merchant's return URLs go with the
+    /// session when the collection gave them, else the fallbacks.
+    async fn collect(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        let urls = r.return_urls();
+        let (success, error) = (
+            urls.and_then(|u| u.success.as_deref()),
+            urls.and_then(|u| u.error.as_deref()),
+        );
+        self.create_session(r, success, error).await
+    }
+
+    async fn transfer(&self, r: &OperatorRequest<'_>) -> Result<OperatorAnswer, OperatorError> {
+        self.create_payout(r).await
+    }
+
+    async fn refund(&self, r: &OperatorRequest<'_>, collection: RefundOf<'_>) -> Result<OperatorAnswer, OperatorError> {
+        self.give_back(r, collection).await
     }
 
     /// Wave refunds a checkout session only in full (`refund.rs`).
@@ -182,18 +184,22 @@ impl Operator for WaveConnector {
     /// paid first (ask for the status: it is `Succeeded`) or the outcome is unknown,
     /// `Transient` when nothing reached Wave. A payout cannot be cancelled.
     async fn cancel(&self, t: &Transaction) -> Result<(), OperatorError> {
-        match t.kind() {
-            Kind::Collection => self.expire_sessions(t).await,
-            Kind::Transfer | Kind::Refund => Ok(()),
+        match t.purpose.collection() {
+            Some(_) => self.expire_sessions(t).await,
+            None => Ok(()),
         }
     }
 
-    async fn status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
-        match t.kind() {
-            Kind::Collection => self.session_status(t).await,
-            Kind::Transfer => self.payout_status(t).await,
-            Kind::Refund => self.refund_status(t).await,
-        }
+    async fn collection_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        self.session_status(t).await
+    }
+
+    async fn transfer_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        self.payout_status(t).await
+    }
+
+    async fn refund_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        self.session_refund_status(t).await
     }
 
     fn verify_callback(&self, request: &CallbackRequest<'_>) -> Result<String, CallbackRejected> {

@@ -37,7 +37,7 @@ pub(super) enum Asking {
 }
 
 impl WaveConnector {
-    pub(super) async fn refund(
+    pub(super) async fn give_back(
         &self,
         r: &OperatorRequest<'_>,
         collection: RefundOf<'_>,
@@ -51,7 +51,7 @@ impl WaveConnector {
         .await
     }
 
-    pub(super) async fn refund_status(&self, t: &Transaction) -> Result<OperatorAnswer, OperatorError> {
+    pub(super) async fn session_refund_status(&self, t: &Transaction) -> Result<OperatorAnswer, OperatorError> {
         let Some(collection) = t.purpose.refund_of().map(|link| &link.collection) else {
             return Err(OperatorError::Ambiguous(format!(
                 "refund {} names no collection: a person must look",

@@ -61,21 +61,12 @@ pub(super) fn operator_request<'a>(
     otp_code: Option<&'a str>,
     refund: Option<RefundTarget<'a>>,
 ) -> Result<OperatorRequest<'a>, ServiceError> {
-    let purpose = match &t.purpose {
-        Purpose::Collection(collection) => Instruction::Collection {
-            otp_code,
-            return_urls: &collection.return_urls,
-        },
-        Purpose::Transfer(_) => Instruction::Transfer,
-        Purpose::Refund(_) => {
-            let target = refund
-                .ok_or_else(|| ServiceError::Internal(format!("refund {} sent without its collection", t.reference)))?;
-            Instruction::Refund(RefundOf {
-                reference: target.reference,
-                operator_reference: target.key,
-            })
-        }
-    };
+    let refund_of = refund.map(|target| RefundOf {
+        reference: target.reference,
+        operator_reference: target.key,
+    });
+    let purpose = Instruction::of(&t.purpose, otp_code, refund_of)
+        .ok_or_else(|| ServiceError::Internal(format!("refund {} sent without its collection", t.reference)))?;
     Ok(OperatorRequest {
         reference: &t.reference,
         operator_reference: &t.id,

@@ -241,11 +241,7 @@ pub fn service_error(lang: Lang, e: ServiceError) -> Response {
 
 /// A transaction's kind in the page's language.
 pub fn kind_name(t: &Text, kind: Kind) -> &'static str {
-    match kind {
-        Kind::Collection => t.collection,
-        Kind::Transfer => t.transfer,
-        Kind::Refund => t.refund,
-    }
+    t.kinds[kind.index()]
 }
 
 /// `12 500 F CFA`: francs grouped by thousands.

@@ -209,7 +209,7 @@ fn filter_form(t: &Text, q: &Query<'_>) -> Markup {
     html! {
         form #filters .filters method="get" action="/dashboard/transactions" aria-label=(t.filters) {
             (select("status", t.status, &[("", t.any), ("PENDING", "PENDING"), ("SUCCESSFUL", "SUCCESSFUL"), ("FAILED", "FAILED")], q.get("status")))
-            (select("type", t.kind, &[("", t.any), ("collecte", t.collection), ("transfer", t.transfer)], q.get("type")))
+            (select("type", t.kind, &[("", t.any), (Kind::Collection.as_str(), kind_name(t, Kind::Collection)), (Kind::Transfer.as_str(), kind_name(t, Kind::Transfer))], q.get("type")))
             (select("operator", t.operator, &operators, q.get("operator")))
             div { label for="phone" { (t.phone) } input #phone type="tel" name="phone" value=(q.get("phone")); }
             div { label for="from" { (t.from) } input #from type="date" name="from" value=(q.get("from")); }

@@ -111,17 +111,15 @@ pub fn request(t: &Transaction) -> OperatorRequest<'_> {
         name: &t.name,
         email: t.email.as_deref(),
         amount: crate::domain::Amount::from_francs(t.amounts.amount.get()).unwrap(),
-        purpose: match &t.purpose {
-            Purpose::Collection(collection) => Instruction::Collection {
-                otp_code: None,
-                return_urls: &collection.return_urls,
-            },
-            Purpose::Transfer(_) => Instruction::Transfer,
-            Purpose::Refund(link) => Instruction::Refund(crate::operator::RefundOf {
+        purpose: Instruction::of(
+            &t.purpose,
+            None,
+            t.purpose.refund_of().map(|link| crate::operator::RefundOf {
                 reference: link.collection.as_str(),
                 operator_reference: link.collection.as_str(),
             }),
-        },
+        )
+        .unwrap(),
         token: None,
     }
 }

@@ -8,6 +8,8 @@ mod fr;
 pub use en::EN;
 pub use fr::FR;
 
+use crate::domain::Kind;
+
 /// A language of the dashboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
@@ -94,9 +96,8 @@ pub struct Text {
     pub status: &'static str,
     pub kind: &'static str,
     pub any: &'static str,
-    pub collection: &'static str,
-    pub transfer: &'static str,
-    pub refund: &'static str,
+    /// Each kind of payment's name, in `Kind::ALL`'s order (a new kind makes this longer).
+    pub kinds: [&'static str; Kind::ALL.len()],
     pub phone: &'static str,
     pub from: &'static str,
     pub to: &'static str,
