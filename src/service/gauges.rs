@@ -76,6 +76,7 @@ impl Gateway {
                 pending_transfers_needing_review: s.transfers_needing_review,
                 outbox_backlog: s.outbox_backlog,
                 oldest_outbox_age_s: age(s.oldest_outbox),
+                webhook_endpoints_failing: s.webhook_endpoints_failing,
             }
         });
         let p = self.store.process_stats();

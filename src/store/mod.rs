@@ -42,7 +42,7 @@ pub use reports::ReportStore;
 pub use sessions::SessionStore;
 pub use sql::writer::BatchSettings;
 pub use sqlite::SqliteStore;
-pub use stats::{ProcessStoreStats, StoreStats};
+pub use stats::{ProcessStoreStats, StoreStats, FAILING_AFTER_ATTEMPTS};
 pub use webhooks::{DueEvent, EventUpdate, Finished, PreviousSecret, WebhookStore};
 pub use write_counters::{DurationCounts, WriteBatchStats, DURATION_BOUNDS};
 

@@ -18,6 +18,7 @@ pub struct DatabaseFigures {
     pub pending_transfers_needing_review: i64,
     pub outbox_backlog: i64,
     pub oldest_outbox_age_s: f64,
+    pub webhook_endpoints_failing: i64,
 }
 
 /// The latest read, `None` when it failed; written at each scrape.
@@ -74,6 +75,12 @@ impl Collector for DatabaseCollector {
             "momo_outbox_oldest_age_seconds",
             "Age of the oldest undelivered webhook event",
             ConstGauge::new(f.oldest_outbox_age_s),
+        )?;
+        super::unlabelled(
+            &mut encoder,
+            "momo_webhook_endpoints_failing",
+            "Merchant environments with a webhook event still undelivered after 3 attempts or more",
+            ConstGauge::new(f.webhook_endpoints_failing),
         )
     }
 }

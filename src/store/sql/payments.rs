@@ -18,7 +18,7 @@ use crate::domain::{
 use crate::store::lookup_batch::Lookup;
 use crate::store::{
     rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, ProcessStoreStats, SendMark, Settlement, StoreError,
-    StoreStats, TransactionFilter, TransactionRecord,
+    StoreStats, TransactionFilter, TransactionRecord, FAILING_AFTER_ATTEMPTS,
 };
 
 /// The payments a person must look at (`PaymentStore::needing_review`, the review metric):
@@ -359,6 +359,13 @@ where
         )
         .fetch_one(DB::pool(self.reader()))
         .await?;
+        let failing = sqlx::query(
+            "SELECT COUNT(*) AS n FROM (SELECT DISTINCT merchant_id, environment FROM outbox_events \
+             WHERE state = 'pending' AND attempts >= $1) AS failing",
+        )
+        .arg(FAILING_AFTER_ATTEMPTS)
+        .fetch_one(DB::pool(self.reader()))
+        .await?;
         let count = |row: &DB::Row| -> Result<(i64, Option<Timestamp>), StoreError> {
             let n: i64 = row.col("n")?;
             let oldest: i64 = row.col("oldest")?;
@@ -372,6 +379,7 @@ where
             transfers_needing_review: review.col("n")?,
             outbox_backlog,
             oldest_outbox,
+            webhook_endpoints_failing: failing.col("n")?,
         })
     }
 

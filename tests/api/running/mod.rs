@@ -1,5 +1,6 @@
 //! The gateway as it runs: start-up, processes and signals, settings, metrics and workers.
 
+pub mod deploy;
 pub mod metrics_access;
 pub mod metrics_without_database;
 pub mod operations;

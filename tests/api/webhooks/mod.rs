@@ -3,6 +3,7 @@
 pub mod concurrency;
 pub mod delivery;
 pub mod endpoints;
+pub mod failing_endpoints;
 pub mod handoff;
 pub mod hostile;
 pub mod retries;
