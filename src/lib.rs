@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod domain;
 pub mod http;
+pub mod i18n;
 pub mod net;
 pub mod operator;
 pub mod reconcile;

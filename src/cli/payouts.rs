@@ -17,6 +17,7 @@ use super::{print_lines, Format};
 use crate::app;
 use crate::config::Config;
 use crate::domain::{PayoutBatch, Timestamp};
+use crate::i18n::{refusals, Lang};
 use crate::service::payouts::{csv, BatchCreated, BatchError, BatchRequest, ItemOutcome, Payouts};
 
 #[derive(Debug, Subcommand)]
@@ -60,8 +61,9 @@ pub(super) async fn run(command: PayoutsCommand, config: Config) -> anyhow::Resu
     let PayoutsCommand::Batch(args) = command;
     let format = Format::json_if(args.json);
     let gateway = app::open(config).await?;
-    let created = execute(&args, &gateway.payouts).await?;
-    print_lines(&render_created(&created, format));
+    let lang = Lang::from_env();
+    let created = execute(&args, &gateway.payouts, lang).await?;
+    print_lines(&render_created(&created, format, lang));
     if args.no_wait {
         return Ok(());
     }
@@ -71,11 +73,16 @@ pub(super) async fn run(command: PayoutsCommand, config: Config) -> anyhow::Resu
 }
 
 /// Reads the file and records its batch.
-async fn execute(args: &BatchArgs, payouts: &Payouts) -> anyhow::Result<BatchCreated> {
+async fn execute(args: &BatchArgs, payouts: &Payouts, lang: Lang) -> anyhow::Result<BatchCreated> {
     let bytes = std::fs::read(&args.file).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.file.display()))?;
     let aliases = &payouts.payments().config().operator_aliases;
-    let items = csv::read(&bytes, aliases)
-        .map_err(|e| anyhow::anyhow!("{}: {e}; nothing was recorded", args.file.display()))?;
+    let items = csv::read(&bytes, aliases).map_err(|e| {
+        let why = refusals::csv_problem(lang, &e);
+        match lang {
+            Lang::En => anyhow::anyhow!("{}: {why}; nothing was recorded", args.file.display()),
+            Lang::Fr => anyhow::anyhow!("{} : {why} ; rien n’a été enregistré", args.file.display()),
+        }
+    })?;
     let request = BatchRequest {
         label: args.label.clone(),
         all_or_nothing: args.all_or_nothing,
@@ -84,13 +91,21 @@ async fn execute(args: &BatchArgs, payouts: &Payouts) -> anyhow::Result<BatchCre
     payouts
         .create_batch(&args.target.tenant(), request, Timestamp::now())
         .await
-        .map_err(|e| match e {
-            BatchError::Refused { items, .. } => {
-                let lines = refusals(&items).join("\n");
+        .map_err(|e| match (e, lang) {
+            (BatchError::Refused { items, .. }, Lang::En) => {
+                let lines = refusals(&items, lang).join("\n");
                 anyhow::anyhow!("the batch was refused whole, and nothing was recorded:\n{lines}")
             }
-            BatchError::OverLimit(why) => anyhow::anyhow!("the batch was not recorded: {why}"),
-            BatchError::Service(e) => anyhow::anyhow!("the batch was not recorded: {e}"),
+            (BatchError::Refused { items, .. }, Lang::Fr) => {
+                let lines = refusals(&items, lang).join("\n");
+                anyhow::anyhow!("le lot a été refusé en entier, et rien n’a été enregistré :\n{lines}")
+            }
+            (BatchError::OverLimit(why), Lang::En) => anyhow::anyhow!("the batch was not recorded: {why}"),
+            (BatchError::OverLimit(_), Lang::Fr) => anyhow::anyhow!(
+                "le lot n’a pas été enregistré : trop de transferts en attente ou de lots en cours pour ce compte ; \
+                 réessayez quand une partie aura été envoyée"
+            ),
+            (BatchError::Service(e), _) => anyhow::anyhow!(refusals::service(lang, &e)),
         })
 }
 
@@ -134,7 +149,7 @@ async fn wait(payouts: &Payouts, target: &Target, batch: &PayoutBatch) -> anyhow
 }
 
 /// Each item that was not accepted, one line each, by its line in the file.
-fn refusals(items: &[ItemOutcome]) -> Vec<String> {
+fn refusals(items: &[ItemOutcome], lang: Lang) -> Vec<String> {
     items
         .iter()
         .enumerate()
@@ -142,15 +157,25 @@ fn refusals(items: &[ItemOutcome]) -> Vec<String> {
             let line = i + 2;
             match item {
                 ItemOutcome::Accepted(_) => None,
-                ItemOutcome::Duplicate(r) => Some(format!(
-                    "line {line}: duplicate: transaction id {} was used before ({}, {})",
-                    r.transaction.transaction_id.as_str(),
-                    r.transaction.reference,
-                    r.transaction.status.as_str()
-                )),
+                ItemOutcome::Duplicate(r) => {
+                    let t = &r.transaction;
+                    let (id, reference, status) = (t.transaction_id.as_str(), &t.reference, t.status.as_str());
+                    Some(match lang {
+                        Lang::En => {
+                            format!("line {line}: duplicate: transaction id {id} was used before ({reference}, {status})")
+                        }
+                        Lang::Fr => format!(
+                            "ligne {line} : doublon : l’identifiant de transaction {id} a déjà servi ({reference}, {status})"
+                        ),
+                    })
+                }
                 ItemOutcome::Refused(r) => {
-                    let reason = r.reason.strip_prefix(&format!("line {line}: ")).unwrap_or(&r.reason);
-                    Some(format!("line {line}: refused ({}): {reason}", r.code.as_str()))
+                    let (code, reason) = (r.code.as_str(), refusals::batch_line(lang, r));
+                    Some(match lang {
+                        Lang::En => format!("line {line}: refused ({code}): {reason}"),
+                        // The code is for scripts, which read the JSON; a French reader gets the sentence.
+                        Lang::Fr => format!("ligne {line} : refusée : {reason}"),
+                    })
                 }
             }
         })
@@ -166,16 +191,18 @@ fn counts(b: &PayoutBatch) -> serde_json::Value {
     })
 }
 
-fn render_created(created: &BatchCreated, format: Format) -> Vec<String> {
+/// What a recorded batch prints: its counts and its refusals, in `lang` as text; JSON, a
+/// contract for scripts, keeps the API's English.
+fn render_created(created: &BatchCreated, format: Format, lang: Lang) -> Vec<String> {
     let b = &created.batch;
     match format {
-        Format::Json => vec![json!({"batch": counts(b), "refusals": refusals(&created.items)}).to_string()],
+        Format::Json => vec![json!({"batch": counts(b), "refusals": refusals(&created.items, Lang::En)}).to_string()],
         Format::Text => {
             let mut lines = vec![format!(
                 "batch {} recorded: {} of {} lines accepted ({} XOF), {} refused, {} duplicates",
                 b.id, b.accepted.count, b.submitted, b.accepted.amount, b.refused, b.duplicates
             )];
-            lines.extend(refusals(&created.items));
+            lines.extend(refusals(&created.items, lang));
             lines
         }
     }

@@ -11,6 +11,7 @@ use super::merchant::Target;
 use crate::domain::refund::new_refund_id;
 use crate::domain::text::checked_text;
 use crate::domain::{Amount, RefundReason, TextId, Timestamp, TransactionId, TransactionRecord, TransactionRef};
+use crate::i18n::{refusals, Lang};
 use crate::service::payments::refunds::RefundError;
 use crate::service::payments::refunds::RefundRequest;
 use crate::service::{Payments, ServiceError};
@@ -72,7 +73,10 @@ pub(super) async fn execute(
     payments
         .refund(&tenant, request, now)
         .await
-        .map_err(|e| anyhow::anyhow!("refund refused: {}", refusal(&e, &args.id, &args.target)))
+        .map_err(|e| match Lang::from_env() {
+            Lang::En => anyhow::anyhow!("refund refused: {}", refusal(&e, &args.id, &args.target)),
+            Lang::Fr => anyhow::anyhow!("remboursement refusé : {}", refusal_fr(&e, &args.id, &args.target)),
+        })
 }
 
 /// What a refusal prints: the cause, and that nothing was given back.
@@ -108,6 +112,47 @@ fn refusal(e: &RefundError, collection: &str, target: &Target) -> String {
         RefundError::Unrouted(..) | RefundError::OperatorDisabled(_) | RefundError::Service(_) => {
             format!("{e}; nothing was recorded")
         }
+    }
+}
+
+/// [`refusal`] in French.
+fn refusal_fr(e: &RefundError, collection: &str, target: &Target) -> String {
+    let nothing = "rien n’a été enregistré";
+    match e {
+        RefundError::Service(ServiceError::NotFound(_)) => format!(
+            "aucune collecte {collection} pour le marchand {} ({}) ; {nothing}",
+            target.merchant,
+            target.env.as_str()
+        ),
+        RefundError::NotRefundable(_) => {
+            format!("seule une collecte réussie peut être remboursée, et pour au plus ce qu’il en reste ; {nothing}")
+        }
+        RefundError::InsufficientFunds => {
+            format!("le solde disponible ne couvre pas le remboursement et ses frais ; {nothing}")
+        }
+        RefundError::Duplicate(existing) => {
+            let t = &existing.transaction;
+            format!(
+                "l’identifiant de transaction {} est déjà {} ({} {}) ; rien de plus n’a été enregistré",
+                t.transaction_id,
+                t.reference,
+                t.kind().as_str(),
+                t.status.as_str()
+            )
+        }
+        RefundError::Refused(failed) | RefundError::OperatorUnavailable(failed) => {
+            let t = &failed.transaction;
+            format!(
+                "le remboursement {} ({}) a échoué : {} ; sa réservation est libérée",
+                t.reference,
+                t.transaction_id,
+                refusals::failure(Lang::Fr, t.failure_code, t.failure_reason.as_deref())
+            )
+        }
+        RefundError::Unrouted(..) | RefundError::OperatorDisabled(_) => {
+            format!("l’opérateur de cette collecte ne rembourse pas ici ; {nothing}")
+        }
+        RefundError::Service(e) => format!("{} ; {nothing}", refusals::service(Lang::Fr, e)),
     }
 }
 

@@ -9,6 +9,7 @@ use super::{Keys, ServiceError};
 use crate::config::Config;
 use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
 use crate::store::{MerchantStore, NewMerchant, NewMerchantEnvironment, StoreError};
+use crate::webhook::client::UrlProblem;
 
 /// What merchant creation shows once: every secret in clear.
 #[derive(Debug, Clone)]
@@ -48,6 +49,16 @@ pub fn parse_webhook_url(raw: &str) -> Result<String, ServiceError> {
     Ok(url.to_string())
 }
 
+/// Why a webhook URL was not set.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookUrlError {
+    /// The URL is refused; nothing changed.
+    #[error(transparent)]
+    Url(UrlProblem),
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
 /// Merchants, their credentials and webhook settings (the command line, the dashboard): the
 /// merchants' store, the server's keys and its settings.
 #[derive(Clone)]
@@ -63,10 +74,8 @@ impl Merchants {
     }
 
     /// Checks a webhook URL: `http` or `https`, and no private target unless allowed.
-    fn parse_webhook_url(&self, raw: &str) -> Result<String, ServiceError> {
-        crate::webhook::client::check_url(raw, self.config.webhook.allow_private)
-            .map(|url| url.to_string())
-            .map_err(ServiceError::Invalid)
+    fn parse_webhook_url(&self, raw: &str) -> Result<String, UrlProblem> {
+        crate::webhook::client::check_url(raw, self.config.webhook.allow_private).map(|url| url.to_string())
     }
 
     /// On an empty database, creates the demo merchant. The settings table's key makes this
@@ -90,7 +99,10 @@ impl Merchants {
     ) -> Result<CreatedMerchant, ServiceError> {
         let name = crate::domain::text::checked_text(name, crate::domain::text::MAX_NAME_CHARS)
             .map_err(|e| ServiceError::Invalid(format!("merchant name {e}")))?;
-        let webhook_url = webhook_url.map(|u| self.parse_webhook_url(u)).transpose()?;
+        let webhook_url = webhook_url
+            .map(|u| self.parse_webhook_url(u))
+            .transpose()
+            .map_err(|e| ServiceError::Invalid(e.to_string()))?;
         let id = MerchantId::from(uuid::Uuid::new_v4().to_string());
         let mut environments = Vec::new();
         let mut secrets = Vec::new();
@@ -170,12 +182,15 @@ impl Merchants {
         }
     }
 
-    pub async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), ServiceError> {
-        let url = url.map(|u| self.parse_webhook_url(u)).transpose()?;
+    pub async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), WebhookUrlError> {
+        let url = url
+            .map(|u| self.parse_webhook_url(u))
+            .transpose()
+            .map_err(WebhookUrlError::Url)?;
         match self.store.set_webhook_url(tenant, url.as_deref()).await {
             Ok(()) => Ok(()),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),
-            Err(e) => Err(e.into()),
+            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant").into()),
+            Err(e) => Err(ServiceError::from(e).into()),
         }
     }
 }

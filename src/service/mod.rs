@@ -53,7 +53,7 @@ pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
 pub use links::{LinkPayment, LinkPaymentError, Links, NewLink, PublicLink};
 pub use merchants::Merchants;
-pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret};
+pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret, WebhookUrlError};
 pub use payments::callbacks::{CallbackError, CallbackReceipt};
 pub use payments::checkout::{CheckoutPayment, PayerDecision};
 pub use payments::pending::outcome_of;

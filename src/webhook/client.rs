@@ -26,15 +26,18 @@ const IDLE_PER_HOST: usize = 512;
 
 /// Checks a webhook URL's form, and (unless private targets are allowed) that it does not name a
 /// private, loopback or other special-purpose address outright.
-pub fn check_url(raw: &str, allow_private: bool) -> Result<Url, String> {
+pub fn check_url(raw: &str, allow_private: bool) -> Result<Url, UrlProblem> {
     // Its errors reach attempt records and logs: they show the URL without its secrets.
-    let shown = || redact_url(raw);
-    let url = Url::parse(raw).map_err(|e| format!("webhook URL {:?} is not a valid URL: {e}", shown()))?;
+    let problem = |kind| UrlProblem {
+        shown: redact_url(raw),
+        kind,
+    };
+    let url = Url::parse(raw).map_err(|e| problem(UrlProblemKind::Unparsable(e.to_string())))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("webhook URL {:?} must use http or https", shown()));
+        return Err(problem(UrlProblemKind::Scheme));
     }
     let Some(host) = url.host_str() else {
-        return Err(format!("webhook URL {:?} has no host", shown()));
+        return Err(problem(UrlProblemKind::NoHost));
     };
     if !allow_private {
         let host = host.trim_start_matches('[').trim_end_matches(']');
@@ -44,14 +47,33 @@ pub fn check_url(raw: &str, allow_private: bool) -> Result<Url, String> {
             Err(_) => None,
         };
         if let Some(block) = block {
-            return Err(format!(
-                "webhook URL {:?} points to a private or special-purpose address ({block}); use a public \
-                 address, or set MOMO_WEBHOOK_ALLOW_PRIVATE=true for local testing",
-                shown()
-            ));
+            return Err(problem(UrlProblemKind::Private(block)));
         }
     }
     Ok(url)
+}
+
+/// Why a webhook URL is refused; `shown` is the URL without its secrets.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("webhook URL {shown:?} {kind}")]
+pub struct UrlProblem {
+    pub shown: String,
+    pub kind: UrlProblemKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlProblemKind {
+    #[error("is not a valid URL: {0}")]
+    Unparsable(String),
+    #[error("must use http or https")]
+    Scheme,
+    #[error("has no host")]
+    NoHost,
+    #[error(
+        "points to a private or special-purpose address ({0}); use a public address, or set \
+         MOMO_WEBHOOK_ALLOW_PRIVATE=true for local testing"
+    )]
+    Private(&'static str),
 }
 
 /// A resolver that drops private addresses, so a public name cannot be pointed inside later.
@@ -121,7 +143,7 @@ impl WebhookClient {
             retry_after: None,
         };
         if let Err(e) = check_url(url, self.allow_private) {
-            return failed(e);
+            return failed(e.to_string());
         }
         let sent = self
             .http
@@ -199,6 +221,7 @@ mod tests {
         assert!(check_url("https://shop.example.ci/hooks", false).is_ok());
         assert!(check_url("ftp://shop.example.ci/hooks", false)
             .unwrap_err()
+            .to_string()
             .contains("http or https"));
         for private in [
             "http://127.0.0.1:9000/h",
@@ -212,6 +235,7 @@ mod tests {
             assert!(
                 check_url(private, false)
                     .unwrap_err()
+                    .to_string()
                     .contains("MOMO_WEBHOOK_ALLOW_PRIVATE"),
                 "{private}"
             );

@@ -8,7 +8,8 @@ use super::{parse_environment, print_lines, Format};
 use crate::app;
 use crate::config::Config;
 use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
-use crate::service::{Balances, CreatedMerchant, Merchants, Recipients, RotatedWebhookSecret};
+use crate::i18n::{refusals, Lang};
+use crate::service::{Balances, CreatedMerchant, Merchants, Recipients, RotatedWebhookSecret, WebhookUrlError};
 
 #[derive(Debug, Subcommand)]
 pub enum MerchantCommand {
@@ -172,7 +173,15 @@ impl MerchantCommand {
             MerchantCommand::List { .. } => Done::Listed(merchants.merchants().await?),
             MerchantCommand::SetWebhook { target, url, clear } => {
                 let url = if clear { None } else { url };
-                merchants.set_webhook_url(&target.tenant(), url.as_deref()).await?;
+                merchants
+                    .set_webhook_url(&target.tenant(), url.as_deref())
+                    .await
+                    .map_err(|e| match e {
+                        WebhookUrlError::Url(problem) => {
+                            anyhow::anyhow!(refusals::webhook_url(Lang::from_env(), &problem))
+                        }
+                        WebhookUrlError::Service(e) => e.into(),
+                    })?;
                 Done::WebhookSet {
                     environment: target.env,
                     url,

@@ -19,7 +19,7 @@ use crate::domain::text::checked_text;
 use crate::domain::{Address, Amount, Email, Msisdn, OperatorAliases, PersonName, TextId, TransactionId};
 use crate::service::payments::{Party, PaymentRequest};
 
-use super::outcome::{Refusal, RefusalCode};
+use super::outcome::Refusal;
 use crate::service::payments::{RecipientCheck, Requested};
 
 /// The columns a file must have.
@@ -33,6 +33,8 @@ pub const REQUIRED: [&str; 6] = [
 ];
 /// The columns it may have.
 pub const OPTIONAL: [&str; 2] = ["email", "check_recipient"];
+/// What a line that is no CSV record is refused for (a quote never closed).
+pub const NOT_CSV: &str = "csv";
 /// The longest transaction id, as v1 takes them.
 const MAX_TRANSACTION_ID: usize = 64;
 
@@ -44,9 +46,20 @@ pub enum CsvProblem {
     #[error("the file is empty: its first line must be the header {}", header())]
     Empty,
     #[error("the header {found:?} is not {}: {why}", header())]
-    Header { found: String, why: String },
+    Header { found: String, why: HeaderProblem },
     #[error("the file holds {0} transfers; a batch holds from 1 to {MAX_BATCH_ITEMS}")]
     Count(usize),
+}
+
+/// What is wrong with a header.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum HeaderProblem {
+    #[error("unknown column {0:?}")]
+    Unknown(String),
+    #[error("column {0:?} twice")]
+    Twice(&'static str),
+    #[error("missing {}", .0.join(", "))]
+    Missing(Vec<&'static str>),
 }
 
 /// The header a file should start with.
@@ -81,8 +94,8 @@ pub fn read(bytes: &[u8], aliases: &OperatorAliases) -> Result<Vec<Result<Paymen
         let line = i + 2;
         let item = match record {
             Ok(record) => transfer(&record, &columns, aliases)
-                .map_err(|why| Refusal::new(RefusalCode::Invalid, format!("line {line}: {why}"))),
-            Err(e) => Err(Refusal::new(RefusalCode::Invalid, format!("line {line}: not CSV: {e}"))),
+                .map_err(|(field, why)| Refusal::invalid(field, format!("line {line}: {why}"))),
+            Err(e) => Err(Refusal::invalid(NOT_CSV, format!("line {line}: not CSV: {e}"))),
         };
         items.push(item);
         if items.len() > MAX_BATCH_ITEMS {
@@ -98,7 +111,7 @@ pub fn read(bytes: &[u8], aliases: &OperatorAliases) -> Result<Vec<Result<Paymen
 /// Where each known column is.
 fn columns(headers: &::csv::StringRecord) -> Result<HashMap<&'static str, usize>, CsvProblem> {
     let found = headers.iter().collect::<Vec<_>>().join(",");
-    let problem = |why: String| CsvProblem::Header {
+    let problem = |why: HeaderProblem| CsvProblem::Header {
         found: found.clone(),
         why,
     };
@@ -108,14 +121,14 @@ fn columns(headers: &::csv::StringRecord) -> Result<HashMap<&'static str, usize>
             .iter()
             .chain(OPTIONAL.iter())
             .find(|k| k.eq_ignore_ascii_case(name))
-            .ok_or_else(|| problem(format!("unknown column {name:?}")))?;
+            .ok_or_else(|| problem(HeaderProblem::Unknown(name.to_owned())))?;
         if at.insert(*known, i).is_some() {
-            return Err(problem(format!("column {known:?} twice")));
+            return Err(problem(HeaderProblem::Twice(known)));
         }
     }
     let missing: Vec<&str> = REQUIRED.iter().copied().filter(|c| !at.contains_key(c)).collect();
     if !missing.is_empty() {
-        return Err(problem(format!("missing {}", missing.join(", "))));
+        return Err(problem(HeaderProblem::Missing(missing)));
     }
     Ok(at)
 }
@@ -125,29 +138,39 @@ fn transfer(
     record: &::csv::StringRecord,
     columns: &HashMap<&'static str, usize>,
     aliases: &OperatorAliases,
-) -> Result<PaymentRequest, String> {
+) -> Result<PaymentRequest, (&'static str, String)> {
     let field = |name: &str| columns.get(name).and_then(|&i| record.get(i)).unwrap_or("");
     let transaction_id = checked_text(field("transaction_id"), MAX_TRANSACTION_ID)
         .map(TransactionId::from_text)
-        .map_err(|e| format!("transaction_id {e}"))?;
+        .map_err(|e| ("transaction_id", format!("transaction_id {e}")))?;
     let operator = aliases
         .resolve(field("operator"))
-        .map_err(|e| format!("operator: {e}"))?;
-    let phone = Msisdn::parse(field("phone")).map_err(|e| format!("phone {e}"))?;
-    let amount = Amount::parse_text(field("amount")).map_err(|e| format!("amount {e}"))?;
-    let name = |column: &str| {
+        .map_err(|e| ("operator", format!("operator: {e}")))?;
+    let phone = Msisdn::parse(field("phone")).map_err(|e| ("phone", format!("phone {e}")))?;
+    let amount = Amount::parse_text(field("amount")).map_err(|e| ("amount", format!("amount {e}")))?;
+    let name = |column: &'static str| {
         PersonName::parse(field(column))
             .map(PersonName::into_string)
-            .map_err(|e| format!("{column} {e}"))
+            .map_err(|e| (column, format!("{column} {e}")))
     };
     let email = match field("email") {
         "" => None,
-        raw => Some(Email::parse(raw).map_err(|e| format!("email {e}"))?.as_str().to_owned()),
+        raw => Some(
+            Email::parse(raw)
+                .map_err(|e| ("email", format!("email {e}")))?
+                .as_str()
+                .to_owned(),
+        ),
     };
     let recipient_check = match field("check_recipient").to_ascii_lowercase().as_str() {
         "" | "false" => RecipientCheck::Skip,
         "true" => RecipientCheck::First,
-        other => return Err(format!("check_recipient must be true, false or empty, not {other:?}")),
+        other => {
+            return Err((
+                "check_recipient",
+                format!("check_recipient must be true, false or empty, not {other:?}"),
+            ))
+        }
     };
     Ok(PaymentRequest {
         transaction_id,
@@ -160,7 +183,7 @@ fn transfer(
             last_name: name("last_name")?,
             email,
             phone: phone.clone(),
-            address: Address::parse("CI", None, None).map_err(|e| e.to_string())?,
+            address: Address::parse("CI", None, None).map_err(|e| ("address", e.to_string()))?,
         },
         phone,
         purpose: Requested::Transfer {

@@ -28,6 +28,10 @@ pub enum ItemOutcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
     pub code: RefusalCode,
+    /// The field (a CSV column) an `Invalid` item was refused for, where one was: what a page
+    /// names in its own language.
+    pub field: Option<&'static str>,
+    /// Why, in the API's English.
     pub reason: String,
 }
 
@@ -70,6 +74,16 @@ impl Refusal {
     pub fn new(code: RefusalCode, reason: impl Into<String>) -> Refusal {
         Refusal {
             code,
+            field: None,
+            reason: reason.into(),
+        }
+    }
+
+    /// An item refused for its `field`.
+    pub fn invalid(field: &'static str, reason: impl Into<String>) -> Refusal {
+        Refusal {
+            code: RefusalCode::Invalid,
+            field: Some(field),
             reason: reason.into(),
         }
     }

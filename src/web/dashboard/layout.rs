@@ -1,6 +1,7 @@
 //! The page around every dashboard page (header, navigation, environment switch, language,
 //! sign-out), the error pages, and how amounts and times are written.
 
+use crate::i18n::refusals;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
@@ -202,6 +203,25 @@ fn error_page(lang: Lang, status: StatusCode, title: &'static str, main_id: &'st
     html_response(status, public_page(lang, spec, Flash::None, body))
 }
 
+/// The page for a request the page cannot take: `why` says so in the page's language.
+pub fn bad_request(lang: Lang, why: String) -> Response {
+    let t = lang.text();
+    let spec = Spec {
+        title: t.bad_request,
+        main_id: "page-error",
+        path: "/dashboard",
+    };
+    html_response(
+        StatusCode::BAD_REQUEST,
+        public_page(
+            lang,
+            spec,
+            Flash::Failed(why),
+            html! { p { a href="/dashboard" { (t.back_to_overview) } } },
+        ),
+    )
+}
+
 /// The page for a use case that failed outside the page's own handling.
 pub fn service_error(lang: Lang, e: ServiceError) -> Response {
     match e {
@@ -211,23 +231,7 @@ pub fn service_error(lang: Lang, e: ServiceError) -> Response {
             [(axum::http::header::LOCATION, "/dashboard/login")],
         )
             .into_response(),
-        ServiceError::Invalid(why) => {
-            let t = lang.text();
-            let spec = Spec {
-                title: t.bad_request,
-                main_id: "page-error",
-                path: "/dashboard",
-            };
-            html_response(
-                StatusCode::BAD_REQUEST,
-                public_page(
-                    lang,
-                    spec,
-                    Flash::Failed(why),
-                    html! { p { a href="/dashboard" { (t.back_to_overview) } } },
-                ),
-            )
-        }
+        ServiceError::Invalid(why) => bad_request(lang, refusals::invalid(lang, &why)),
         ServiceError::Unavailable(cause) => {
             tracing::warn!(cause = %cause, "dashboard: database unavailable");
             unavailable(lang)

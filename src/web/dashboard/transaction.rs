@@ -12,6 +12,7 @@ use super::layout::{self, kind_name, money, segment, when, Flash, Spec};
 use super::refund;
 use super::session::Ctx;
 use crate::domain::{Timestamp, TransactionRef};
+use crate::i18n::refusals;
 use crate::service::{Dashboard, ServiceError, Timeline};
 use crate::web::csrf::{CsrfForm, NoFields};
 
@@ -86,8 +87,9 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
                 dt { (t.payment_link) }
                 dd #payment-link { a href={ "/dashboard/links/" (link) } { (link) } }
             }
-            @if let Some(reason) = &tx.failure_reason {
-                dt { (t.failure) } dd #failure-reason { (reason) }
+            @if tx.failure_reason.is_some() || tx.failure_code.is_some() {
+                dt { (t.failure) }
+                dd #failure-reason { (refusals::failure(ctx.lang(), tx.failure_code, tx.failure_reason.as_deref())) }
             }
             dt { (t.customer) }
             dd #customer {

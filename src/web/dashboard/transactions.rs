@@ -45,7 +45,7 @@ impl Query<'_> {
     }
 
     /// A date (`2026-11-24`, read as that UTC day) or an ISO 8601 instant.
-    fn time(&self, name: &str, end_of_day: bool) -> Result<Option<Timestamp>, String> {
+    fn time(&self, name: &'static str, end_of_day: bool) -> Result<Option<Timestamp>, BadFilter> {
         let raw = self.get(name);
         if raw.is_empty() {
             return Ok(None);
@@ -59,25 +59,25 @@ impl Query<'_> {
         }
         Timestamp::parse_iso8601(raw)
             .map(Some)
-            .ok_or_else(|| format!("{name}: {raw:?} is not a date (YYYY-MM-DD)"))
+            .ok_or_else(|| BadFilter::new(name, raw))
     }
 
-    fn filter(&self) -> Result<TransactionFilter, String> {
+    fn filter(&self) -> Result<TransactionFilter, BadFilter> {
         let status = match self.get("status") {
             "" => None,
-            s => Some(Status::parse(s).ok_or_else(|| format!("status: {s:?}"))?),
+            s => Some(Status::parse(s).ok_or_else(|| BadFilter::new("status", s))?),
         };
         let kind = match self.get("type") {
             "" => None,
-            k => Some(Kind::parse(k).ok_or_else(|| format!("type: {k:?}"))?),
+            k => Some(Kind::parse(k).ok_or_else(|| BadFilter::new("type", k))?),
         };
         let operator = match self.get("operator") {
             "" => None,
-            o => Some(OperatorCode::from_name(o).ok_or_else(|| format!("operator: {o:?}"))?),
+            o => Some(OperatorCode::from_name(o).ok_or_else(|| BadFilter::new("operator", o))?),
         };
         let phone = match self.get("phone") {
             "" => None,
-            p => Some(Msisdn::parse(p).map_err(|e| format!("phone {e}"))?),
+            p => Some(Msisdn::parse(p).map_err(|_| BadFilter::new("phone", p))?),
         };
         Ok(TransactionFilter {
             status,
@@ -93,13 +93,41 @@ impl Query<'_> {
     }
 }
 
+/// A filter whose value means nothing (a hand-edited address): which, and what it held.
+struct BadFilter {
+    field: &'static str,
+    raw: String,
+}
+
+impl BadFilter {
+    fn new(field: &'static str, raw: &str) -> BadFilter {
+        BadFilter {
+            field,
+            raw: raw.to_owned(),
+        }
+    }
+
+    /// What the page says of it, in its language: the field as the form labels it.
+    fn said(&self, t: &Text) -> String {
+        let label = match self.field {
+            "status" => t.status,
+            "type" => t.kind,
+            "operator" => t.operator,
+            "phone" => t.phone,
+            "from" => t.from,
+            _ => t.to,
+        };
+        format!("{}{} {label} « {} »", t.filter_invalid, t.colon, self.raw)
+    }
+}
+
 /// One page of the list: searched by id or reference when `q` is given, else filtered.
 async fn read_page(
     payments: &Payments,
     tenant: &Tenant,
     query: &Query<'_>,
     page: &PageRequest,
-) -> Result<Result<Vec<TransactionRecord>, String>, ServiceError> {
+) -> Result<Result<Vec<TransactionRecord>, BadFilter>, ServiceError> {
     let filter = match query.filter() {
         Ok(filter) => filter,
         Err(why) => return Ok(Err(why)),
@@ -162,7 +190,12 @@ pub async fn list(State(payments): State<Payments>, ctx: Ctx) -> Response {
             let (records, next) = split_page(records, &page, cursor_of);
             (StatusCode::OK, Flash::None, records, next)
         }
-        Ok(Err(why)) => (StatusCode::BAD_REQUEST, Flash::Failed(why), Vec::new(), None),
+        Ok(Err(bad)) => (
+            StatusCode::BAD_REQUEST,
+            Flash::Failed(bad.said(ctx.t())),
+            Vec::new(),
+            None,
+        ),
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
     let t = ctx.t();
@@ -275,7 +308,7 @@ pub async fn export(State(payments): State<Payments>, ctx: Ctx) -> Response {
     loop {
         let records = match read_page(&payments, &ctx.session.tenant, &query, &page).await {
             Ok(Ok(records)) => records,
-            Ok(Err(why)) => return layout::service_error(ctx.lang(), ServiceError::Invalid(why)),
+            Ok(Err(bad)) => return layout::bad_request(ctx.lang(), bad.said(ctx.t())),
             Err(e) => return layout::service_error(ctx.lang(), e),
         };
         let searched = !query.get("q").is_empty();

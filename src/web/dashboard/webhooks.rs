@@ -10,7 +10,8 @@ use maud::{html, Markup};
 use super::layout::{self, when, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
-use crate::service::{Dashboard, Merchants, ServiceError};
+use crate::i18n::refusals;
+use crate::service::{Dashboard, Merchants, ServiceError, WebhookUrlError};
 use crate::web::csrf::{CsrfForm, NoFields};
 
 const RECENT: u32 = 20;
@@ -36,8 +37,11 @@ pub async fn set_url(
     let (status, flash) = match merchants.set_webhook_url(&ctx.session.tenant, url).await {
         Ok(()) if url.is_some() => (StatusCode::OK, Flash::Done(t.webhook_url_saved.to_owned())),
         Ok(()) => (StatusCode::OK, Flash::Done(t.webhook_url_cleared.to_owned())),
-        Err(ServiceError::Invalid(why)) => (StatusCode::BAD_REQUEST, Flash::Failed(why)),
-        Err(e) => return layout::service_error(ctx.lang(), e),
+        Err(WebhookUrlError::Url(problem)) => (
+            StatusCode::BAD_REQUEST,
+            Flash::Failed(refusals::webhook_url(ctx.lang(), &problem)),
+        ),
+        Err(WebhookUrlError::Service(e)) => return layout::service_error(ctx.lang(), e),
     };
     render(&dashboard, &ctx, status, flash, None).await
 }

@@ -8,6 +8,7 @@ pub mod browser_payouts;
 pub mod browser_refund;
 pub mod browser_refusals;
 pub mod browser_walkthrough;
+pub mod in_french;
 pub mod links;
 pub mod pages;
 pub mod payouts;

@@ -5,6 +5,7 @@
 //! `tests/api`, `tests/store` and `tests/reliability` share it without borrowing files by path.
 
 pub mod database;
+pub mod english;
 pub mod eventually;
 pub mod ports;
 pub mod process;

@@ -49,7 +49,10 @@ impl Drop for Running {
 /// `rate_limits_are_on_by_default` removes them).
 pub fn command(database_url: &str) -> Command {
     let mut command = Command::new(binary());
-    let inherited = |k: &str| k.starts_with("MOMO_") || k == "PORT" || k == "DATABASE_URL";
+    // The locale too: the command line speaks French under `LANG=fr_…`, and a test that wants
+    // French says so.
+    let inherited =
+        |k: &str| k.starts_with("MOMO_") || k == "PORT" || k == "DATABASE_URL" || k.starts_with("LC_") || k == "LANG";
     for (key, _) in std::env::vars().filter(|(k, _)| inherited(k)) {
         command.env_remove(key);
     }

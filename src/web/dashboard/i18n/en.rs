@@ -37,6 +37,7 @@ pub static EN: Text = Text {
     success_rate: "Success rate",
     chart_7d: "Volume per day, last 7 days (UTC)",
     no_data: "No finished transaction.",
+    filter_invalid: "Invalid filter",
     filters: "Filters",
     status: "Status",
     kind: "Type",

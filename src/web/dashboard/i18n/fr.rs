@@ -37,6 +37,7 @@ pub static FR: Text = Text {
     success_rate: "Taux de succès",
     chart_7d: "Volume par jour, 7 derniers jours (UTC)",
     no_data: "Aucune transaction terminée.",
+    filter_invalid: "Filtre invalide",
     filters: "Filtres",
     status: "Statut",
     kind: "Type",

@@ -10,37 +10,10 @@ pub use fr::FR;
 
 use crate::domain::Kind;
 
-/// A language of the dashboard.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
-    Fr,
-    En,
-}
+pub use crate::i18n::Lang;
 
+/// The dashboard's words in a language.
 impl Lang {
-    pub fn parse(raw: &str) -> Option<Lang> {
-        match raw {
-            "fr" => Some(Lang::Fr),
-            "en" => Some(Lang::En),
-            _ => None,
-        }
-    }
-
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::Fr => "fr",
-            Lang::En => "en",
-        }
-    }
-
-    /// The other language, for the switch in the header.
-    pub fn other(self) -> Lang {
-        match self {
-            Lang::Fr => Lang::En,
-            Lang::En => Lang::Fr,
-        }
-    }
-
     pub fn text(self) -> &'static Text {
         match self {
             Lang::Fr => &FR,
@@ -92,6 +65,7 @@ pub struct Text {
     pub chart_7d: &'static str,
     pub no_data: &'static str,
     // Transactions
+    pub filter_invalid: &'static str,
     pub filters: &'static str,
     pub status: &'static str,
     pub kind: &'static str,

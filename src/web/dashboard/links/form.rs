@@ -5,6 +5,7 @@
 //! link's page (303), so that reloading that page makes nothing more. A refused form comes
 //! back filled as sent, with what is wrong on top and nothing made.
 
+use crate::i18n::refusals;
 use std::collections::HashMap;
 
 use axum::extract::State;
@@ -46,7 +47,10 @@ pub async fn create(State(links): State<Links>, CsrfForm { ctx, form }: CsrfForm
             (StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response()
         }
         // The domain's last word on a field this form checked already: its own text.
-        Err(ServiceError::Invalid(why)) => page(&ctx, &form, StatusCode::BAD_REQUEST, Flash::Failed(why)),
+        Err(ServiceError::Invalid(why)) => {
+            let flash = Flash::Failed(refusals::invalid(ctx.lang(), &why));
+            page(&ctx, &form, StatusCode::BAD_REQUEST, flash)
+        }
         Err(e) => layout::service_error(ctx.lang(), e),
     }
 }

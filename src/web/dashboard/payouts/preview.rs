@@ -13,6 +13,7 @@ use super::super::layout::{self, money, Flash, Spec};
 use super::super::session::Ctx;
 use super::list;
 use crate::domain::{Francs, Timestamp, Transaction};
+use crate::i18n::refusals;
 use crate::service::payouts::{csv, ItemOutcome, Previewed};
 use crate::service::Payouts;
 use crate::web::csrf::{CsrfUpload, Upload};
@@ -53,7 +54,7 @@ pub async fn render(
     let items = match csv::read(text.as_bytes(), aliases) {
         Ok(items) => items,
         Err(e) => {
-            let why = format!("{}{} {e}", t.csv_invalid, t.colon);
+            let why = format!("{}{} {}", t.csv_invalid, t.colon, refusals::csv_problem(ctx.lang(), &e));
             return list::render(payouts, ctx, StatusCode::BAD_REQUEST, Flash::Failed(why)).await;
         }
     };
@@ -140,7 +141,7 @@ fn lines(ctx: &Ctx, previewed: &[Previewed]) -> Markup {
                             Previewed::Not(ItemOutcome::Refused(r)) => tr data-line=(line) data-outcome="refused" {
                                 td.num { (line) }
                                 td colspan="4" { }
-                                td { (t.preview_refused) (t.colon) " " (r.reason.strip_prefix(&format!("line {line}: ")).unwrap_or(&r.reason)) }
+                                td { (t.preview_refused) (t.colon) " " (refusals::batch_line(ctx.lang(), r)) }
                             },
                             Previewed::Not(ItemOutcome::Accepted(r)) => (recorded_row(line, "paid", &r.transaction, t.preview_paid)),
                         }
