@@ -48,7 +48,10 @@ async fn a_merchant_uploads_a_csv_confirms_it_and_sees_the_batch_complete(app: T
         .text("table#preview tr[data-outcome=refused]")
         .await
         .unwrap_or_default();
-    assert!(refused.contains("phone"), "the refused line says why: {refused}");
+    assert!(
+        refused.contains("10 chiffres"),
+        "the refused line says why, in French: {refused}"
+    );
     screenshot(&browser, &app, "payouts-preview").await;
 
     browser.click("#payouts-confirm-submit").await;
