@@ -21,7 +21,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let logs = telemetry::init(config.log_format);
+    let logs = match telemetry::init(config.log_format) {
+        Ok(logs) => logs,
+        Err(e) => {
+            eprintln!("momo-gateway: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {

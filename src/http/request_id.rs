@@ -18,6 +18,7 @@ use tower_http::trace::{MakeSpan, OnResponse};
 use tracing::Span;
 
 use super::trace_context::Incoming;
+use crate::telemetry::traces;
 
 /// The header a caller's trace context comes in, echoed when valid.
 pub const TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
@@ -75,14 +76,18 @@ pub struct RequestSpan;
 impl<B> MakeSpan<B> for RequestSpan {
     fn make_span(&mut self, req: &axum::http::Request<B>) -> Span {
         let route = req.extensions().get::<MatchedPath>().map(MatchedPath::as_str);
-        tracing::info_span!(
+        let incoming = Incoming::from_headers(req.headers());
+        let span = tracing::info_span!(
             "request",
             request_id = %of(req),
             method = %req.method(),
-            route = route.unwrap_or(req.uri().path()),
+            // A path no route matched is not exported as it came: it may carry anything.
+            route = route.unwrap_or(if traces::enabled() { "unmatched" } else { req.uri().path() }),
             merchant = tracing::field::Empty,
-            trace_id = Incoming::from_headers(req.headers()).trace_id.as_deref(),
-        )
+            trace_id = incoming.trace_id.as_deref(),
+        );
+        traces::continue_trace(&span, incoming.traceparent.as_deref());
+        span
     }
 }
 
@@ -91,7 +96,8 @@ impl<B> MakeSpan<B> for RequestSpan {
 pub struct RequestServed;
 
 impl<B> OnResponse<B> for RequestServed {
-    fn on_response(self, response: &axum::http::Response<B>, latency: Duration, _span: &Span) {
+    fn on_response(self, response: &axum::http::Response<B>, latency: Duration, span: &Span) {
+        traces::record_status(span, response.status().as_u16());
         tracing::info!(
             status = response.status().as_u16(),
             latency_ms = latency.as_secs_f64() * 1000.0,

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use tracing::Instrument;
 
 use super::{
     AccountHolder, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest,
@@ -17,6 +18,7 @@ use super::{
 pub use crate::config::BreakerSettings;
 use crate::domain::{Msisdn, OperatorCode, Timestamp, Transaction};
 use crate::telemetry::metrics::{BreakerState, Metrics};
+use crate::telemetry::traces;
 
 /// One operator's breaker: pure state, with time as a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +87,8 @@ impl BreakerClock {
 /// A connector behind a breaker per operator code.
 pub struct Guarded {
     inner: Arc<dyn Operator>,
+    /// The connector's name, for its calls' spans.
+    connector: &'static str,
     settings: BreakerSettings,
     states: Mutex<HashMap<OperatorCode, State>>,
     metrics: Arc<Metrics>,
@@ -94,12 +98,14 @@ pub struct Guarded {
 impl Guarded {
     pub fn new(
         inner: Arc<dyn Operator>,
+        connector: &'static str,
         settings: BreakerSettings,
         metrics: Arc<Metrics>,
         clock: Arc<BreakerClock>,
     ) -> Guarded {
         Guarded {
             inner,
+            connector,
             settings,
             states: Mutex::new(HashMap::new()),
             metrics,
@@ -131,7 +137,21 @@ impl Guarded {
             )));
         }
         let started = Instant::now();
-        let result = run.await;
+        // The call's span, where traces are exported (none otherwise: a span costs its
+        // formatting on every call): which operator, connector and call, and how it ended;
+        // nothing of the payment (no number, no amount) is on it.
+        let span = if traces::enabled() {
+            tracing::info_span!(
+                "operator_call",
+                operator = operator.name(),
+                connector = self.connector,
+                call,
+                outcome = tracing::field::Empty,
+            )
+        } else {
+            tracing::Span::none()
+        };
+        let result = run.instrument(span.clone()).await;
         let (outcome, transport_failure) = match &result {
             Ok(_) => ("answered", false),
             Err(OperatorError::Rejected { .. }) => ("rejected", false),
@@ -143,6 +163,7 @@ impl Guarded {
                 ("bad_answer", false)
             }
         };
+        span.record("outcome", outcome);
         self.metrics
             .operator_call(operator.name(), call, outcome, started.elapsed());
         self.with_state(operator, |s| {

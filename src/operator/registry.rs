@@ -85,7 +85,7 @@ impl Operators {
     /// operator, which reports to `metrics` and keeps the time of `clock`.
     pub fn guarded(self, settings: BreakerSettings, metrics: Arc<Metrics>, clock: Arc<BreakerClock>) -> Operators {
         let guard = |inner: Connector| -> Connector {
-            let guarded = Guarded::new(inner.operator, settings, metrics.clone(), clock.clone());
+            let guarded = Guarded::new(inner.operator, inner.name, settings, metrics.clone(), clock.clone());
             Connector::new(inner.name, Arc::new(guarded))
         };
         Operators {

@@ -20,6 +20,17 @@ pub(crate) enum BatchEnd {
     Failed,
 }
 
+impl BatchEnd {
+    /// Its name in a batch's span, as `momo_write_batches_total` labels it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            BatchEnd::Committed => "committed",
+            BatchEnd::Refused => "refused",
+            BatchEnd::Failed => "failed",
+        }
+    }
+}
+
 /// The upper bounds, in seconds, of the duration buckets of batches and commits, for
 /// `/metrics` histograms. A batch takes a few milliseconds under load, so the buckets are
 /// finest there; a last bucket holds what is longer than the last bound.

@@ -9,5 +9,6 @@ pub mod processes;
 pub mod processes_sharing_postgres;
 pub mod startup;
 pub mod stopping_with_a_backlog;
+pub mod traces;
 pub mod workers;
 pub mod workers_survive;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use sqlx::{Pool, Transaction};
 use tokio::sync::{mpsc, Mutex};
+use tracing::Instrument;
 
 use super::super::balance_locks::{lock_balances, lock_payers, BalanceLocking, BalancePlan, BalanceUse};
 use super::super::SqlDb;
@@ -20,6 +21,7 @@ use crate::store::handoff::{EventLease, Handoff};
 use crate::store::queued::take_queued_within;
 use crate::store::write_counters::{BatchEnd, WriteCounters};
 use crate::store::StoreError;
+use crate::telemetry::traces;
 
 /// How many more times a write that hit a passing error (a deadlock) is tried on its own.
 const RETRIES: u64 = 5;
@@ -51,13 +53,22 @@ impl<DB: SqlDb> Writer<DB> {
     async fn run_batch(&self, batch: Batch) {
         let mut handed = self.handoff.reserve(batch.events());
         let began = Instant::now();
-        let outcome = self.run_items(&batch, handed.as_ref().map(|h| &h.lease)).await;
+        let span = if traces::enabled() {
+            tracing::info_span!("write_batch", writes = batch.len(), outcome = tracing::field::Empty)
+        } else {
+            tracing::Span::none()
+        };
+        let outcome = self
+            .run_items(&batch, handed.as_ref().map(|h| &h.lease))
+            .instrument(span.clone())
+            .await;
         let ended = match &outcome {
             // A lone write refused (a duplicate, insufficient funds) leaves nothing to commit.
             Ok(answers) if batch.len() == 1 && answers.any_failed() => BatchEnd::Refused,
             Ok(_) => BatchEnd::Committed,
             Err(_) => BatchEnd::Failed,
         };
+        span.record("outcome", ended.name());
         self.counters.batch(batch.len(), ended, began.elapsed());
         match outcome {
             Ok(answers) => batch.answer(answers, handed.as_mut()),
