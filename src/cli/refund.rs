@@ -91,16 +91,11 @@ fn refusal(e: &RefundError, collection: &str, target: &Target) -> String {
         RefundError::InsufficientFunds => {
             "the available balance does not cover the refund and its fee; nothing was recorded".to_owned()
         }
-        RefundError::Duplicate(existing) => {
-            let t = &existing.transaction;
-            format!(
-                "transaction id {} is already {} ({} {}); nothing more was recorded",
-                t.transaction_id,
-                t.reference,
-                t.kind().as_str(),
-                t.status.as_str()
-            )
-        }
+        RefundError::Duplicate(existing) => format!(
+            "transaction id {} is already {}; nothing more was recorded",
+            existing.transaction.transaction_id,
+            recorded(existing)
+        ),
         RefundError::Refused(failed) | RefundError::OperatorUnavailable(failed) => {
             let t = &failed.transaction;
             let why = t.failure_reason.clone().unwrap_or_else(|| e.to_string());
@@ -113,6 +108,12 @@ fn refusal(e: &RefundError, collection: &str, target: &Target) -> String {
             format!("{e}; nothing was recorded")
         }
     }
+}
+
+/// A transaction already recorded, as a refusal names it: `REF (kind STATUS)`.
+fn recorded(existing: &TransactionRecord) -> String {
+    let t = &existing.transaction;
+    format!("{} ({} {})", t.reference, t.kind().as_str(), t.status.as_str())
 }
 
 /// [`refusal`] in French.
@@ -130,16 +131,11 @@ fn refusal_fr(e: &RefundError, collection: &str, target: &Target) -> String {
         RefundError::InsufficientFunds => {
             format!("le solde disponible ne couvre pas le remboursement et ses frais ; {nothing}")
         }
-        RefundError::Duplicate(existing) => {
-            let t = &existing.transaction;
-            format!(
-                "l’identifiant de transaction {} est déjà {} ({} {}) ; rien de plus n’a été enregistré",
-                t.transaction_id,
-                t.reference,
-                t.kind().as_str(),
-                t.status.as_str()
-            )
-        }
+        RefundError::Duplicate(existing) => format!(
+            "l’identifiant de transaction {} est déjà {} ; rien de plus n’a été enregistré",
+            existing.transaction.transaction_id,
+            recorded(existing)
+        ),
         RefundError::Refused(failed) | RefundError::OperatorUnavailable(failed) => {
             let t = &failed.transaction;
             format!(

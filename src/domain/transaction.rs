@@ -127,6 +127,18 @@ pub enum FailureCode {
     NotSent,
 }
 
+impl FailureCode {
+    pub const ALL: [FailureCode; 7] = [
+        FailureCode::PayerDeclined,
+        FailureCode::OperatorRefused,
+        FailureCode::WrongOtp,
+        FailureCode::OperatorUnavailable,
+        FailureCode::Expired,
+        FailureCode::ResolvedByAdmin,
+        FailureCode::NotSent,
+    ];
+}
+
 impl fmt::Display for FailureCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self, f)

@@ -116,16 +116,7 @@ fn every_service_failure_and_payment_failure_is_french() {
         assert_french(&service(Lang::Fr, &e), &format!("{e:?}"));
         assert_eq!(service(Lang::En, &e), e.to_string());
     }
-    let codes = [
-        FailureCode::PayerDeclined,
-        FailureCode::OperatorRefused,
-        FailureCode::WrongOtp,
-        FailureCode::OperatorUnavailable,
-        FailureCode::Expired,
-        FailureCode::ResolvedByAdmin,
-        FailureCode::NotSent,
-    ];
-    for code in codes.map(Some).into_iter().chain([None]) {
+    for code in FailureCode::ALL.map(Some).into_iter().chain([None]) {
         assert_french(
             &failure(Lang::Fr, code, Some("the operator refused it")),
             &format!("{code:?}"),

@@ -93,19 +93,8 @@ pub(super) fn failure_code(code: FailureCode) -> &'static str {
     }
 }
 
-/// Every failure code, to read a stored one back.
-const FAILURE_CODES: [FailureCode; 7] = [
-    FailureCode::PayerDeclined,
-    FailureCode::OperatorRefused,
-    FailureCode::WrongOtp,
-    FailureCode::OperatorUnavailable,
-    FailureCode::Expired,
-    FailureCode::ResolvedByAdmin,
-    FailureCode::NotSent,
-];
-
 pub(super) fn parse_failure_code(stored: &str) -> Result<FailureCode, StoreError> {
-    parse(&FAILURE_CODES, failure_code, "failure_code", stored)
+    parse(&FailureCode::ALL, failure_code, "failure_code", stored)
 }
 
 #[cfg(test)]
@@ -114,7 +103,7 @@ mod tests {
 
     #[test]
     fn failure_codes_round_trip() {
-        for code in FAILURE_CODES {
+        for code in FailureCode::ALL {
             assert_eq!(parse_failure_code(failure_code(code)).unwrap(), code);
         }
         assert!(parse_failure_code("NOPE").is_err());
