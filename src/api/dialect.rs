@@ -23,17 +23,17 @@ impl ApiError {
     }
 }
 
-/// A generation as the handlers of links, payouts, refunds and recipients see it: one handler a
-/// route (`links::create::<V1>`), mounted by each generation. Their shapes are defined once
-/// (`cased!`); all that differs between `v1::V1` and `v2::V2` is here: the envelope, how a field
-/// is named in an error, dates and operator codes, the reference's transaction and transfer
-/// shapes they embed, and the part of a link that differs in more than casing.
 /// A transfer's body in one generation's shape.
 pub trait TransferBody: DeserializeOwned + Send {
     /// The payment it asks for, its operator a reference code or one of `aliases`.
     fn request(&self, aliases: &OperatorAliases) -> Result<PaymentRequest, ApiError>;
 }
 
+/// A generation as the handlers of links, payouts, refunds and recipients see it: one handler a
+/// route (`links::create::<V1>`), mounted by each generation. Their shapes are defined once
+/// (`cased!`); all that differs between `v1::V1` and `v2::V2` is here: the envelope, how a field
+/// is named in an error, dates and operator codes, the reference's transaction and transfer
+/// shapes they embed, and the part of a link that differs in more than casing.
 pub trait Generation: Send + Sync + 'static {
     /// The same generation at run time.
     const DIALECT: Dialect;

@@ -29,9 +29,32 @@ pub async fn middleware(State(gateway): State<Gateway>, mut req: Request, next: 
         let reason = match kind {
             ErrorKind::Internal => format!("internal error; quote request id {id} when reporting it"),
             ErrorKind::MethodNotAllowed => "this path does not accept that method".to_owned(),
-            // Every other kind: a handler that answered it gave its own reason; one that
-            // reached here without an envelope gets its status's name.
-            _ => response.status().canonical_reason().unwrap_or("error").to_owned(),
+            // A handler that answered these gave its own reason; one that reached here without
+            // an envelope gets its status's name.
+            ErrorKind::BadRequest
+            | ErrorKind::UnsupportedOperator
+            | ErrorKind::TransactionIdTooLong
+            | ErrorKind::Unauthorized
+            | ErrorKind::AmountOutOfRange
+            | ErrorKind::NotFound
+            | ErrorKind::TransactionNotFound
+            | ErrorKind::Duplicate
+            | ErrorKind::IdempotencyKeyInUse
+            | ErrorKind::IdempotencyKeyReused
+            | ErrorKind::InsufficientBalance
+            | ErrorKind::NotOffered
+            | ErrorKind::NotRefundable
+            | ErrorKind::LinkClosed
+            | ErrorKind::RecipientInactive
+            | ErrorKind::RecipientCheckOff
+            | ErrorKind::LinkInvalid
+            | ErrorKind::BatchRefused
+            | ErrorKind::PayloadTooLarge
+            | ErrorKind::UnsupportedMediaType
+            | ErrorKind::TooManyRequests
+            | ErrorKind::Unavailable
+            | ErrorKind::OperatorUnavailable
+            | ErrorKind::PaymentFailed => response.status().canonical_reason().unwrap_or("error").to_owned(),
         };
         response = ApiError::new(kind, reason).render(dialect);
     }

@@ -105,6 +105,7 @@ async fn execute(args: &BatchArgs, payouts: &Payouts, lang: Lang) -> anyhow::Res
                 "le lot n’a pas été enregistré : trop de transferts en attente ou de lots en cours pour ce compte ; \
                  réessayez quand une partie aura été envoyée"
             ),
+            (BatchError::Invalid(problem), _) => anyhow::anyhow!(refusals::batch(lang, &problem)),
             (BatchError::Service(e), _) => anyhow::anyhow!(refusals::service(lang, &e)),
         })
 }

@@ -128,6 +128,8 @@ pub enum FailureCode {
 }
 
 impl FailureCode {
+    /// Every code (the store reads stored ones back with it): a new code fails to compile in
+    /// `every_failure_code_is_in_all` below until it is listed here.
     pub const ALL: [FailureCode; 7] = [
         FailureCode::PayerDeclined,
         FailureCode::OperatorRefused,
@@ -223,6 +225,26 @@ pub const CHECKOUT_TOKEN_LEN: usize = 32;
 
 #[cfg(test)]
 mod tests {
+    use super::FailureCode;
+
+    /// Fails to compile when a code is added without a place in `FailureCode::ALL`'s list
+    /// below, and fails when the list and `ALL` part.
+    #[test]
+    fn every_failure_code_is_in_all() {
+        let listed = |code: FailureCode| match code {
+            FailureCode::PayerDeclined => 0,
+            FailureCode::OperatorRefused => 1,
+            FailureCode::WrongOtp => 2,
+            FailureCode::OperatorUnavailable => 3,
+            FailureCode::Expired => 4,
+            FailureCode::ResolvedByAdmin => 5,
+            FailureCode::NotSent => 6,
+        };
+        for (i, code) in FailureCode::ALL.into_iter().enumerate() {
+            assert_eq!(listed(code), i, "{code}");
+        }
+    }
+
     use super::*;
 
     #[test]

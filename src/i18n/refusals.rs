@@ -5,10 +5,10 @@
 //! refusal in French and finds no English sentence.
 
 use super::Lang;
-use crate::domain::payout_batch::MAX_BATCH_ITEMS;
+use crate::domain::payout_batch::{MAX_BATCH_ITEMS, MAX_LABEL_CHARS};
 use crate::domain::FailureCode;
 use crate::service::payouts::csv::{self, CsvProblem, HeaderProblem};
-use crate::service::payouts::{Refusal, RefusalCode};
+use crate::service::payouts::{BatchProblem, Refusal, RefusalCode};
 use crate::service::ServiceError;
 use crate::webhook::client::{UrlProblem, UrlProblemKind};
 
@@ -50,10 +50,10 @@ fn field_fr(field: Option<&str>) -> &'static str {
             "l’identifiant de transaction est vide, trop long (64 caractères au plus) ou contient des caractères de contrôle"
         }
         Some("operator") => {
-            "opérateur inconnu : ALPHA_MONEY_CI, BETA_MONEY_CI, GAMMA_MONEY_CI ou DELTA_MONEY_CI"
+            "opérateur inconnu : ALPHA_MONEY_CI, BETA_MONEY_CI, GAMMA_MONEY_CI, DELTA_MONEY_CI ou un alias que la passerelle accepte"
         }
         Some("phone") => "le numéro doit être un numéro mobile ivoirien à 10 chiffres, par exemple 0701020304",
-        Some("amount") => "le montant doit être un nombre entier de francs, dans les limites d’un transfert",
+        Some("amount") => "le montant doit être un nombre entier de francs, de 100 à 1 000 000",
         Some("last_name") => "le nom est vide, trop long ou contient des caractères de contrôle",
         Some("first_name") => "le prénom est vide, trop long ou contient des caractères de contrôle",
         Some("email") => "l’adresse e-mail n’est pas valide",
@@ -85,6 +85,23 @@ pub fn csv_problem(lang: Lang, problem: &CsvProblem) -> String {
                 format!("le fichier contient {n} transferts ; un lot en contient de 1 à {MAX_BATCH_ITEMS}")
             }
         },
+    }
+}
+
+/// Why a whole payout batch was refused.
+pub fn batch(lang: Lang, problem: &BatchProblem) -> String {
+    match (lang, problem) {
+        (Lang::En, problem) => problem.to_string(),
+        (Lang::Fr, BatchProblem::Size { submitted }) => {
+            format!("un lot contient de 1 à {MAX_BATCH_ITEMS} transferts ; celui-ci en contient {submitted}")
+        }
+        (Lang::Fr, BatchProblem::TooManyChecks { most, asked }) => format!(
+            "un lot peut demander la vérification d’au plus {most} destinataires ; celui-ci en demande {asked} : \
+             scindez-le, ou vérifiez-en moins"
+        ),
+        (Lang::Fr, BatchProblem::Label(_)) => {
+            format!("le libellé est trop long ({MAX_LABEL_CHARS} caractères au plus) ou contient des caractères de contrôle")
+        }
     }
 }
 

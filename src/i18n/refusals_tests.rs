@@ -88,6 +88,18 @@ fn every_csv_problem_is_french() {
 }
 
 #[test]
+fn every_batch_problem_is_french() {
+    for problem in [
+        BatchProblem::Size { submitted: 0 },
+        BatchProblem::TooManyChecks { most: 15, asked: 40 },
+        BatchProblem::Label(crate::domain::text::TextProblem::ControlCharacter),
+    ] {
+        assert_french(&batch(Lang::Fr, &problem), &format!("{problem:?}"));
+        assert_eq!(batch(Lang::En, &problem), problem.to_string());
+    }
+}
+
+#[test]
 fn every_webhook_url_problem_is_french() {
     for kind in [
         UrlProblemKind::Unparsable("relative URL without a base".into()),

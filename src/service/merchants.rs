@@ -74,7 +74,7 @@ impl Merchants {
     }
 
     /// Checks a webhook URL: `http` or `https`, and no private target unless allowed.
-    fn parse_webhook_url(&self, raw: &str) -> Result<String, UrlProblem> {
+    pub fn check_webhook_url(&self, raw: &str) -> Result<String, UrlProblem> {
         crate::webhook::client::check_url(raw, self.config.webhook.allow_private).map(|url| url.to_string())
     }
 
@@ -100,7 +100,7 @@ impl Merchants {
         let name = crate::domain::text::checked_text(name, crate::domain::text::MAX_NAME_CHARS)
             .map_err(|e| ServiceError::Invalid(format!("merchant name {e}")))?;
         let webhook_url = webhook_url
-            .map(|u| self.parse_webhook_url(u))
+            .map(|u| self.check_webhook_url(u))
             .transpose()
             .map_err(|e| ServiceError::Invalid(e.to_string()))?;
         let id = MerchantId::from(uuid::Uuid::new_v4().to_string());
@@ -184,7 +184,7 @@ impl Merchants {
 
     pub async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), WebhookUrlError> {
         let url = url
-            .map(|u| self.parse_webhook_url(u))
+            .map(|u| self.check_webhook_url(u))
             .transpose()
             .map_err(WebhookUrlError::Url)?;
         match self.store.set_webhook_url(tenant, url.as_deref()).await {

@@ -52,6 +52,7 @@ fn refused<D: Generation>(e: BatchError) -> ApiError {
             })
         }
         BatchError::OverLimit(_) => ApiError::new(ErrorKind::TooManyRequests, reason),
+        BatchError::Invalid(_) => ApiError::new(ErrorKind::BadRequest, reason),
         BatchError::Service(e) => e.into(),
     }
 }

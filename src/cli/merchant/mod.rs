@@ -168,6 +168,12 @@ impl MerchantCommand {
     ) -> anyhow::Result<Done> {
         Ok(match self {
             MerchantCommand::Create { name, webhook_url, .. } => {
+                // Its URL refused in the reader's language, before anything is created.
+                if let Some(url) = &webhook_url {
+                    merchants
+                        .check_webhook_url(url)
+                        .map_err(|problem| anyhow::anyhow!(refusals::webhook_url(Lang::from_env(), &problem)))?;
+                }
                 Done::Created(merchants.create_merchant(&name, webhook_url.as_deref(), now).await?)
             }
             MerchantCommand::List { .. } => Done::Listed(merchants.merchants().await?),

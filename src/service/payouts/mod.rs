@@ -63,8 +63,26 @@ pub enum BatchError {
     /// was written. The text says which, and what to do.
     #[error("{0}")]
     OverLimit(String),
+    /// The batch as a whole is no valid request (its size, its label, its checks): nothing was
+    /// written.
+    #[error(transparent)]
+    Invalid(BatchProblem),
     #[error(transparent)]
     Service(#[from] ServiceError),
+}
+
+/// What makes a whole batch invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchProblem {
+    #[error("a batch holds from 1 to {max} items; this one has {submitted}", max = crate::domain::payout_batch::MAX_BATCH_ITEMS)]
+    Size { submitted: usize },
+    #[error(
+        "a batch may ask to check at most {most} recipients (half a request's time at \
+         MOMO_PAYOUT_RATE_PER_S checks a second); this one asks {asked}: split it, or check fewer"
+    )]
+    TooManyChecks { most: u64, asked: usize },
+    #[error("label {0}")]
+    Label(crate::domain::text::TextProblem),
 }
 
 impl From<StoreError> for BatchError {

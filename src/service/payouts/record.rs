@@ -4,7 +4,7 @@
 use futures_util::stream::{self, StreamExt};
 
 use super::outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
-use super::{BatchCreated, BatchError, Payouts};
+use super::{BatchCreated, BatchError, BatchProblem, Payouts};
 use crate::domain::payout_batch::{MAX_BATCH_ITEMS, MAX_LABEL_CHARS};
 use crate::domain::text::TextProblem;
 use crate::domain::{BatchId, Francs, Tenant, Timestamp, TransactionRecord, TransactionRef};
@@ -83,10 +83,7 @@ impl Payouts {
     ) -> Result<BatchCreated, BatchError> {
         let submitted = request.items.len();
         if submitted == 0 || submitted > MAX_BATCH_ITEMS {
-            return Err(ServiceError::Invalid(format!(
-                "a batch holds from 1 to {MAX_BATCH_ITEMS} items; this one has {submitted}"
-            ))
-            .into());
+            return Err(BatchError::Invalid(BatchProblem::Size { submitted }));
         }
         // Checked items are checked at the operators' pace: a batch must be answered well
         // within a request's time.
@@ -98,11 +95,10 @@ impl Payouts {
         let config = self.payments().config();
         let most_checked = (u64::from(config.payouts.rate_per_s) * config.http.request_timeout.as_secs() / 2).max(1);
         if checked as u64 > most_checked {
-            return Err(ServiceError::Invalid(format!(
-                "a batch may ask to check at most {most_checked} recipients (half a request's time at \
-                 MOMO_PAYOUT_RATE_PER_S checks a second); this one asks {checked}: split it, or check fewer"
-            ))
-            .into());
+            return Err(BatchError::Invalid(BatchProblem::TooManyChecks {
+                most: most_checked,
+                asked: checked,
+            }));
         }
         if let Some(label) = &request.label {
             // A control character (NUL, ESC) would corrupt logs and exports, and PostgreSQL
@@ -115,7 +111,7 @@ impl Payouts {
                 None
             };
             if let Some(problem) = problem {
-                return Err(ServiceError::Invalid(format!("label {problem}")).into());
+                return Err(BatchError::Invalid(BatchProblem::Label(problem)));
             }
         }
         let batch = NewBatch {

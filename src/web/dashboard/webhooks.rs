@@ -10,7 +10,7 @@ use maud::{html, Markup};
 use super::layout::{self, when, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
-use crate::i18n::refusals;
+use crate::i18n::{refusals, Lang};
 use crate::service::{Dashboard, Merchants, ServiceError, WebhookUrlError};
 use crate::web::csrf::{CsrfForm, NoFields};
 
@@ -53,12 +53,17 @@ pub async fn send_test(State(dashboard): State<Dashboard>, CsrfForm { ctx, .. }:
         Ok(a) => {
             let outcome = match (a.status_code, &a.error) {
                 (Some(code), _) => format!("HTTP {code}, {} ms", a.latency_ms),
-                (None, Some(error)) => format!("{error} ({} ms)", a.latency_ms),
+                // The transport's own words are English: a French page says the attempt failed.
+                (None, Some(error)) => match ctx.lang() {
+                    Lang::En => format!("{error} ({} ms)", a.latency_ms),
+                    Lang::Fr => format!("{} ({} ms)", t.test_event_failed, a.latency_ms),
+                },
                 (None, None) => format!("{} ms", a.latency_ms),
             };
             (StatusCode::OK, Flash::Done(format!("{} {outcome}", t.test_event_sent)))
         }
-        Err(ServiceError::Invalid(why)) => (StatusCode::BAD_REQUEST, Flash::Failed(why)),
+        // The one refusal here: no URL to send to.
+        Err(ServiceError::Invalid(_)) => (StatusCode::BAD_REQUEST, Flash::Failed(t.test_event_no_url.to_owned())),
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
     render(&dashboard, &ctx, status, flash, None).await

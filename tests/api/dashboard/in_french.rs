@@ -118,6 +118,11 @@ async fn webhook_urls_and_filters_are_refused_in_the_pages_language(app: TestApp
     let mut browser = Browser::new(&app);
     browser.sign_in(&app.merchant.sandbox).await;
     let csrf = browser.get("/dashboard/webhooks").await.csrf();
+    let nowhere = browser.post("/dashboard/webhooks/test", &[("csrf_token", &csrf)]).await;
+    assert_eq!(nowhere.status, StatusCode::BAD_REQUEST, "no URL yet: {}", nowhere.body);
+    let error = nowhere.text_of("error").unwrap_or_default();
+    assert!(error.starts_with("Aucune URL de webhook"), "{error}");
+    assert_french(&error, "a test event with no URL");
     for url in ["ftp://shop.example.ci/hooks", "not a url", "http://10.0.0.5/hooks"] {
         let page = browser
             .post("/dashboard/webhooks/url", &[("csrf_token", &csrf), ("url", url)])

@@ -10,6 +10,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::routing::post;
 use axum::Router;
+use momo_gateway::telemetry::traces;
 use serde_json::Value;
 
 use crate::support::helpers::TestApp;
@@ -147,6 +148,17 @@ async fn a_requests_spans_reach_an_otlp_receiver_under_the_callers_trace() {
         "a request without traceparent starts its own trace"
     );
     assert!(auth_span["parentSpanId"].as_str().unwrap_or_default().is_empty());
+    for span in &spans {
+        let name = span["name"].as_str().unwrap_or_default();
+        assert!(
+            traces::EXPORTED.contains(&name),
+            "only the three spans are exported: {name}"
+        );
+        assert!(
+            span["events"].as_array().is_none_or(|e| e.is_empty()),
+            "no log line becomes a span event: {span}"
+        );
+    }
     let exported = serde_json::to_string(&spans).unwrap();
     assert!(!exported.contains(PAYER), "no span carries the payer's number");
     assert!(!exported.contains(&token), "nor the token");

@@ -49,10 +49,11 @@ impl Drop for Running {
 /// `rate_limits_are_on_by_default` removes them).
 pub fn command(database_url: &str) -> Command {
     let mut command = Command::new(binary());
-    // The locale too: the command line speaks French under `LANG=fr_…`, and a test that wants
-    // French says so.
-    let inherited =
-        |k: &str| k.starts_with("MOMO_") || k == "PORT" || k == "DATABASE_URL" || k.starts_with("LC_") || k == "LANG";
+    // The locale too (the command line speaks French under `LANG=fr_…`) and OpenTelemetry's
+    // settings (a process would export traces elsewhere): a test that wants them says so.
+    let inherited = |k: &str| {
+        ["MOMO_", "OTEL_", "LC_"].iter().any(|p| k.starts_with(p)) || ["PORT", "DATABASE_URL", "LANG"].contains(&k)
+    };
     for (key, _) in std::env::vars().filter(|(k, _)| inherited(k)) {
         command.env_remove(key);
     }

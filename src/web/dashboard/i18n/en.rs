@@ -210,6 +210,8 @@ pub static EN: Text = Text {
     webhook_disabled: "Deliveries stopped: the receiver answered 410 Gone. Save the URL to resume them.",
     send_test_event: "Send a test event",
     test_event_hint: "A {\"type\":\"test\"} body signed like real deliveries, sent once, right now.",
+    test_event_failed: "the delivery failed",
+    test_event_no_url: "No webhook URL is set: save one before sending a test event.",
     test_event_sent: "Test event sent.",
     recent_attempts: "Recent attempts",
     test_delivery: "test",

@@ -211,6 +211,8 @@ pub static FR: Text = Text {
     webhook_disabled: "Envois arrêtés : le destinataire a répondu 410 Gone. Enregistrez l'URL pour les reprendre.",
     send_test_event: "Envoyer un événement de test",
     test_event_hint: "Un corps {\"type\":\"test\"} signé comme les vrais envois, envoyé une fois, tout de suite.",
+    test_event_failed: "la livraison a échoué",
+    test_event_no_url: "Aucune URL de webhook n’est enregistrée : enregistrez-en une avant d’envoyer un événement de test.",
     test_event_sent: "Événement de test envoyé.",
     recent_attempts: "Tentatives récentes",
     test_delivery: "test",

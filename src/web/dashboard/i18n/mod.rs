@@ -243,6 +243,8 @@ pub struct Text {
     pub webhook_disabled: &'static str,
     pub send_test_event: &'static str,
     pub test_event_hint: &'static str,
+    pub test_event_failed: &'static str,
+    pub test_event_no_url: &'static str,
     pub test_event_sent: &'static str,
     pub recent_attempts: &'static str,
     pub test_delivery: &'static str,

@@ -14,6 +14,7 @@ use super::super::layout::{self, html_response, money, segment, when, Flash, Spe
 use super::super::session::Ctx;
 use super::super::transactions;
 use crate::domain::{BatchId, PayoutBatch, Timestamp, TransactionFilter};
+use crate::i18n::refusals;
 use crate::service::payouts::{csv, BatchError, BatchRequest};
 use crate::service::{Payments, Payouts};
 use crate::web::csrf::CsrfForm;
@@ -57,6 +58,7 @@ pub async fn create(State(payouts): State<Payouts>, CsrfForm { ctx, form }: Csrf
             let flash = Flash::Failed(ctx.t().batch_over_limit.to_owned());
             super::preview::render(&payouts, &ctx, text, label, all_or_nothing, flash).await
         }
+        Err(BatchError::Invalid(problem)) => layout::bad_request(ctx.lang(), refusals::batch(ctx.lang(), &problem)),
         Err(BatchError::Service(e)) => layout::service_error(ctx.lang(), e),
     }
 }
