@@ -23,7 +23,7 @@ use crate::domain::TransactionRecord;
 use crate::domain::{Cursor, Kind, Timestamp};
 pub(crate) use crate::service::outcome_of;
 pub use crate::service::settlement::{check_lease, missing_for_good_after};
-use crate::service::{Gateway, Payments, ServiceError};
+use crate::service::{DueChecks, Gateway, Payments, PendingPage, ServiceError};
 use crate::telemetry::metrics::Metrics;
 use crate::telemetry::supervise::caught;
 
@@ -71,7 +71,12 @@ where
     let started = std::time::Instant::now();
     loop {
         let batch = payments
-            .pending_transactions(created_before, kind, after.as_ref(), BATCH)
+            .pending_transactions(PendingPage {
+                created_before,
+                kind,
+                after: after.as_ref(),
+                limit: BATCH,
+            })
             .await?;
         let full = batch.len() == BATCH as usize;
         if let Some(last) = batch.last() {
@@ -146,7 +151,13 @@ where
     loop {
         let at = now.plus(started.elapsed());
         let batch = payments
-            .claim_due_checks(at, created_before, kind, at.plus(lease), CONCURRENT_VISITS as u32)
+            .claim_due_checks(DueChecks {
+                now: at,
+                created_before,
+                kind,
+                lease_until: at.plus(lease),
+                limit: CONCURRENT_VISITS as u32,
+            })
             .await?;
         let full = batch.len() == CONCURRENT_VISITS;
         report.examined += batch.len();

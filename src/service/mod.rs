@@ -44,6 +44,8 @@ use crate::store::{Store, StoreError};
 use crate::telemetry::metrics::Metrics;
 use crate::webhook::dispatcher::Dispatcher;
 
+/// What the reconciler's loops ask the store for, a page or a claim at a time.
+pub use crate::store::{DueChecks, PendingPage};
 pub use activity::{Overview, Timeline};
 pub use auth::{Auth, IssuedToken, Keys, Principal};
 pub use balances::Balances;

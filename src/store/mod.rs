@@ -33,7 +33,7 @@ pub use handoff::LeasedEvent;
 pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
 pub use links::LinkStore;
 pub use merchants::{MerchantStore, NewMerchant, NewMerchantEnvironment};
-pub use payments::{CheckedLookup, LedgerCheck, PaymentStore, SendMark, Settlement};
+pub use payments::{CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, SendMark, Settlement};
 pub use payouts::{queued_check, BatchEventBody, BatchItem, BatchLimits, NewBatch, PayoutStore, Seal};
 pub use postgres::PostgresStore;
 pub(crate) use queued::take_queued_within;

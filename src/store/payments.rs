@@ -160,28 +160,13 @@ pub trait PaymentStore: Send + Sync + 'static {
         limit: u32,
     ) -> Result<Vec<TransactionRecord>, StoreError>;
 
-    /// `PENDING` transactions of every tenant created at or before `created_before`, oldest
-    /// first, after `after` (the last of the previous batch).
-    async fn pending_transactions(
-        &self,
-        created_before: Timestamp,
-        kind: Option<Kind>,
-        after: Option<&Cursor>,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, StoreError>;
+    /// `PENDING` transactions of every tenant, a page at a time, oldest first.
+    async fn pending_transactions(&self, page: PendingPage<'_>) -> Result<Vec<TransactionRecord>, StoreError>;
 
-    /// Claims up to `limit` pending transactions the reconciler may ask about at `now` (created
-    /// at or before `created_before`, of `kind` if given, next check due), oldest first, moving
-    /// their next check to `lease_until`: until then no other reconciler claims them, and
-    /// `schedule_check` sets the real next check.
-    async fn claim_due_checks(
-        &self,
-        now: Timestamp,
-        created_before: Timestamp,
-        kind: Option<Kind>,
-        lease_until: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, StoreError>;
+    /// Claims the pending transactions a reconciler may ask about, moving their next check to
+    /// the claim's lease: until then no other reconciler claims them, and `schedule_check` sets
+    /// the real next check.
+    async fn claim_due_checks(&self, claim: DueChecks) -> Result<Vec<TransactionRecord>, StoreError>;
 
     /// Sets when the reconciler may next ask about a pending transaction.
     async fn schedule_check(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<(), StoreError>;
@@ -200,4 +185,27 @@ pub trait PaymentStore: Send + Sync + 'static {
     /// This process's connections and batch writers. Read from memory, so it answers while
     /// the database does not.
     fn process_stats(&self) -> ProcessStoreStats;
+}
+
+/// A page of `PENDING` transactions of every tenant: those created at or before
+/// `created_before`, of `kind` if given, after `after` (the last of the previous page), at most
+/// `limit`.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingPage<'a> {
+    pub created_before: Timestamp,
+    pub kind: Option<Kind>,
+    pub after: Option<&'a Cursor>,
+    pub limit: u32,
+}
+
+/// What a reconciler claims: up to `limit` pending transactions created at or before
+/// `created_before`, of `kind` if given, whose next check is due at `now`, oldest first, held
+/// until `lease_until`. Named fields, as three of them are instants a caller could swap.
+#[derive(Debug, Clone, Copy)]
+pub struct DueChecks {
+    pub now: Timestamp,
+    pub created_before: Timestamp,
+    pub kind: Option<Kind>,
+    pub lease_until: Timestamp,
+    pub limit: u32,
 }

@@ -14,6 +14,7 @@ use momo_gateway::domain::{
 };
 use momo_gateway::reconcile::reconciler;
 use momo_gateway::service::Gateway;
+use momo_gateway::store::PendingPage;
 use momo_gateway::store::TransactionFilter;
 
 use momo_test_support::{poll, process};
@@ -144,7 +145,12 @@ pub async fn pending(admin: &Gateway) -> Vec<String> {
     let far = Timestamp(Timestamp::now().millis() + 86_400_000);
     admin
         .payments
-        .pending_transactions(far, None, None, 10_000)
+        .pending_transactions(PendingPage {
+            created_before: far,
+            kind: None,
+            after: None,
+            limit: 10_000,
+        })
         .await
         .expect("the store answers")
         .into_iter()

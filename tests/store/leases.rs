@@ -3,6 +3,7 @@
 //! the dispatcher's results (`finish_attempts`), recorded only while the claim's lease holds.
 
 use momo_gateway::domain::{Attempt, EventState, Kind, Status, Tenant, Timestamp, TransactionRecord};
+use momo_gateway::store::DueChecks;
 use momo_gateway::store::{DueEvent, EventUpdate, Finished, Store};
 
 use crate::payments::{create, funded, payer, payment, settlement, NOW, SOUND};
@@ -70,7 +71,13 @@ async fn each_due_pending_payment_goes_to_one_claimer_until_its_lease_ends((stor
         let store = store.clone();
         tokio::spawn(async move {
             store
-                .claim_due_checks(Timestamp(NOW), Timestamp(NOW), kind, Timestamp(lease), 6)
+                .claim_due_checks(DueChecks {
+                    now: Timestamp(NOW),
+                    created_before: Timestamp(NOW),
+                    kind,
+                    lease_until: Timestamp(lease),
+                    limit: 6,
+                })
                 .await
                 .unwrap()
         })
@@ -96,7 +103,13 @@ async fn each_due_pending_payment_goes_to_one_claimer_until_its_lease_ends((stor
         let store = store.clone();
         async move {
             store
-                .claim_due_checks(Timestamp(now), Timestamp(created_before), kind, Timestamp(lease), 100)
+                .claim_due_checks(DueChecks {
+                    now: Timestamp(now),
+                    created_before: Timestamp(created_before),
+                    kind,
+                    lease_until: Timestamp(lease),
+                    limit: 100,
+                })
                 .await
                 .unwrap()
         }
@@ -116,7 +129,13 @@ async fn each_due_pending_payment_goes_to_one_claimer_until_its_lease_ends((stor
         .await
         .unwrap());
     let next = store
-        .claim_due_checks(Timestamp(lease), Timestamp(NOW), None, Timestamp(lease + 30_000), 100)
+        .claim_due_checks(DueChecks {
+            now: Timestamp(lease),
+            created_before: Timestamp(NOW),
+            kind: None,
+            lease_until: Timestamp(lease + 30_000),
+            limit: 100,
+        })
         .await
         .unwrap();
     let mut expected = due[1..].to_vec();
@@ -125,13 +144,13 @@ async fn each_due_pending_payment_goes_to_one_claimer_until_its_lease_ends((stor
     assert!(next.iter().all(|r| r.transaction.status == Status::Pending));
     // The one created after `created_before` waited for a later one.
     let later = store
-        .claim_due_checks(
-            Timestamp(lease),
-            Timestamp(NOW + 10),
-            None,
-            Timestamp(lease + 30_000),
-            100,
-        )
+        .claim_due_checks(DueChecks {
+            now: Timestamp(lease),
+            created_before: Timestamp(NOW + 10),
+            kind: None,
+            lease_until: Timestamp(lease + 30_000),
+            limit: 100,
+        })
         .await
         .unwrap();
     assert_eq!(later, [too_new]);

@@ -4,10 +4,10 @@
 use super::deliver::Fallback;
 use super::send::RefundTarget;
 use super::Payments;
-use crate::domain::{Cause, Cursor, Kind, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord};
+use crate::domain::{Cause, Cursor, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::ServiceError;
-use crate::store::{LedgerCheck, SendMark};
+use crate::store::{DueChecks, LedgerCheck, PendingPage, SendMark};
 
 /// What came of [`Payments::first_send`].
 #[derive(Debug)]
@@ -41,19 +41,9 @@ pub fn outcome_of(answer: OperatorAnswer, cause: Cause) -> Option<Outcome> {
 }
 
 impl Payments {
-    /// `PENDING` transactions of every tenant created at or before `created_before`, oldest
-    /// first, after `after` (the last of the previous batch).
-    pub async fn pending_transactions(
-        &self,
-        created_before: Timestamp,
-        kind: Option<Kind>,
-        after: Option<&Cursor>,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, ServiceError> {
-        Ok(self
-            .store
-            .pending_transactions(created_before, kind, after, limit)
-            .await?)
+    /// `PENDING` transactions of every tenant, a page at a time, oldest first.
+    pub async fn pending_transactions(&self, page: PendingPage<'_>) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self.store.pending_transactions(page).await?)
     }
 
     /// Payments that need a person (`PaymentStore::needing_review`).
@@ -66,20 +56,10 @@ impl Payments {
         Ok(self.store.needing_review(sent_before, after, limit).await?)
     }
 
-    /// Claims pending transactions whose next status check is due at `now`, oldest first,
-    /// until `lease_until` (see `Store::claim_due_checks`).
-    pub async fn claim_due_checks(
-        &self,
-        now: Timestamp,
-        created_before: Timestamp,
-        kind: Option<Kind>,
-        lease_until: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, ServiceError> {
-        Ok(self
-            .store
-            .claim_due_checks(now, created_before, kind, lease_until, limit)
-            .await?)
+    /// Claims pending transactions whose next status check is due, oldest first, until the
+    /// claim's lease (see `PaymentStore::claim_due_checks`).
+    pub async fn claim_due_checks(&self, claim: DueChecks) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self.store.claim_due_checks(claim).await?)
     }
 
     /// Sets when the reconciler may next ask about a pending transaction.

@@ -12,13 +12,13 @@ use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Cursor, Customer, Francs, Kind, PageRequest, Reference, Status, Tenant, Timestamp, Transaction, TransactionKey,
+    Cursor, Customer, Francs, PageRequest, Reference, Status, Tenant, Timestamp, Transaction, TransactionKey,
     TransactionRef,
 };
 use crate::store::lookup_batch::Lookup;
 use crate::store::{
-    rows, Balance, CheckedLookup, LedgerCheck, PaymentStore, ProcessStoreStats, SendMark, Settlement, StoreError,
-    StoreStats, TransactionFilter, TransactionRecord, FAILING_AFTER_ATTEMPTS,
+    rows, Balance, CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, ProcessStoreStats, SendMark,
+    Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, FAILING_AFTER_ATTEMPTS,
 };
 
 /// The payments a person must look at (`PaymentStore::needing_review`, the review metric):
@@ -223,13 +223,13 @@ where
         rows.iter().map(rows::transaction_record).collect()
     }
 
-    async fn pending_transactions(
-        &self,
-        created_before: Timestamp,
-        kind: Option<Kind>,
-        after: Option<&Cursor>,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, StoreError> {
+    async fn pending_transactions(&self, page: PendingPage<'_>) -> Result<Vec<TransactionRecord>, StoreError> {
+        let PendingPage {
+            created_before,
+            kind,
+            after,
+            limit,
+        } = page;
         let sql = format!(
             "{} WHERE t.status = 'PENDING' AND t.queued_at IS NULL AND t.created_at <= $1 AND ($2 = '' OR t.kind = $2) \
              AND (t.created_at, t.id) > ($3, $4) \
@@ -265,14 +265,14 @@ where
         rows.iter().map(rows::transaction_record).collect()
     }
 
-    async fn claim_due_checks(
-        &self,
-        now: Timestamp,
-        created_before: Timestamp,
-        kind: Option<Kind>,
-        lease_until: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, StoreError> {
+    async fn claim_due_checks(&self, claim: DueChecks) -> Result<Vec<TransactionRecord>, StoreError> {
+        let DueChecks {
+            now,
+            created_before,
+            kind,
+            lease_until,
+            limit,
+        } = claim;
         let token = uuid::Uuid::new_v4().to_string();
         let claimed = sqlx::query(S::CLAIM_DUE_CHECKS)
             .arg(lease_until.millis())

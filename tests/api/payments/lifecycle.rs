@@ -9,6 +9,7 @@ use momo_gateway::domain::{FailureCode, Timestamp, Transaction, TransactionRef};
 use momo_gateway::operator::{Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use momo_gateway::reconcile::callbacks::{self, Watermark};
 use momo_gateway::reconcile::{expiry, reconciler};
+use momo_gateway::store::DueChecks;
 use reqwest::StatusCode;
 use serde_json::Value;
 
@@ -273,8 +274,20 @@ async fn a_status_check_is_claimed_by_one_reconciler_at_a_time(app: TestApp) {
     let two = momo_gateway::store::connect(&app.database_url).await.unwrap();
     let (now, lease) = (later(60_000), later(180_000));
     let (a, b) = tokio::join!(
-        one.claim_due_checks(now, now, None, lease, 2),
-        two.claim_due_checks(now, now, None, lease, 2)
+        one.claim_due_checks(DueChecks {
+            now,
+            created_before: now,
+            kind: None,
+            lease_until: lease,
+            limit: 2
+        }),
+        two.claim_due_checks(DueChecks {
+            now,
+            created_before: now,
+            kind: None,
+            lease_until: lease,
+            limit: 2
+        })
     );
     let ids = |claimed: Vec<momo_gateway::domain::TransactionRecord>| -> Vec<String> {
         claimed
@@ -286,18 +299,30 @@ async fn a_status_check_is_claimed_by_one_reconciler_at_a_time(app: TestApp) {
     assert_eq!(a.len() + b.len(), 3, "every due check claimed: {a:?} {b:?}");
     assert!(a.iter().all(|id| !b.contains(id)), "never claimed twice: {a:?} {b:?}");
     assert!(
-        one.claim_due_checks(now, now, None, lease, 10)
-            .await
-            .unwrap()
-            .is_empty(),
+        one.claim_due_checks(DueChecks {
+            now,
+            created_before: now,
+            kind: None,
+            lease_until: lease,
+            limit: 10
+        })
+        .await
+        .unwrap()
+        .is_empty(),
         "leased"
     );
     let after_the_lease = later(181_000);
     assert_eq!(
-        one.claim_due_checks(after_the_lease, after_the_lease, None, later(300_000), 10)
-            .await
-            .unwrap()
-            .len(),
+        one.claim_due_checks(DueChecks {
+            now: after_the_lease,
+            created_before: after_the_lease,
+            kind: None,
+            lease_until: later(300_000),
+            limit: 10
+        })
+        .await
+        .unwrap()
+        .len(),
         3,
         "a lease that runs out makes them due again"
     );

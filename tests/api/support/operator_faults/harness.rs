@@ -8,6 +8,7 @@ use std::time::Duration;
 use momo_gateway::config::Config;
 use momo_gateway::domain::{Environment, Kind, Transaction, TransactionRef};
 use momo_gateway::reconcile::reconciler;
+use momo_gateway::store::PendingPage;
 use momo_operator_emulator::RunningEmulator;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -309,7 +310,12 @@ impl Faulted {
         self.app
             .gateway
             .payments
-            .pending_transactions(later(100_000_000), None, None, 1_000)
+            .pending_transactions(PendingPage {
+                created_before: later(100_000_000),
+                kind: None,
+                after: None,
+                limit: 1_000,
+            })
             .await
             .unwrap()
             .into_iter()
