@@ -30,7 +30,7 @@ fn without_line(reason: &str) -> &str {
 
 fn batch_line_fr(refusal: &Refusal) -> &'static str {
     match refusal.code {
-        RefusalCode::Invalid => field_fr(refusal.field),
+        RefusalCode::Invalid => field_fr(refusal.field()),
         RefusalCode::DuplicateInBatch => "une ligne précédente du fichier a le même identifiant de transaction",
         RefusalCode::InsufficientFunds => "le solde disponible ne couvre pas ce transfert et ses frais",
         RefusalCode::RecipientInactive => "ce numéro n’a pas de compte mobile money actif chez son opérateur",

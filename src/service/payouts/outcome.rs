@@ -29,8 +29,8 @@ pub enum ItemOutcome {
 pub struct Refusal {
     pub code: RefusalCode,
     /// The field (a CSV column) an `Invalid` item was refused for, where one was: what a page
-    /// names in its own language.
-    pub field: Option<&'static str>,
+    /// names in its own language. Set only by [`Refusal::invalid`], so only on `Invalid`.
+    field: Option<&'static str>,
     /// Why, in the API's English.
     pub reason: String,
 }
@@ -77,6 +77,11 @@ impl Refusal {
             field: None,
             reason: reason.into(),
         }
+    }
+
+    /// The field an `Invalid` item was refused for.
+    pub fn field(&self) -> Option<&'static str> {
+        self.field
     }
 
     /// An item refused for its `field`.

@@ -354,14 +354,12 @@ where
         .arg(review_before.millis())
         .fetch_one(DB::pool(self.reader()))
         .await?;
+        // One pass over the pending events: the backlog, its oldest, and the merchant
+        // environments with an event failed `FAILING_AFTER_ATTEMPTS` times or more.
         let outbox = sqlx::query(
-            "SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest FROM outbox_events WHERE state = 'pending'",
-        )
-        .fetch_one(DB::pool(self.reader()))
-        .await?;
-        let failing = sqlx::query(
-            "SELECT COUNT(*) AS n FROM (SELECT DISTINCT merchant_id, environment FROM outbox_events \
-             WHERE state = 'pending' AND attempts >= $1) AS failing",
+            "SELECT COUNT(*) AS n, COALESCE(MIN(created_at), 0) AS oldest, \
+             COUNT(DISTINCT CASE WHEN attempts >= $1 THEN merchant_id || '/' || environment END) AS failing \
+             FROM outbox_events WHERE state = 'pending'",
         )
         .arg(FAILING_AFTER_ATTEMPTS)
         .fetch_one(DB::pool(self.reader()))
@@ -379,7 +377,7 @@ where
             transfers_needing_review: review.col("n")?,
             outbox_backlog,
             oldest_outbox,
-            webhook_endpoints_failing: failing.col("n")?,
+            webhook_endpoints_failing: outbox.col("failing")?,
         })
     }
 

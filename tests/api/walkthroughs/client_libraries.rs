@@ -17,52 +17,11 @@ use momo_gateway::config::Config;
 use serde_json::Value;
 
 use crate::support::helpers::TestApp;
+use momo_test_support::tools::runs_or_skip;
 use momo_test_support::{ports, process, Backend};
 
 fn allow_private(c: &mut Config) {
     c.webhook.allow_private = true;
-}
-
-/// Whether `tool --version` runs; otherwise SKIPPED on the real stderr (failing under CI).
-fn installed(tool: &str, what: &str) -> bool {
-    if Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return true;
-    }
-    assert!(
-        !momo_test_support::in_ci(),
-        "{tool} is required when CI=true (.ci/run installs it)"
-    );
-    use std::io::Write;
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** {what} test SKIPPED: {tool} is not installed ***\n"
-    );
-    false
-}
-
-/// Whether `python3` can make a venv (Debian splits `venv` and `ensurepip` out of `python3`);
-/// otherwise SKIPPED, as for a missing tool.
-fn python_has_venv() -> bool {
-    let has = Command::new("python3")
-        .args(["-c", "import venv, ensurepip"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has {
-        assert!(
-            !momo_test_support::in_ci(),
-            "python3-venv is required when CI=true (.ci/run installs it)"
-        );
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** Python client test SKIPPED: python3 has no venv ***\n"
-        );
-    }
-    has
 }
 
 /// Runs `script` (it prepares a client and prints a last line), returning that line.
@@ -164,7 +123,8 @@ const RESOURCES: &[&str] = &[
 
 #[tokio::test]
 async fn the_typescript_client_runs_a_merchants_whole_flow() {
-    if !installed("node", "TypeScript client") || !installed("npm", "TypeScript client") {
+    let what = "TypeScript client";
+    if !runs_or_skip("node", &["--version"], what) || !runs_or_skip("npm", &["--version"], what) {
         return;
     }
     assert_eq!(prepare("typescript-client.sh"), "ready");
@@ -179,7 +139,8 @@ async fn the_typescript_client_runs_a_merchants_whole_flow() {
 
 #[tokio::test]
 async fn the_python_client_runs_a_merchants_whole_flow() {
-    if !installed("python3", "Python client") || !python_has_venv() {
+    // Debian splits `venv` and `ensurepip` out of `python3`.
+    if !runs_or_skip("python3", &["-c", "import venv, ensurepip"], "Python client") {
         return;
     }
     let python = prepare("python-client.sh");

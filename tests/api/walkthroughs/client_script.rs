@@ -11,36 +11,15 @@ use serde_json::{json, Value};
 use crate::operators::aliases::brand_aliases;
 use crate::support::helpers::TestApp;
 use momo_test_support::both_backends;
+use momo_test_support::tools::runs_or_skip;
 
 both_backends!(
     TestApp::spawn_with(brand_aliases) =>
     the_python_client_runs_a_whole_flow_with_brand_codes,
 );
 
-/// Whether `python3` runs here. Without it the test says it was skipped, on the real stderr,
-/// past the harness's capture (as the PostgreSQL half does); under `CI=true` it fails instead.
-fn python_or_skip() -> bool {
-    if Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return true;
-    }
-    assert!(
-        !momo_test_support::in_ci(),
-        "python3 is required when CI=true (.ci/run installs it)"
-    );
-    use std::io::Write;
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** client script test SKIPPED: python3 is not installed ***\n"
-    );
-    false
-}
-
 async fn the_python_client_runs_a_whole_flow_with_brand_codes(app: TestApp) {
-    if !python_or_skip() {
+    if !runs_or_skip("python3", &["--version"], "client script") {
         return;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/python/momo_client.py");

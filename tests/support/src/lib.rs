@@ -10,6 +10,7 @@ pub mod eventually;
 pub mod ports;
 pub mod process;
 pub mod receiver;
+pub mod tools;
 
 pub use database::{in_ci, Backend, TestDatabase};
 pub use eventually::{eventually, poll, until};
