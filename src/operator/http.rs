@@ -1,5 +1,6 @@
 //! What the connectors that speak HTTP to an operator (MoMo, Wave, PayDunya) share: how their
-//! client is built, what a transport error means for a payment, and an answer read whole.
+//! client is built, what a transport error or a refusal means for a payment, and an answer read
+//! whole.
 
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use reqwest::StatusCode;
 use serde::de::DeserializeOwned;
 
 use super::{answer, BadAnswer, OperatorError};
+use crate::domain::FailureCode;
 
 /// An answer read to its end: reading the body can fail too, after the operator acted.
 pub struct Answer {
@@ -27,6 +29,27 @@ pub async fn exchange(request: reqwest::RequestBuilder, cap: usize) -> Result<An
 pub fn read<T: DeserializeOwned>(what: &str, answer: &Answer) -> Result<T, OperatorError> {
     serde_json::from_slice(&answer.body)
         .map_err(|e| OperatorError::bad_answer(BadAnswer::Malformed, format!("malformed answer from {what}: {e}")))
+}
+
+/// `path` at the operator's `base_url`, which may be configured with a trailing slash.
+pub fn url(base_url: &str, path: &str) -> String {
+    format!("{}{path}", base_url.trim_end_matches('/'))
+}
+
+/// What a call's refusal (`status`, with `detail` saying what was answered) means at an operator
+/// that checks its keys and rate limits before doing anything: those refusals never reached the
+/// payment (transient: `keys` says what to check), another 4xx leaves nothing done, and a 5xx
+/// or anything unexpected (a 3xx: redirects are not followed) may have acted.
+pub fn refusal(operator: &str, keys: &str, status: StatusCode, detail: String) -> OperatorError {
+    match status {
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => OperatorError::Transient(format!("{detail}; check {keys}")),
+        StatusCode::TOO_MANY_REQUESTS => OperatorError::Transient(detail),
+        s if s.is_client_error() => OperatorError::Rejected {
+            code: FailureCode::OperatorRefused,
+            reason: format!("{operator} refused it: {detail}"),
+        },
+        _ => OperatorError::Ambiguous(detail),
+    }
 }
 
 /// A client whose every call, connection to last byte, ends within `timeout`.

@@ -40,7 +40,23 @@ pub struct OperatorRequest<'a> {
     pub token: Option<&'a str>,
 }
 
-impl OperatorRequest<'_> {
+impl<'a> OperatorRequest<'a> {
+    /// What the operator is asked for the stored `t`: `purpose` for `amount`, under the token
+    /// the gateway recorded for it, if any.
+    pub fn of(t: &'a Transaction, amount: Amount, purpose: Instruction<'a>) -> OperatorRequest<'a> {
+        OperatorRequest {
+            reference: &t.reference,
+            operator_reference: &t.id,
+            operator: t.operator,
+            phone: &t.phone,
+            name: &t.name,
+            email: t.email.as_deref(),
+            amount,
+            purpose,
+            token: t.carrier.token.as_deref(),
+        }
+    }
+
     pub fn kind(&self) -> Kind {
         self.purpose.kind()
     }

@@ -168,7 +168,7 @@ impl MomoConnector {
     }
 
     fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.settings.base_url.trim_end_matches('/'))
+        http::url(&self.settings.base_url, path)
     }
 
     async fn token(&self, product: Product) -> Result<String, OperatorError> {

@@ -17,35 +17,22 @@
 
 use reqwest::StatusCode;
 
-use super::wire::{CheckDisburse, DisburseCreated, DisburseInvoice, DisburseState, SubmitDisburse};
-use super::{check_sent, lookup_failed, operator_slug, read, refused, PaydunyaConnector};
+use super::wire::{Answered, CheckDisburse, DisburseCreated, DisburseInvoice, DisburseState, SubmitDisburse};
+use super::{check_sent, lookup_failed, operator_slug, read, refused, Created, PaydunyaConnector};
 use crate::domain::{FailureCode, Transaction};
 use crate::operator::{BadAnswer, OperatorAnswer, OperatorError, OperatorRequest};
 
 impl PaydunyaConnector {
     /// `POST /api/v2/disburse/get-invoice`: the disbursement's token. Nothing moves yet.
     pub(super) async fn create_disbursement(&self, r: &OperatorRequest<'_>) -> Result<String, OperatorError> {
-        let what = "creating the disbursement";
         let body = DisburseInvoice {
             account_alias: r.phone.as_str(),
             amount: r.amount.francs(),
             withdraw_mode: operator_slug(r.operator),
             callback_url: &self.settings.callback_url,
         };
-        let answer = self.post("/api/v2/disburse/get-invoice", &body).await?;
-        if answer.status != StatusCode::OK {
-            return Err(refused(what, &answer));
-        }
-        let created: DisburseCreated = read(what, &answer)?;
-        if !created.answered.is_success() {
-            return Err(OperatorError::Rejected {
-                code: FailureCode::OperatorRefused,
-                reason: format!("PayDunya refused the disbursement: {}", created.answered.describe()),
-            });
-        }
-        created.disburse_token.filter(|t| !t.is_empty()).ok_or_else(|| {
-            OperatorError::bad_answer(BadAnswer::Malformed, format!("{what} answered no disburse_token"))
-        })
+        self.create::<DisburseCreated>("/api/v2/disburse/get-invoice", &body)
+            .await
     }
 
     /// `POST /api/v2/disburse/submit-invoice`.
@@ -129,6 +116,15 @@ impl PaydunyaConnector {
             )));
         }
         answer_of(&state, token, sent)
+    }
+}
+
+impl Created for DisburseCreated {
+    const NOUN: &'static str = "disbursement";
+    const TOKEN: &'static str = "disburse_token";
+
+    fn into_parts(self) -> (Answered, Option<String>) {
+        (self.answered, self.disburse_token)
     }
 }
 

@@ -13,16 +13,15 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use super::wire::{
-    Actions, Confirmation, CreateInvoice, CustomData, InvoiceBody, InvoiceCreated, SoftpayAnswer, Store,
+    Actions, Answered, Confirmation, CreateInvoice, CustomData, InvoiceBody, InvoiceCreated, SoftpayAnswer, Store,
 };
-use super::{check_sent, lookup_failed, operator_slug, read, refused, PaydunyaConnector};
+use super::{check_sent, lookup_failed, operator_slug, read, refused, Created, PaydunyaConnector};
 use crate::domain::{FailureCode, OperatorCode, Transaction};
 use crate::operator::{BadAnswer, OperatorAnswer, OperatorError, OperatorRequest};
 
 impl PaydunyaConnector {
     /// `POST /api/v1/checkout-invoice/create`: the invoice's token. Nothing moves yet.
     pub(super) async fn create_invoice(&self, r: &OperatorRequest<'_>) -> Result<String, OperatorError> {
-        let what = "creating the invoice";
         let body = CreateInvoice {
             invoice: InvoiceBody {
                 total_amount: r.amount.francs(),
@@ -37,21 +36,8 @@ impl PaydunyaConnector {
                 callback_url: &self.settings.callback_url,
             },
         };
-        let answer = self.post("/api/v1/checkout-invoice/create", &body).await?;
-        if answer.status != StatusCode::OK {
-            return Err(refused(what, &answer));
-        }
-        let created: InvoiceCreated = read(what, &answer)?;
-        if !created.answered.is_success() {
-            return Err(OperatorError::Rejected {
-                code: FailureCode::OperatorRefused,
-                reason: format!("PayDunya refused the invoice: {}", created.answered.describe()),
-            });
-        }
-        created
-            .token
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| OperatorError::bad_answer(BadAnswer::Malformed, format!("{what} answered no token")))
+        self.create::<InvoiceCreated>("/api/v1/checkout-invoice/create", &body)
+            .await
     }
 
     /// `POST /api/v1/softpay/{operator}`: asks the payer's operator to pay invoice `token`.
@@ -133,6 +119,15 @@ impl PaydunyaConnector {
         }
         let confirmation: Confirmation = read(&what, &answer)?;
         answer_of(&confirmation, token, t.amounts.amount.get())
+    }
+}
+
+impl Created for InvoiceCreated {
+    const NOUN: &'static str = "invoice";
+    const TOKEN: &'static str = "token";
+
+    fn into_parts(self) -> (Answered, Option<String>) {
+        (self.answered, self.token)
     }
 }
 

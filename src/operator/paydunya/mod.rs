@@ -98,7 +98,7 @@ impl PaydunyaConnector {
     }
 
     fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.settings.base_url.trim_end_matches('/'))
+        http::url(&self.settings.base_url, path)
     }
 
     /// Sends `request` with the three keys and reads the whole answer.
@@ -113,6 +113,41 @@ impl PaydunyaConnector {
     async fn post<T: serde::Serialize + ?Sized>(&self, path: &str, body: &T) -> Result<Answer, OperatorError> {
         self.send(self.http.post(self.url(path)).json(body)).await
     }
+
+    /// Creates at `path` what PayDunya names the payment by, and reads its token. Nothing moves
+    /// yet.
+    async fn create<T: Created>(
+        &self,
+        path: &str,
+        body: &(impl serde::Serialize + Sync),
+    ) -> Result<String, OperatorError> {
+        let what = format!("creating the {}", T::NOUN);
+        let answer = self.post(path, body).await?;
+        if answer.status != StatusCode::OK {
+            return Err(refused(&what, &answer));
+        }
+        let (answered, token) = read::<T>(&what, &answer)?.into_parts();
+        if !answered.is_success() {
+            return Err(OperatorError::Rejected {
+                code: FailureCode::OperatorRefused,
+                reason: format!("PayDunya refused the {}: {}", T::NOUN, answered.describe()),
+            });
+        }
+        token
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| OperatorError::bad_answer(BadAnswer::Malformed, format!("{what} answered no {}", T::TOKEN)))
+    }
+}
+
+/// What PayDunya answers the creation of what it names a payment by (an invoice, a
+/// disbursement): its verdict, and the token.
+trait Created: serde::de::DeserializeOwned {
+    /// What is created, as a refusal names it.
+    const NOUN: &'static str;
+    /// The token's field, as a malformed answer's detail names it.
+    const TOKEN: &'static str;
+    /// The verdict, and the token where the answer has one.
+    fn into_parts(self) -> (Answered, Option<String>);
 }
 
 /// Why a call that did not answer 200 failed.
@@ -122,19 +157,12 @@ fn refused(what: &str, answer: &Answer) -> OperatorError {
         .map(|a| a.describe())
         .unwrap_or_else(|_| "no PayDunya answer in the body".to_owned());
     let detail = format!("{what} answered {status}: {said}");
-    match status {
-        // Keys and rate limits are checked before anything is done.
-        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-            OperatorError::Transient(format!("{detail}; check the PayDunya keys and the application's mode"))
-        }
-        StatusCode::TOO_MANY_REQUESTS => OperatorError::Transient(detail),
-        s if s.is_client_error() => OperatorError::Rejected {
-            code: FailureCode::OperatorRefused,
-            reason: format!("PayDunya refused it: {detail}"),
-        },
-        // A 5xx, and anything unexpected (a 3xx: redirects are not followed): it may have acted.
-        _ => OperatorError::Ambiguous(detail),
-    }
+    http::refusal(
+        "PayDunya",
+        "the PayDunya keys and the application's mode",
+        status,
+        detail,
+    )
 }
 
 /// A lookup that did not answer 200: nothing can be concluded from it.

@@ -36,7 +36,7 @@ use super::http::{self, read, Answer};
 use super::{
     BadAnswer, CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest, RefundOf,
 };
-use crate::domain::{Amount, FailureCode, Msisdn, Timestamp, Transaction};
+use crate::domain::{Amount, Msisdn, Timestamp, Transaction};
 use wire::WaveError;
 
 /// Where and how to reach Wave. `Debug` hides the secrets.
@@ -91,7 +91,7 @@ impl WaveConnector {
     }
 
     fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.settings.base_url.trim_end_matches('/'))
+        http::url(&self.settings.base_url, path)
     }
 
     /// Sends `request` with the API key and reads the whole answer.
@@ -106,23 +106,13 @@ fn refused(what: &str, answer: &Answer) -> OperatorError {
     let status = answer.status;
     let error: WaveError = serde_json::from_slice(&answer.body).unwrap_or_default();
     let detail = format!("{what} answered {status}: {}", error.describe());
-    match status {
-        // Authentication and rate limits are checked before anything is done.
-        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-            OperatorError::Transient(format!("{detail}; check the Wave API key and its permissions"))
-        }
-        StatusCode::TOO_MANY_REQUESTS => OperatorError::Transient(detail),
-        // `idempotency-mismatch`: a payment already exists under this key with another body
-        // (a fallback URL changed between a crash and the resend). It may be executing, so
-        // this must not fail the transaction; the status lookup will find it.
-        StatusCode::CONFLICT => OperatorError::Ambiguous(detail),
-        s if s.is_client_error() => OperatorError::Rejected {
-            code: FailureCode::OperatorRefused,
-            reason: format!("Wave refused it: {detail}"),
-        },
-        // 5xx, and anything we do not expect (a 3xx: redirects are not followed).
-        _ => OperatorError::Ambiguous(detail),
+    // `idempotency-mismatch`: a payment already exists under this key with another body (a
+    // fallback URL changed between a crash and the resend). It may be executing, so this must
+    // not fail the transaction; the status lookup will find it.
+    if status == StatusCode::CONFLICT {
+        return OperatorError::Ambiguous(detail);
     }
+    http::refusal("Wave", "the Wave API key and its permissions", status, detail)
 }
 
 /// A lookup (search, expire) that did not answer 200: nothing can be concluded from it.

@@ -67,17 +67,7 @@ pub(super) fn operator_request<'a>(
     });
     let purpose = Instruction::of(&t.purpose, otp_code, refund_of)
         .ok_or_else(|| ServiceError::Internal(format!("refund {} sent without its collection", t.reference)))?;
-    Ok(OperatorRequest {
-        reference: &t.reference,
-        operator_reference: &t.id,
-        operator: t.operator,
-        phone: &t.phone,
-        name: &t.name,
-        email: t.email.as_deref(),
-        amount,
-        purpose,
-        token: t.carrier.token.as_deref(),
-    })
+    Ok(OperatorRequest::of(t, amount, purpose))
 }
 
 impl Payments {

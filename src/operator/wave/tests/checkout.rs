@@ -5,8 +5,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{closed_port, request, settings_for, start, transaction, ERROR_URL, SUCCESS_URL};
-use crate::domain::{FailureCode, Kind};
+use super::{
+    assert_failed, assert_refused, closed_port, request, settings_for, start, transaction, Setup, ERROR_URL,
+    SUCCESS_URL,
+};
+use crate::domain::{FailureCode, Kind, Transaction};
 use crate::operator::wave::WaveConnector;
 use crate::operator::{Operator, OperatorAnswer, OperatorError};
 use momo_operator_emulator::EmulatorSettings;
@@ -22,11 +25,17 @@ fn awaits_payer(answer: Result<OperatorAnswer, OperatorError>) -> String {
     }
 }
 
+/// Sends a collection of `amount` francs from `phone`: a session awaiting its payer.
+async fn open_session(s: &Setup, phone: &str, amount: i64) -> Transaction {
+    let t = transaction(Kind::Collection, phone, amount);
+    awaits_payer(s.wave.initiate(&request(&t)).await);
+    t
+}
+
 #[tokio::test]
 async fn a_collection_from_01_is_a_session_for_the_payer_and_is_paid_at_once() {
     let s = start(|_| {}).await;
-    let t = transaction(Kind::Collection, "0700000001", 2500);
-    awaits_payer(s.wave.initiate(&request(&t)).await);
+    let t = open_session(&s, "0700000001", 2500).await;
     let sent = s.admin(&format!("payments/{}", t.id)).await;
     assert_eq!(sent["flow"], "checkout", "keyed by the idempotency key: {sent}");
     let wire = &sent["wire"];
@@ -44,8 +53,7 @@ async fn a_collection_from_01_is_a_session_for_the_payer_and_is_paid_at_once() {
 #[tokio::test]
 async fn a_collection_from_02_stays_pending_until_the_payer_approves() {
     let s = start(|e| e.delay = Duration::from_millis(400)).await;
-    let t = transaction(Kind::Collection, "0700000002", 1000);
-    awaits_payer(s.wave.initiate(&request(&t)).await);
+    let t = open_session(&s, "0700000002", 1000).await;
     assert!(awaiting_payer(&s.status_now(&t).await));
     assert_eq!(s.settled(&t).await, OperatorAnswer::Succeeded);
 }
@@ -53,27 +61,23 @@ async fn a_collection_from_02_stays_pending_until_the_payer_approves() {
 #[tokio::test]
 async fn a_failed_attempt_from_04_is_not_final_until_the_session_expires() {
     let s = start(|_| {}).await;
-    let t = transaction(Kind::Collection, "0500000004", 1500);
-    awaits_payer(s.wave.initiate(&request(&t)).await);
+    let t = open_session(&s, "0500000004", 1500).await;
     let wire = s.admin(&format!("payments/{}", t.id)).await["wire"].clone();
     assert_eq!(wire["last_payment_error"]["code"], "insufficient-funds");
     // The payer may still try again with enough money: Wave keeps the session open.
     assert!(awaiting_payer(&s.status_now(&t).await));
     assert_eq!(s.wave.cancel(&t).await, Ok(()));
-    match s.status_now(&t).await {
-        Ok(OperatorAnswer::Failed { code, reason }) => {
-            assert_eq!(code, FailureCode::Expired);
-            assert!(reason.contains("insufficient-funds"), "{reason}");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_failed(
+        &s.status_now(&t).await.unwrap(),
+        FailureCode::Expired,
+        "insufficient-funds",
+    );
 }
 
 #[tokio::test]
 async fn a_collection_from_06_stays_pending_and_expires_when_cancelled_twice_over() {
     let s = start(|_| {}).await;
-    let t = transaction(Kind::Collection, "0100000006", 700);
-    awaits_payer(s.wave.initiate(&request(&t)).await);
+    let t = open_session(&s, "0100000006", 700).await;
     assert!(awaiting_payer(&s.status_now(&t).await));
     assert_eq!(s.wave.cancel(&t).await, Ok(()));
     assert!(matches!(
@@ -116,8 +120,7 @@ async fn a_payer_who_pays_during_the_expiry_keeps_the_collection_paid() {
 #[tokio::test]
 async fn the_same_transaction_sent_twice_makes_one_session() {
     let s = start(|_| {}).await;
-    let t = transaction(Kind::Collection, "0700000006", 2500);
-    awaits_payer(s.wave.initiate(&request(&t)).await);
+    let t = open_session(&s, "0700000006", 2500).await;
     awaits_payer(s.wave.initiate(&request(&t)).await);
     assert_eq!(s.counts(&t.id).await, (2, 1));
     let sessions = s.admin("payments").await;
@@ -190,12 +193,7 @@ async fn a_session_for_another_amount_is_never_settled() {
 async fn a_refused_creation_is_rejected_and_a_wrong_key_is_transient() {
     let s = start(|e| e.wave.currency = "GMD".into()).await;
     let t = transaction(Kind::Collection, "0700000001", 2500);
-    let refused = s.wave.initiate(&request(&t)).await;
-    assert!(
-        matches!(&refused, Err(OperatorError::Rejected { code: FailureCode::OperatorRefused, reason })
-            if reason.contains("request-validation-error")),
-        "{refused:?}"
-    );
+    assert_refused(&s.wave.initiate(&request(&t)).await, "request-validation-error");
     let mut settings = settings_for(&s.emulator.url, &EmulatorSettings::default());
     settings.api_key = "not-the-key".into();
     let wrong = WaveConnector::new(settings).unwrap().initiate(&request(&t)).await;

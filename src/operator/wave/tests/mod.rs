@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::{WaveConnector, WaveSettings};
 use crate::domain::Purpose;
 use crate::domain::{
-    Amounts, Environment, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
+    Amounts, Environment, FailureCode, Kind, MerchantId, Msisdn, OperatorCode, Status, Tenant, Timestamp, Transaction,
 };
 use crate::operator::{BadAnswer, Instruction, Operator, OperatorAnswer, OperatorError, OperatorRequest};
 use momo_operator_emulator::{Emulator, EmulatorSettings, RunningEmulator};
@@ -103,25 +103,15 @@ pub fn transaction(kind: Kind, phone: &str, amount: i64) -> Transaction {
 
 /// The initiation of `t`, as the gateway builds it.
 pub fn request(t: &Transaction) -> OperatorRequest<'_> {
-    OperatorRequest {
-        reference: &t.reference,
-        operator_reference: &t.id,
-        operator: t.operator,
-        phone: &t.phone,
-        name: &t.name,
-        email: t.email.as_deref(),
-        amount: crate::domain::Amount::from_francs(t.amounts.amount.get()).unwrap(),
-        purpose: Instruction::of(
-            &t.purpose,
-            None,
-            t.purpose.refund_of().map(|link| crate::operator::RefundOf {
-                reference: link.collection.as_str(),
-                operator_reference: link.collection.as_str(),
-            }),
-        )
-        .unwrap(),
-        token: None,
-    }
+    let refund_of = t.purpose.refund_of().map(|link| crate::operator::RefundOf {
+        reference: link.collection.as_str(),
+        operator_reference: link.collection.as_str(),
+    });
+    OperatorRequest::of(
+        t,
+        crate::domain::Amount::from_francs(t.amounts.amount.get()).unwrap(),
+        Instruction::of(&t.purpose, None, refund_of).unwrap(),
+    )
 }
 
 impl Setup {
@@ -202,6 +192,26 @@ impl Setup {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
+}
+
+/// Asserts that `answer` failed the payment with `code`, for a reason that names `cause`.
+#[track_caller]
+pub fn assert_failed(answer: &OperatorAnswer, code: FailureCode, cause: &str) {
+    assert!(
+        matches!(answer, OperatorAnswer::Failed { code: c, reason } if *c == code && reason.contains(cause)),
+        "expected {code:?} for {cause}: {answer:?}"
+    );
+}
+
+/// Asserts that Wave refused to create the payment (nothing happened), for a reason that names
+/// `cause`.
+#[track_caller]
+pub fn assert_refused(answer: &Result<OperatorAnswer, OperatorError>, cause: &str) {
+    assert!(
+        matches!(answer, Err(OperatorError::Rejected { code: FailureCode::OperatorRefused, reason })
+            if reason.contains(cause)),
+        "expected a refusal for {cause}: {answer:?}"
+    );
 }
 
 /// A port nothing listens on.

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{request, start, transaction};
+use super::{assert_failed, assert_refused, request, start, transaction};
 use crate::domain::{FailureCode, Kind};
-use crate::operator::{Operator, OperatorAnswer, OperatorError};
+use crate::operator::{Operator, OperatorAnswer};
 
 #[tokio::test]
 async fn a_transfer_to_01_succeeds_in_the_answer() {
@@ -27,12 +27,7 @@ async fn a_transfer_to_01_succeeds_in_the_answer() {
 async fn a_transfer_to_04_is_rejected_and_nothing_was_created() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Transfer, "0700000004", 10_000);
-    let answer = s.wave.initiate(&request(&t)).await;
-    assert!(
-        matches!(&answer, Err(OperatorError::Rejected { code: FailureCode::OperatorRefused, reason })
-            if reason.contains("recipient-account-blocked")),
-        "{answer:?}"
-    );
+    assert_refused(&s.wave.initiate(&request(&t)).await, "recipient-account-blocked");
     assert_eq!(s.status_now(&t).await, Ok(OperatorAnswer::NotReceived));
 }
 
@@ -50,13 +45,11 @@ async fn a_transfer_to_03_is_processing_then_fails_with_wave_s_reason() {
     let s = start(|_| {}).await;
     let t = transaction(Kind::Transfer, "0100000003", 5_000);
     assert_eq!(s.wave.initiate(&request(&t)).await, Ok(OperatorAnswer::Pending));
-    match s.settled(&t).await {
-        OperatorAnswer::Failed { code, reason } => {
-            assert_eq!(code, FailureCode::OperatorRefused);
-            assert!(reason.contains("recipient-limit-exceeded"), "{reason}");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_failed(
+        &s.settled(&t).await,
+        FailureCode::OperatorRefused,
+        "recipient-limit-exceeded",
+    );
 }
 
 #[tokio::test]

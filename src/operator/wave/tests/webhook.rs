@@ -12,11 +12,14 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use super::{request, start, transaction, Setup};
-use crate::domain::{Kind, Timestamp};
+use crate::domain::{Kind, Timestamp, Transaction};
 use crate::operator::{CallbackRejected, CallbackRequest, Operator};
 
-/// `Wave-Signature` and body of each webhook received.
-type Log = Arc<Mutex<Vec<(Option<String>, Vec<u8>)>>>;
+/// A webhook's `Wave-Signature` and body.
+type Webhook = (Option<String>, Vec<u8>);
+
+/// Each webhook received.
+type Log = Arc<Mutex<Vec<Webhook>>>;
 
 async fn record(State(log): State<Log>, headers: HeaderMap, body: Bytes) -> &'static str {
     let signature = headers
@@ -27,19 +30,26 @@ async fn record(State(log): State<Log>, headers: HeaderMap, body: Bytes) -> &'st
     "ok"
 }
 
-/// An emulator whose webhooks go to a receiver, and the receiver's log.
-async fn start_with_receiver() -> (Setup, Log) {
+/// A collection from `phone` sent to an emulator whose webhooks go to a receiver (with `fault`
+/// injected at the session's creation, if any), and the first `n` webhooks received.
+async fn collection_webhooks(fault: Option<&str>, phone: &str, n: usize) -> (Setup, Transaction, Vec<Webhook>) {
     let log: Log = Arc::default();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/webhooks/wave", listener.local_addr().unwrap());
     let app = Router::new().fallback(record).with_state(log.clone());
     tokio::spawn(async move { axum::serve(listener, app).await });
-    let setup = start(|e| e.wave.webhook_url = Some(url)).await;
-    (setup, log)
+    let s = start(|e| e.wave.webhook_url = Some(url)).await;
+    if let Some(fault) = fault {
+        s.fault_once("wave.checkout.create", fault).await;
+    }
+    let t = transaction(Kind::Collection, phone, 2500);
+    s.wave.initiate(&request(&t)).await.unwrap();
+    let got = webhooks(&log, n).await;
+    (s, t, got)
 }
 
 /// Waits (up to 3 s) for `n` webhooks.
-async fn webhooks(log: &Log, n: usize) -> Vec<(Option<String>, Vec<u8>)> {
+async fn webhooks(log: &Log, n: usize) -> Vec<Webhook> {
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
         let got = log.lock().unwrap().clone();
@@ -52,7 +62,7 @@ async fn webhooks(log: &Log, n: usize) -> Vec<(Option<String>, Vec<u8>)> {
 }
 
 /// What the connector makes of webhook `received`, now.
-fn verified(s: &Setup, (signature, body): &(Option<String>, Vec<u8>)) -> Result<String, CallbackRejected> {
+fn verified(s: &Setup, (signature, body): &Webhook) -> Result<String, CallbackRejected> {
     s.wave.verify_callback(&callback(signature, body))
 }
 
@@ -67,10 +77,7 @@ fn callback<'a>(signature: &'a Option<String>, body: &'a [u8]) -> CallbackReques
 
 #[tokio::test]
 async fn a_webhook_wave_signs_names_our_reference() {
-    let (s, log) = start_with_receiver().await;
-    let t = transaction(Kind::Collection, "0700000001", 2500);
-    s.wave.initiate(&request(&t)).await.unwrap();
-    let got = webhooks(&log, 1).await;
+    let (s, t, got) = collection_webhooks(None, "0700000001", 1).await;
     assert_eq!(verified(&s, &got[0]), Ok(t.reference.to_string()));
     // The same webhook replayed six minutes later.
     let (signature, body) = &got[0];
@@ -84,11 +91,7 @@ async fn a_webhook_wave_signs_names_our_reference() {
 
 #[tokio::test]
 async fn a_duplicate_with_the_same_signature_is_refused_as_a_replay() {
-    let (s, log) = start_with_receiver().await;
-    s.fault_once("wave.checkout.create", "callback=duplicate").await;
-    let t = transaction(Kind::Collection, "0700000004", 2500);
-    s.wave.initiate(&request(&t)).await.unwrap();
-    let got = webhooks(&log, 2).await;
+    let (s, t, got) = collection_webhooks(Some("callback=duplicate"), "0700000004", 2).await;
     assert_eq!(got[0], got[1], "the emulator sends the same webhook twice");
     assert_eq!(verified(&s, &got[0]), Ok(t.reference.to_string()));
     assert!(matches!(
@@ -99,11 +102,7 @@ async fn a_duplicate_with_the_same_signature_is_refused_as_a_replay() {
 
 #[tokio::test]
 async fn a_webhook_signed_with_another_secret_is_refused() {
-    let (s, log) = start_with_receiver().await;
-    s.fault_once("wave.checkout.create", "callback=bad_signature").await;
-    let t = transaction(Kind::Collection, "0700000001", 2500);
-    s.wave.initiate(&request(&t)).await.unwrap();
-    let got = webhooks(&log, 1).await;
+    let (s, _, got) = collection_webhooks(Some("callback=bad_signature"), "0700000001", 1).await;
     assert!(matches!(
         verified(&s, &got[0]),
         Err(CallbackRejected::Unauthenticated(_))
