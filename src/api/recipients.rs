@@ -17,7 +17,7 @@ use super::extract::QueryParams;
 use super::pagination::{with_next_cursor, PageParams};
 use super::{fields, payment_failure};
 use crate::domain::page::split_page;
-use crate::domain::{Cursor, RecipientLookup, Timestamp};
+use crate::domain::{RecipientLookup, Timestamp};
 use crate::service::{Checked, LookupError, Principal, Recipients};
 
 cased! {
@@ -84,10 +84,7 @@ pub async fn lookups<D: Generation>(
 ) -> Result<Response, D::Error> {
     let page = params.page_request()?;
     let found = recipients.lookups(&caller.tenant, &page).await?;
-    let (found, next) = split_page(found, &page, |l| Cursor {
-        created_at: l.asked_at,
-        id: l.id.clone(),
-    });
+    let (found, next) = split_page(found, &page);
     let body: Vec<Lookup> = found.iter().map(lookup::<D>).collect();
     let answer = D::success(StatusCode::OK, "ACCOUNT_HOLDER_LOOKUPS_FOUND", D::cased(body));
     Ok(with_next_cursor(answer, next))

@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use crate::api::v1::webhooks::EventOut;
 use crate::app;
 use crate::config::Config;
-use crate::domain::{Attempt, EventFilter, EventSummary};
+use crate::domain::{Attempt, EventFilter, EventSummary, FailedEvents};
 use crate::domain::{Environment, EventState, MerchantId, PageRequest, Tenant, Timestamp};
 use crate::service::Webhooks;
 
@@ -143,9 +143,12 @@ impl WebhooksCommand {
                     let (from, to) = (parse_time(&from, "from")?, parse_time(&to, "to")?);
                     // The API answers an empty range with 0; at a terminal it is more likely a typo.
                     anyhow::ensure!(from < to, "--from must be before --to");
-                    let count = webhooks
-                        .redeliver_failed_events(scope.tenant().as_ref(), from, to, now)
-                        .await?;
+                    let tenant = scope.tenant();
+                    let events = FailedEvents {
+                        tenant: tenant.as_ref(),
+                        created: from..to,
+                    };
+                    let count = webhooks.redeliver_failed_events(&events, now).await?;
                     Done::RedeliveredFailed { count }
                 }
                 _ => anyhow::bail!("give --id, or --from and --to"),

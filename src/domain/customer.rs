@@ -3,6 +3,7 @@
 use super::environment::Tenant;
 use super::ids::CustomerId;
 use super::msisdn::Msisdn;
+use super::page::{Cursor, Paged};
 use super::text::{checked_text, TextProblem, MAX_NAME_CHARS};
 use super::time::Timestamp;
 
@@ -122,6 +123,12 @@ pub struct Customer {
     pub phone: Msisdn,
     pub address: Address,
     pub created_at: Timestamp,
+}
+
+impl Paged for Customer {
+    fn cursor(&self) -> Cursor {
+        Cursor::at(self.created_at, &self.id)
+    }
 }
 
 #[cfg(test)]

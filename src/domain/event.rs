@@ -1,6 +1,7 @@
 //! Webhook events: one per transition to a final state, delivered at least once.
 
 use super::environment::Tenant;
+use super::page::{Cursor, Paged};
 use super::time::Timestamp;
 use super::transaction::Status;
 
@@ -62,6 +63,20 @@ pub struct EventSummary {
     pub created_at: Timestamp,
     pub delivered_at: Option<Timestamp>,
     pub payload: String,
+}
+
+impl Paged for EventSummary {
+    fn cursor(&self) -> Cursor {
+        Cursor::at(self.created_at, &self.id)
+    }
+}
+
+/// The failed events to send again: a tenant's (every tenant's with `None`) created in
+/// `created`, a half-open range, so an empty or reversed one holds none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedEvents<'a> {
+    pub tenant: Option<&'a Tenant>,
+    pub created: std::ops::Range<Timestamp>,
 }
 
 /// Filters of event lists.

@@ -4,6 +4,7 @@
 //! of times, or until it expires or is deactivated.
 
 use super::money::Francs;
+use super::page::{Cursor, Paged};
 use rand::Rng;
 
 use super::amount::{Amount, MAX_AMOUNT, MIN_AMOUNT};
@@ -135,20 +136,28 @@ pub enum LinkClosed {
     Busy,
 }
 
-/// A merchant's payment link.
+/// What a merchant asks of a link, as it keeps it: what the payer pays and for what, how long
+/// and how often it may be paid, with which operators, and where the payer goes after.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PaymentLink {
-    pub id: LinkId,
-    pub tenant: Tenant,
+pub struct LinkTerms {
     pub amount: LinkAmount,
     pub description: String,
     /// How many payments it takes in all: `Some(1)` for a link paid once; `None`, no limit.
     pub max_payments: Option<i64>,
     pub expires_at: Option<Timestamp>,
-    /// The operators a payer may pay with, in the merchant's order.
+    /// The operators a payer may pay with, in the merchant's order; every operator when a
+    /// merchant asks for none.
     pub operators: Vec<OperatorCode>,
     pub success_url: Option<String>,
     pub error_url: Option<String>,
+}
+
+/// A merchant's payment link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentLink {
+    pub id: LinkId,
+    pub tenant: Tenant,
+    pub terms: LinkTerms,
     pub deactivated_at: Option<Timestamp>,
     pub created_at: Timestamp,
     /// Its payments that are not `FAILED` (pending or successful): what its limit counts.
@@ -158,46 +167,41 @@ pub struct PaymentLink {
     pub collected: Francs,
 }
 
+impl Paged for PaymentLink {
+    fn cursor(&self) -> Cursor {
+        Cursor::at(self.created_at, &self.id)
+    }
+}
+
 impl PaymentLink {
     /// Checks what a merchant asked for and makes the link, with nothing paid yet.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        tenant: Tenant,
-        amount: LinkAmount,
-        description: &str,
-        max_payments: Option<i64>,
-        expires_at: Option<Timestamp>,
-        operators: Vec<OperatorCode>,
-        success_url: Option<String>,
-        error_url: Option<String>,
-        now: Timestamp,
-    ) -> Result<PaymentLink, LinkProblem> {
-        let description = checked_text(description, MAX_DESCRIPTION_CHARS).map_err(LinkProblem::Description)?;
-        if max_payments.is_some_and(|n| n < 1) {
+    pub fn new(tenant: Tenant, asked: LinkTerms, now: Timestamp) -> Result<PaymentLink, LinkProblem> {
+        let description = checked_text(&asked.description, MAX_DESCRIPTION_CHARS).map_err(LinkProblem::Description)?;
+        if asked.max_payments.is_some_and(|n| n < 1) {
             return Err(LinkProblem::NoPayments);
         }
-        if expires_at.is_some_and(|at| at <= now) {
+        if asked.expires_at.is_some_and(|at| at <= now) {
             return Err(LinkProblem::Expired);
         }
-        if operators.is_empty() {
-            return Err(LinkProblem::NoOperator);
-        }
-        let mut unique = Vec::with_capacity(operators.len());
-        for op in operators {
-            if !unique.contains(&op) {
-                unique.push(op);
+        let operators = if asked.operators.is_empty() {
+            OperatorCode::ALL.to_vec()
+        } else {
+            let mut unique = Vec::with_capacity(asked.operators.len());
+            for op in asked.operators {
+                if !unique.contains(&op) {
+                    unique.push(op);
+                }
             }
-        }
+            unique
+        };
         Ok(PaymentLink {
             id: LinkId::new(),
             tenant,
-            amount,
-            description,
-            max_payments,
-            expires_at,
-            operators: unique,
-            success_url,
-            error_url,
+            terms: LinkTerms {
+                description,
+                operators,
+                ..asked
+            },
             deactivated_at: None,
             created_at: now,
             held: 0,
@@ -217,13 +221,21 @@ impl PaymentLink {
         if self.deactivated_at.is_some() {
             return Err(LinkClosed::Deactivated);
         }
-        if self.expires_at.is_some_and(|at| at <= now) {
+        if self.terms.expires_at.is_some_and(|at| at <= now) {
             return Err(LinkClosed::Expired);
         }
-        if self.max_payments.is_some_and(|max| self.paid >= max.unsigned_abs()) {
+        if self
+            .terms
+            .max_payments
+            .is_some_and(|max| self.paid >= max.unsigned_abs())
+        {
             return Err(LinkClosed::Exhausted);
         }
-        if self.max_payments.is_some_and(|max| self.held >= max.unsigned_abs()) {
+        if self
+            .terms
+            .max_payments
+            .is_some_and(|max| self.held >= max.unsigned_abs())
+        {
             return Err(LinkClosed::Busy);
         }
         Ok(())
@@ -235,7 +247,7 @@ impl PaymentLink {
     }
 
     pub fn accepts_operator(&self, operator: OperatorCode) -> bool {
-        self.operators.contains(&operator)
+        self.terms.operators.contains(&operator)
     }
 }
 
@@ -299,20 +311,19 @@ mod tests {
     fn a_link_closes_when_deactivated_expired_paid_or_held() {
         let now = Timestamp(1_000_000);
         let make = |max, expires| {
-            PaymentLink::new(
-                tenant(),
-                LinkAmount::Fixed(5000),
-                "Robe wax",
-                max,
-                expires,
-                vec![OperatorCode::Alpha, OperatorCode::Alpha],
-                None,
-                None,
-                now,
-            )
+            let asked = LinkTerms {
+                amount: LinkAmount::Fixed(5000),
+                description: "Robe wax".into(),
+                max_payments: max,
+                expires_at: expires,
+                operators: vec![OperatorCode::Alpha, OperatorCode::Alpha],
+                success_url: None,
+                error_url: None,
+            };
+            PaymentLink::new(tenant(), asked, now)
         };
         let mut link = make(Some(1), Some(Timestamp(2_000_000))).unwrap();
-        assert_eq!(link.operators, vec![OperatorCode::Alpha], "named once");
+        assert_eq!(link.terms.operators, vec![OperatorCode::Alpha], "named once");
         assert_eq!(link.open_at(now), Ok(()));
         assert_eq!(link.open_at(Timestamp(2_000_000)), Err(LinkClosed::Expired));
         link.held = 1;

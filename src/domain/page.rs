@@ -14,6 +14,14 @@ pub struct Cursor {
 }
 
 impl Cursor {
+    /// The position of a record created at `created_at` with `id`.
+    pub fn at(created_at: Timestamp, id: impl ToString) -> Cursor {
+        Cursor {
+            created_at,
+            id: id.to_string(),
+        }
+    }
+
     /// `{millis}.{id}` for the positions of our own records (ids are UUIDs or `msg_` + hex),
     /// so that the document can give the cursor a pattern every match of which is a position;
     /// base64 of `{millis}:{id}` for any other.
@@ -68,17 +76,18 @@ pub struct PageRequest {
     pub after: Option<Cursor>,
 }
 
+/// A record of a list read a page at a time: where the page after it starts.
+pub trait Paged {
+    fn cursor(&self) -> Cursor;
+}
+
 /// Trims the extra record read for a page (a request asks for one more than it shows, to know
 /// whether another page follows) and returns the cursor of the next page, if there is one.
-pub fn split_page<T>(
-    mut records: Vec<T>,
-    page: &PageRequest,
-    cursor_of: impl Fn(&T) -> Cursor,
-) -> (Vec<T>, Option<Cursor>) {
+pub fn split_page<T: Paged>(mut records: Vec<T>, page: &PageRequest) -> (Vec<T>, Option<Cursor>) {
     let wanted = (page.limit - 1) as usize;
     if records.len() > wanted {
         records.truncate(wanted);
-        let next = records.last().map(cursor_of);
+        let next = records.last().map(T::cursor);
         (records, next)
     } else {
         (records, None)

@@ -3,6 +3,7 @@
 //! counts them by state and completes once every one of them is final.
 
 use super::money::Francs;
+use super::page::{Cursor, Paged};
 use rand::Rng;
 
 use super::environment::Tenant;
@@ -109,6 +110,12 @@ pub struct PayoutBatch {
     pub pending: u64,
     pub created_at: Timestamp,
     pub completed_at: Option<Timestamp>,
+}
+
+impl Paged for PayoutBatch {
+    fn cursor(&self) -> Cursor {
+        Cursor::at(self.created_at, &self.id)
+    }
 }
 
 impl PayoutBatch {

@@ -6,6 +6,7 @@
 //! directory. So the check answers what a payout needs (is the account active, is it the
 //! person I mean) and no more.
 
+use super::page::{Cursor, Paged};
 use super::{OperatorCode, Tenant, Timestamp};
 
 /// What a lookup found.
@@ -56,6 +57,12 @@ pub struct RecipientLookup {
     /// (or the operator gave no name).
     pub name_matched: Option<bool>,
     pub asked_at: Timestamp,
+}
+
+impl Paged for RecipientLookup {
+    fn cursor(&self) -> Cursor {
+        Cursor::at(self.asked_at, &self.id)
+    }
 }
 
 /// `name` as the check gives it back: the first word's initial, then each other word's first

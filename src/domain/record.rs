@@ -6,6 +6,7 @@ use super::ids::Reference;
 use super::link::LinkId;
 use super::msisdn::Msisdn;
 use super::operator::OperatorCode;
+use super::page::{Cursor, Paged};
 use super::payout_batch::BatchId;
 use super::purpose::Kind;
 use super::time::Timestamp;
@@ -16,6 +17,12 @@ use super::transaction::{Status, Transaction};
 pub struct TransactionRecord {
     pub transaction: Transaction,
     pub customer: Customer,
+}
+
+impl Paged for TransactionRecord {
+    fn cursor(&self) -> Cursor {
+        Cursor::at(self.transaction.created_at, &self.transaction.id)
+    }
 }
 
 /// Filters of transaction lists. Every field narrows the list.

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use super::Report;
 use crate::domain::{Environment, OperatorCode, Tenant, Timestamp};
-use crate::service::payouts::Payouts;
+use crate::service::payouts::{Payouts, QueuedClaim};
 use crate::service::rate_limit::TokenBuckets;
 use crate::service::ServiceError;
 
@@ -93,8 +93,13 @@ pub async fn run_once(payouts: &Payouts, pace: &Pace, now: Timestamp) -> Result<
                     }
                     let asked = share.min(left);
                     let at = now.plus(started.elapsed());
-                    let first_check = at.plus(payments.config().reconcile.after);
-                    let claimed = payouts.claim_queued(tenant, operator, first_check, asked).await?;
+                    let claim = QueuedClaim {
+                        tenant,
+                        operator,
+                        first_check: at.plus(payments.config().reconcile.after),
+                        limit: asked,
+                    };
+                    let claimed = payouts.claim_queued(&claim).await?;
                     let got = claimed.len() as u32;
                     left -= got;
                     if got == asked {

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use crate::domain::{ledger, Balance, EventId, Francs, Outcome, Status, Tenant, Timestamp, TransactionRecord};
-use crate::service::ServiceError;
-use crate::store::{BatchEventBody, PaymentStore, Settlement, StoreError};
+use crate::service::{OrNotFound, ServiceError};
+use crate::store::{BatchEventBody, PaymentStore, Settlement};
 use crate::telemetry::metrics::Metrics;
 
 /// The balances' use cases over the payment store. Cheap to clone.
@@ -23,11 +23,7 @@ impl Balances {
     }
 
     pub async fn balance(&self, tenant: &Tenant) -> Result<Balance, ServiceError> {
-        match self.store.balance(tenant).await {
-            Ok(balance) => Ok(balance),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("balance")),
-            Err(e) => Err(e.into()),
-        }
+        self.store.balance(tenant).await.or_not_found("balance")
     }
 
     /// Credits Production money from an operator top-up (admin command line).
@@ -37,11 +33,11 @@ impl Balances {
                 "the amount must be a positive number of francs".into(),
             ));
         }
-        match self.store.credit(tenant, amount, now).await {
-            Ok(()) => self.balance(tenant).await,
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant environment")),
-            Err(e) => Err(e.into()),
-        }
+        self.store
+            .credit(tenant, amount, now)
+            .await
+            .or_not_found("merchant environment")?;
+        self.balance(tenant).await
     }
 
     /// Moves a pending transaction to its final state with its ledger entry and webhook event,

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use super::{Auth, Keys, ServiceError, Webhooks};
 use crate::config::Config;
 use crate::domain::{DashboardSession, NewDashboardSession, Tenant, Timestamp};
-use crate::store::{ActivityStore, MerchantStore, PaymentStore, SessionStore, Store, WebhookStore};
+use crate::store::{ActivityStore, MerchantStore, PaymentStore, SessionStore, SessionUse, Store, WebhookStore};
 
 /// How often, at most, a session's last-seen time is written.
 pub const LAST_SEEN_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
@@ -122,12 +122,12 @@ impl Dashboard {
         if token.is_empty() || token.len() > 128 {
             return Ok(None);
         }
-        let idle_since = now.minus(self.config.dashboard.session_idle);
-        let seen_before = now.minus(LAST_SEEN_EVERY);
-        Ok(self
-            .sessions
-            .use_session(&token_hash(token), now, idle_since, seen_before)
-            .await?)
+        let at = SessionUse {
+            now,
+            idle_since: now.minus(self.config.dashboard.session_idle),
+            seen_before: now.minus(LAST_SEEN_EVERY),
+        };
+        Ok(self.sessions.use_session(&token_hash(token), at).await?)
     }
 
     /// The API key a session was opened with (never its secret, which is not stored).

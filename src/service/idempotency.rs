@@ -13,6 +13,7 @@ use std::sync::Arc;
 use super::ServiceError;
 use crate::config::Config;
 use crate::domain::{IdempotencyKey, KeptAnswer, Tenant, Timestamp};
+pub use crate::store::HeldKey;
 use crate::store::{ClaimOutcome, IdempotencyStore, KeyClaim};
 
 /// How long a request holds its key in flight: twice the longest operator timeout (a connector
@@ -54,15 +55,6 @@ impl RequestShape<'_> {
         hash.update(self.body);
         hex::encode(hash.finalize())
     }
-}
-
-/// A key this request holds; the request ends by [`Idempotency::keep_answer`] or
-/// [`Idempotency::release_key`].
-#[derive(Debug, Clone)]
-pub struct HeldKey {
-    pub tenant: Tenant,
-    pub key: IdempotencyKey,
-    token: String,
 }
 
 /// What to do with a request that carries a key.
@@ -108,11 +100,7 @@ impl Idempotency {
             expires_at: now.plus(self.config.idempotency_key_ttl),
         };
         Ok(match self.store.claim_idempotency_key(&claim).await? {
-            ClaimOutcome::Claimed => Admission::Run(HeldKey {
-                tenant: claim.tenant,
-                key: claim.key,
-                token: claim.token,
-            }),
+            ClaimOutcome::Claimed => Admission::Run(claim.held()),
             ClaimOutcome::Held(holder) if holder.fingerprint != claim.fingerprint => Admission::Mismatch,
             ClaimOutcome::Held(holder) => match holder.answer {
                 Some(answer) => Admission::Replay(answer),
@@ -124,18 +112,12 @@ impl Idempotency {
     /// Keeps the answer of a request that holds its key, for the retries. `false` when the
     /// request held it so long that a retry took it over (nothing is kept then).
     pub async fn keep_answer(&self, held: &HeldKey, answer: &KeptAnswer) -> Result<bool, ServiceError> {
-        Ok(self
-            .store
-            .keep_idempotent_answer(&held.tenant, &held.key, &held.token, answer)
-            .await?)
+        Ok(self.store.keep_idempotent_answer(held, answer).await?)
     }
 
     /// Lets the key of a request go: a retry with it runs again.
     pub async fn release_key(&self, held: &HeldKey) -> Result<bool, ServiceError> {
-        Ok(self
-            .store
-            .release_idempotency_key(&held.tenant, &held.key, &held.token)
-            .await?)
+        Ok(self.store.release_idempotency_key(held).await?)
     }
 
     /// Deletes the keys expired at `now`, a batch at a time; returns how many.

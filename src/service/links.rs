@@ -17,24 +17,11 @@ use super::payments::{Party, PaymentError, PaymentRequest, Payments};
 use super::ServiceError;
 use crate::domain::ReturnUrls;
 use crate::domain::{
-    Address, Amount, LinkAmount, LinkId, Msisdn, OperatorCode, PageRequest, PaymentLink, Reference, Tenant, TextId,
-    Timestamp, TransactionId, TransactionRecord,
+    Address, Amount, LinkAmount, LinkId, LinkTerms, Msisdn, OperatorCode, PageRequest, PaymentLink, Reference, Tenant,
+    TextId, Timestamp, TransactionId, TransactionRecord,
 };
 use crate::service::payments::Requested;
 use crate::store::{LinkStore, MerchantStore};
-
-/// What a merchant asks for in a new link (its fields checked by [`PaymentLink::new`]).
-#[derive(Debug, Clone)]
-pub struct NewLink {
-    pub amount: LinkAmount,
-    pub description: String,
-    pub max_payments: Option<i64>,
-    pub expires_at: Option<Timestamp>,
-    /// Every operator when empty.
-    pub operators: Vec<OperatorCode>,
-    pub success_url: Option<String>,
-    pub error_url: Option<String>,
-}
 
 /// What a payer gives on a link's page.
 #[derive(Debug, Clone)]
@@ -152,27 +139,11 @@ impl Links {
         format!("{}/pay/{id}", self.0.public_url)
     }
 
-    pub async fn create(&self, tenant: &Tenant, new: NewLink, now: Timestamp) -> Result<PaymentLink, ServiceError> {
-        let operators = if new.operators.is_empty() {
-            OperatorCode::ALL.to_vec()
-        } else {
-            new.operators
-        };
-        for url in [&new.success_url, &new.error_url].into_iter().flatten() {
+    pub async fn create(&self, tenant: &Tenant, asked: LinkTerms, now: Timestamp) -> Result<PaymentLink, ServiceError> {
+        for url in [&asked.success_url, &asked.error_url].into_iter().flatten() {
             crate::net::return_url(url).map_err(|e| ServiceError::Invalid(format!("a return URL {e}")))?;
         }
-        let link = PaymentLink::new(
-            tenant.clone(),
-            new.amount,
-            &new.description,
-            new.max_payments,
-            new.expires_at,
-            operators,
-            new.success_url,
-            new.error_url,
-            now,
-        )
-        .map_err(|e| ServiceError::Invalid(e.to_string()))?;
+        let link = PaymentLink::new(tenant.clone(), asked, now).map_err(|e| ServiceError::Invalid(e.to_string()))?;
         self.0.store.insert_link(&link).await?;
         Ok(link)
     }
@@ -283,10 +254,10 @@ impl Links {
                 ServiceError::Invalid(format!("operator: this link does not take {}", payment.operator)).into(),
             );
         }
-        let amount = match (link.amount, payment.amount) {
+        let amount = match (link.terms.amount, payment.amount) {
             (LinkAmount::Fixed(francs), _) => Amount::from_francs(francs)
                 .map_err(|e| ServiceError::Internal(format!("link {id} stores amount {francs}: {e}")))?,
-            (LinkAmount::Open { .. }, Some(amount)) if link.amount.accepts(amount.francs()) => amount,
+            (LinkAmount::Open { .. }, Some(amount)) if link.terms.amount.accepts(amount.francs()) => amount,
             (LinkAmount::Open { min, max }, _) => {
                 return Err(ServiceError::Invalid(format!("amount: between {min} and {max} francs")).into())
             }
@@ -309,8 +280,8 @@ impl Links {
             purpose: Requested::Collection {
                 otp_code: payment.otp_code,
                 return_urls: ReturnUrls {
-                    success: link.success_url.clone(),
-                    error: link.error_url.clone(),
+                    success: link.terms.success_url.clone(),
+                    error: link.terms.error_url.clone(),
                 },
                 link: Some(link.id.clone()),
             },

@@ -5,10 +5,10 @@
 use super::credentials::{self, IssuedCredential};
 use std::sync::Arc;
 
-use super::{Keys, ServiceError};
+use super::{Keys, OrNotFound, ServiceError};
 use crate::config::Config;
 use crate::domain::{Environment, Francs, MerchantId, MerchantSummary, Tenant, Timestamp};
-use crate::store::{MerchantStore, NewMerchant, NewMerchantEnvironment, StoreError};
+use crate::store::{MerchantStore, NewMerchant, NewMerchantEnvironment};
 use crate::webhook::client::UrlProblem;
 
 /// What merchant creation shows once: every secret in clear.
@@ -150,11 +150,11 @@ impl Merchants {
     pub async fn rotate_secret(&self, tenant: &Tenant, now: Timestamp) -> Result<(String, String), ServiceError> {
         let IssuedCredential { credential, api_secret } =
             credentials::issue(&self.keys.pepper, &tenant.merchant_id, tenant.environment, now);
-        match self.store.rotate_credential(tenant, &credential).await {
-            Ok(()) => Ok((credential.api_key, api_secret)),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),
-            Err(e) => Err(e.into()),
-        }
+        self.store
+            .rotate_credential(tenant, &credential)
+            .await
+            .or_not_found("merchant")?;
+        Ok((credential.api_key, api_secret))
     }
 
     /// Issues a new webhook signing secret for the tenant. For `MOMO_WEBHOOK_SECRET_OVERLAP_S`
@@ -167,19 +167,15 @@ impl Merchants {
     ) -> Result<RotatedWebhookSecret, ServiceError> {
         let webhook_secret = credentials::webhook_secret();
         let previous_valid_until = now.plus(self.config.webhook.secret_overlap);
-        match self
-            .store
+        self.store
             .rotate_webhook_secret(tenant, &webhook_secret, previous_valid_until)
             .await
-        {
-            Ok(()) => Ok(RotatedWebhookSecret {
-                environment: tenant.environment,
-                webhook_secret,
-                previous_valid_until,
-            }),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant")),
-            Err(e) => Err(e.into()),
-        }
+            .or_not_found("merchant")?;
+        Ok(RotatedWebhookSecret {
+            environment: tenant.environment,
+            webhook_secret,
+            previous_valid_until,
+        })
     }
 
     pub async fn set_webhook_url(&self, tenant: &Tenant, url: Option<&str>) -> Result<(), WebhookUrlError> {
@@ -187,10 +183,10 @@ impl Merchants {
             .map(|u| self.check_webhook_url(u))
             .transpose()
             .map_err(WebhookUrlError::Url)?;
-        match self.store.set_webhook_url(tenant, url.as_deref()).await {
-            Ok(()) => Ok(()),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant").into()),
-            Err(e) => Err(ServiceError::from(e).into()),
-        }
+        Ok(self
+            .store
+            .set_webhook_url(tenant, url.as_deref())
+            .await
+            .or_not_found("merchant")?)
     }
 }

@@ -53,7 +53,7 @@ pub use customers::Customers;
 pub use dashboard::{Dashboard, SignedIn};
 pub use idempotency::Idempotency;
 pub use idempotency::{Admission, HeldKey, RequestShape};
-pub use links::{LinkPayment, LinkPaymentError, Links, NewLink, PublicLink};
+pub use links::{LinkPayment, LinkPaymentError, Links, PublicLink};
 pub use merchants::Merchants;
 pub use merchants::{CreatedMerchant, MerchantEnvironmentSecrets, RotatedWebhookSecret, WebhookUrlError};
 pub use payments::callbacks::{CallbackError, CallbackReceipt};
@@ -251,6 +251,20 @@ pub enum ServiceError {
     /// A fault of ours (stored data that does not parse, a broken invariant); logged, never sent.
     #[error("internal fault: {0}")]
     Internal(String),
+}
+
+/// A store's answer where its `NotFound` is the caller's to hear: `what` is not there.
+pub(crate) trait OrNotFound<T> {
+    fn or_not_found(self, what: &'static str) -> Result<T, ServiceError>;
+}
+
+impl<T> OrNotFound<T> for Result<T, StoreError> {
+    fn or_not_found(self, what: &'static str) -> Result<T, ServiceError> {
+        self.map_err(|e| match e {
+            StoreError::NotFound => ServiceError::NotFound(what),
+            e => e.into(),
+        })
+    }
 }
 
 impl From<StoreError> for ServiceError {

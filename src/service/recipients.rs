@@ -18,13 +18,13 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use super::payments::{PaymentError, Payments};
-use super::ServiceError;
+use super::{OrNotFound, ServiceError};
 use crate::domain::recipient::{mask_name, names_match};
 use crate::domain::{
     Environment, LookupOutcome, Msisdn, OperatorCode, PageRequest, RecipientLookup, Tenant, Timestamp,
 };
 use crate::operator::AccountHolder;
-use crate::store::{RecipientStore, StoreError};
+use crate::store::RecipientStore;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -89,21 +89,17 @@ impl Recipients {
 
     /// Whether `tenant` may ask the check: as set, else on in Sandbox and off in Production.
     pub async fn allowed(&self, tenant: &Tenant) -> Result<bool, ServiceError> {
-        let set = match self.0.store.recipient_check_allowed(tenant).await {
-            Ok(set) => set,
-            Err(StoreError::NotFound) => return Err(ServiceError::NotFound("merchant environment")),
-            Err(e) => return Err(e.into()),
-        };
+        let set = (self.0.store.recipient_check_allowed(tenant).await).or_not_found("merchant environment")?;
         Ok(set.unwrap_or(tenant.environment == Environment::Sandbox))
     }
 
     /// Switches the check on or off for `tenant`.
     pub async fn set_allowed(&self, tenant: &Tenant, allowed: bool) -> Result<(), ServiceError> {
-        match self.0.store.set_recipient_check_allowed(tenant, allowed).await {
-            Ok(()) => Ok(()),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("merchant environment")),
-            Err(e) => Err(e.into()),
-        }
+        self.0
+            .store
+            .set_recipient_check_allowed(tenant, allowed)
+            .await
+            .or_not_found("merchant environment")
     }
 
     /// Asks `operator` about `phone` for `tenant`, if it may, within its quota, and records

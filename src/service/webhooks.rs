@@ -3,10 +3,9 @@
 
 use std::sync::Arc;
 
-use super::ServiceError;
-use crate::domain::{Attempt, EventFilter, EventSummary};
+use super::{OrNotFound, ServiceError};
+use crate::domain::{Attempt, EventFilter, EventSummary, FailedEvents};
 use crate::domain::{PageRequest, Tenant, Timestamp};
-use crate::store::StoreError;
 use crate::store::WebhookStore;
 
 /// Webhook events as merchants and administrators see them: the outbox and nothing else.
@@ -43,25 +42,22 @@ impl Webhooks {
 
     /// Sends an event again, as soon as a dispatcher runs, with the same `webhook-id`.
     pub async fn redeliver_event(&self, tenant: Option<&Tenant>, id: &str, now: Timestamp) -> Result<(), ServiceError> {
-        match self.store.redeliver(tenant, id, now).await {
-            Ok(()) => Ok(()),
-            Err(StoreError::NotFound) => Err(ServiceError::NotFound("webhook event")),
-            Err(e) => Err(e.into()),
-        }
+        self.store
+            .redeliver(tenant, id, now)
+            .await
+            .or_not_found("webhook event")
     }
 
-    /// Sends again every failed event created in `[from, to)`; returns how many. An empty or
-    /// reversed range holds no event, as a transaction list with such a range is empty.
+    /// Sends `events` again; returns how many. An empty or reversed range holds no event, as a
+    /// transaction list with such a range is empty.
     pub async fn redeliver_failed_events(
         &self,
-        tenant: Option<&Tenant>,
-        from: Timestamp,
-        to: Timestamp,
+        events: &FailedEvents<'_>,
         now: Timestamp,
     ) -> Result<u64, ServiceError> {
-        if from >= to {
+        if events.created.is_empty() {
             return Ok(0);
         }
-        Ok(self.store.redeliver_failed(tenant, from, to, now).await?)
+        Ok(self.store.redeliver_failed(events, now).await?)
     }
 }

@@ -22,6 +22,25 @@ pub struct KeyClaim {
     pub expires_at: Timestamp,
 }
 
+impl KeyClaim {
+    /// The key as its claimant holds it, once the claim won: only a claim makes one.
+    pub fn held(self) -> HeldKey {
+        HeldKey {
+            tenant: self.tenant,
+            key: self.key,
+            token: self.token,
+        }
+    }
+}
+
+/// A key a request holds: what keeping its answer or letting it go names.
+#[derive(Debug, Clone)]
+pub struct HeldKey {
+    pub tenant: Tenant,
+    pub key: IdempotencyKey,
+    pub(in crate::store) token: String,
+}
+
 /// What a claim found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClaimOutcome {
@@ -40,22 +59,11 @@ pub trait IdempotencyStore: Send + Sync + 'static {
 
     /// Records the answer of a claimed key, provided the claim `token` still holds it; `false`
     /// (nothing written) when another request took it over after the lease.
-    async fn keep_idempotent_answer(
-        &self,
-        tenant: &Tenant,
-        key: &IdempotencyKey,
-        token: &str,
-        answer: &KeptAnswer,
-    ) -> Result<bool, StoreError>;
+    async fn keep_idempotent_answer(&self, held: &HeldKey, answer: &KeptAnswer) -> Result<bool, StoreError>;
 
     /// Lets a claimed key go (its request will be executed again when retried), provided the
     /// claim `token` still holds it and no answer is kept.
-    async fn release_idempotency_key(
-        &self,
-        tenant: &Tenant,
-        key: &IdempotencyKey,
-        token: &str,
-    ) -> Result<bool, StoreError>;
+    async fn release_idempotency_key(&self, held: &HeldKey) -> Result<bool, StoreError>;
 
     /// Deletes up to `limit` keys expired at `now`; returns how many.
     async fn purge_idempotency_keys(&self, now: Timestamp, limit: u32) -> Result<u64, StoreError>;

@@ -30,16 +30,18 @@ mod write_counters;
 pub use crate::domain::{Attempt, Balance, EventFilter, EventSummary, TransactionFilter, TransactionRecord};
 pub use dashboard::ActivityStore;
 pub use handoff::LeasedEvent;
-pub use idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
+pub use idempotency::{ClaimOutcome, HeldKey, IdempotencyStore, KeyClaim};
 pub use links::LinkStore;
 pub use merchants::{MerchantStore, NewMerchant, NewMerchantEnvironment};
-pub use payments::{CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, SendMark, Settlement};
-pub use payouts::{queued_check, BatchEventBody, BatchItem, BatchLimits, NewBatch, PayoutStore, Seal};
+pub use payments::{
+    CarrierChange, CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, SendMark, Settlement,
+};
+pub use payouts::{queued_check, BatchEventBody, BatchItem, BatchLimits, NewBatch, PayoutStore, QueuedClaim, Seal};
 pub use postgres::PostgresStore;
 pub(crate) use queued::take_queued_within;
 pub use recipients::RecipientStore;
 pub use reports::ReportStore;
-pub use sessions::SessionStore;
+pub use sessions::{SessionStore, SessionUse};
 pub use sql::writer::BatchSettings;
 pub use sqlite::SqliteStore;
 pub use stats::{ProcessStoreStats, StoreStats, FAILING_AFTER_ATTEMPTS};

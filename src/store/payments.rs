@@ -61,6 +61,17 @@ pub enum SendMark {
     Final,
 }
 
+/// The connector about to carry a pending payment, named apart from the one it replaces:
+/// both are connector names, and swapping them would move a payment the wrong way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CarrierChange<'a> {
+    /// The connector recorded now; `None`: none recorded.
+    pub expected: Option<&'a str>,
+    pub connector: &'a str,
+    /// Its name for the payment, where its protocol handed one out.
+    pub token: Option<&'a str>,
+}
+
 #[async_trait]
 pub trait PaymentStore: Send + Sync + 'static {
     /// Records a new `PENDING` transaction and its first transition, with `entry` (a transfer's
@@ -123,17 +134,14 @@ pub trait PaymentStore: Send + Sync + 'static {
         at: Timestamp,
     ) -> Result<Option<Timestamp>, StoreError>;
 
-    /// Records, for a pending transaction not yet given a token and still carried by
-    /// `expected` (`None`: none recorded), the connector about to carry it and, where its
-    /// protocol handed one out, its `token` there. Moving it to another connector (a fallback)
-    /// also needs that no resend was claimed. `false` when any of that fails: another sender
-    /// got there first, and nothing may be sent.
+    /// Records `change` on a pending transaction not yet given a token and still carried by
+    /// `change.expected`. Moving it to another connector (a fallback) also needs that no resend
+    /// was claimed. `false` when any of that fails: another sender got there first, and nothing
+    /// may be sent.
     async fn record_carrier(
         &self,
         transaction_id: &TransactionKey,
-        expected: Option<&str>,
-        connector: &str,
-        token: Option<&str>,
+        change: CarrierChange<'_>,
     ) -> Result<bool, StoreError>;
 
     /// Records the operator's page where the payer approves a pending transaction.

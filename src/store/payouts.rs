@@ -59,6 +59,16 @@ pub struct Seal {
     pub event_body: BatchEventBody,
 }
 
+/// What a payout sender claims: up to `limit` queued transfers of `tenant` to `operator`, their
+/// first status check due at `first_check`.
+#[derive(Debug, Clone, Copy)]
+pub struct QueuedClaim<'a> {
+    pub tenant: &'a Tenant,
+    pub operator: OperatorCode,
+    pub first_check: Timestamp,
+    pub limit: u32,
+}
+
 #[async_trait]
 pub trait PayoutStore: Send + Sync + 'static {
     /// Records a batch that its items will join one by one (`insert_pending` with the batch's
@@ -105,17 +115,11 @@ pub trait PayoutStore: Send + Sync + 'static {
     /// only ones that may have queued transfers, for the sender to go round.
     async fn tenants_with_open_batches(&self) -> Result<Vec<Tenant>, StoreError>;
 
-    /// Claims up to `limit` queued transfers of `tenant` to `operator`, oldest first: each
-    /// leaves the queue with its first status check due at `first_check`, in one statement, so
-    /// a transfer is claimed by one sender once and, if that sender dies before asking the
-    /// operator, the reconciler finds it as it finds a creation cut short.
-    async fn claim_queued(
-        &self,
-        tenant: &Tenant,
-        operator: OperatorCode,
-        first_check: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, StoreError>;
+    /// Claims the queued transfers `claim` names, oldest first: each leaves the queue with its
+    /// first status check due, in one statement, so a transfer is claimed by one sender once
+    /// and, if that sender dies before asking the operator, the reconciler finds it as it finds
+    /// a creation cut short.
+    async fn claim_queued(&self, claim: &QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, StoreError>;
 
     /// The tenant's queued transfers: what counts against its cap.
     async fn queued_for(&self, tenant: &Tenant) -> Result<i64, StoreError>;

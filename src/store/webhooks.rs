@@ -4,7 +4,7 @@ use async_trait::async_trait;
 
 use super::LeasedEvent;
 use super::StoreError;
-use crate::domain::{Attempt, EventFilter, EventSummary, PageRequest, Tenant, Timestamp};
+use crate::domain::{Attempt, EventFilter, EventSummary, FailedEvents, PageRequest, Tenant, Timestamp};
 
 /// An outbox event claimed for delivery, with where and how to send it.
 #[derive(Debug, Clone)]
@@ -141,12 +141,6 @@ pub trait WebhookStore: Send + Sync + 'static {
     /// Makes an event due again now, with a fresh schedule. `NotFound` when there is none.
     async fn redeliver(&self, tenant: Option<&Tenant>, id: &str, now: Timestamp) -> Result<(), StoreError>;
 
-    /// Makes the failed events created in `[from, to)` due again; returns how many.
-    async fn redeliver_failed(
-        &self,
-        tenant: Option<&Tenant>,
-        from: Timestamp,
-        to: Timestamp,
-        now: Timestamp,
-    ) -> Result<u64, StoreError>;
+    /// Makes `events` due again; returns how many.
+    async fn redeliver_failed(&self, events: &FailedEvents<'_>, now: Timestamp) -> Result<u64, StoreError>;
 }

@@ -2,6 +2,7 @@
 //! two senders cannot both win, and fixed once its protocol's token is recorded.
 
 use momo_gateway::domain::{Carrier, Kind, Timestamp, TransactionRef};
+use momo_gateway::store::CarrierChange;
 
 use crate::payments::{funded, payer, payment, NOW};
 use crate::{open, Opened};
@@ -32,7 +33,14 @@ async fn a_carrier_moves_only_from_the_one_recorded_and_never_after_a_resend_or_
         "recorded at its creation"
     );
     let id = &t.id;
-    let record = |expected, connector, token| store.record_carrier(id, expected, connector, token);
+    let record = |expected, connector, token| {
+        let change = CarrierChange {
+            expected,
+            connector,
+            token,
+        };
+        store.record_carrier(id, change)
+    };
     assert!(
         !record(None, "paydunya", None).await.unwrap(),
         "not from a connector it does not have"

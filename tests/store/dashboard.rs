@@ -3,6 +3,8 @@
 
 use momo_gateway::domain::{DashboardSession, Environment, NewDashboardSession, Tenant, Timestamp};
 
+use momo_gateway::store::SessionUse;
+
 use crate::{credential, merchant, open, Opened};
 use momo_test_support::both_backends;
 
@@ -47,14 +49,20 @@ async fn sandbox_session(
     (tenant, credential_id)
 }
 
+/// A session used at `now`, idle since `idle_since`, written when last seen by `seen_before`.
+fn at(now: i64, idle_since: i64, seen_before: i64) -> SessionUse {
+    SessionUse {
+        now: Timestamp(now),
+        idle_since: Timestamp(idle_since),
+        seen_before: Timestamp(seen_before),
+    }
+}
+
 async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((store, _db): Opened) {
     let (tenant, credential_id) = sandbox_session(store.as_ref(), "h1").await;
     // Idle limit: used after `idle_since`. Each use here moves `last_seen_at` to `now` (it was
     // last seen before `now`, the last argument).
-    let used = store
-        .use_session("h1", Timestamp(2_000), Timestamp(500), Timestamp(2_000))
-        .await
-        .unwrap();
+    let used = store.use_session("h1", at(2_000, 500, 2_000)).await.unwrap();
     assert_eq!(
         used,
         Some(DashboardSession {
@@ -64,27 +72,23 @@ async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((sto
     );
     assert!(
         store
-            .use_session("h1", Timestamp(3_000), Timestamp(2_000), Timestamp(3_000))
+            .use_session("h1", at(3_000, 2_000, 3_000))
             .await
             .unwrap()
             .is_none(),
         "idle since 2000"
     );
     assert!(store
-        .use_session("h1", Timestamp(3_000), Timestamp(1_999), Timestamp(3_000))
+        .use_session("h1", at(3_000, 1_999, 3_000))
         .await
         .unwrap()
         .is_some());
     assert!(
-        store
-            .use_session("h1", Timestamp(10_000), Timestamp(0), Timestamp(10_000))
-            .await
-            .unwrap()
-            .is_none(),
+        store.use_session("h1", at(10_000, 0, 10_000)).await.unwrap().is_none(),
         "past its end"
     );
     assert!(store
-        .use_session("nobody", Timestamp(3_000), Timestamp(0), Timestamp(3_000))
+        .use_session("nobody", at(3_000, 0, 3_000))
         .await
         .unwrap()
         .is_none());
@@ -98,11 +102,7 @@ async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((sto
         .await
         .unwrap();
     assert!(
-        store
-            .use_session("h2", Timestamp(2_000), Timestamp(0), Timestamp(2_000))
-            .await
-            .unwrap()
-            .is_none(),
+        store.use_session("h2", at(2_000, 0, 2_000)).await.unwrap().is_none(),
         "a revoked credential's session is refused at once"
     );
 }
@@ -115,7 +115,7 @@ async fn a_session_seen_lately_is_not_written_again((store, _db): Opened) {
     let used = |now: i64, idle_since: i64, seen_before: i64| {
         let store = store.clone();
         async move {
-            let used = store.use_session("lately", Timestamp(now), Timestamp(idle_since), Timestamp(seen_before));
+            let used = store.use_session("lately", at(now, idle_since, seen_before));
             used.await.unwrap().is_some()
         }
     };
@@ -134,23 +134,13 @@ async fn signing_out_and_the_sweep_delete_sessions((store, _db): Opened) {
     sandbox_session(store.as_ref(), "out").await;
     store.delete_session("out").await.unwrap();
     store.delete_session("out").await.unwrap();
-    assert!(store
-        .use_session("out", Timestamp(2_000), Timestamp(0), Timestamp(2_000))
-        .await
-        .unwrap()
-        .is_none());
+    assert!(store.use_session("out", at(2_000, 0, 2_000)).await.unwrap().is_none());
 
     sandbox_session(store.as_ref(), "fresh").await;
     sandbox_session(store.as_ref(), "stale").await;
-    store
-        .use_session("fresh", Timestamp(5_000), Timestamp(0), Timestamp(5_000))
-        .await
-        .unwrap();
+    store.use_session("fresh", at(5_000, 0, 5_000)).await.unwrap();
     let (revoked_tenant, _) = sandbox_session(store.as_ref(), "revoked").await;
-    store
-        .use_session("revoked", Timestamp(5_000), Timestamp(0), Timestamp(5_000))
-        .await
-        .unwrap();
+    store.use_session("revoked", at(5_000, 0, 5_000)).await.unwrap();
     let replacement = credential(&revoked_tenant.merchant_id, Environment::Sandbox, "pk_revoked_new", 5);
     store.rotate_credential(&revoked_tenant, &replacement).await.unwrap();
     // At 5500, idle since 4000: "stale" (last seen 1000) and "revoked" go, "fresh" stays.
@@ -162,7 +152,7 @@ async fn signing_out_and_the_sweep_delete_sessions((store, _db): Opened) {
         2
     );
     assert!(store
-        .use_session("fresh", Timestamp(5_600), Timestamp(4_000), Timestamp(5_600))
+        .use_session("fresh", at(5_600, 4_000, 5_600))
         .await
         .unwrap()
         .is_some());

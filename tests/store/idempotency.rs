@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use momo_gateway::config::BatchSettings;
 use momo_gateway::domain::{Environment, IdempotencyKey, KeptAnswer, MerchantId, Tenant, Timestamp};
-use momo_gateway::store::{ClaimOutcome, KeyClaim};
+use momo_gateway::store::{ClaimOutcome, HeldKey, KeyClaim};
 
 use crate::{open, Opened};
 use momo_test_support::both_backends;
@@ -40,6 +40,11 @@ fn claim(key: &str, fingerprint: &str, token: &str, at: i64) -> KeyClaim {
     }
 }
 
+/// Key `key` as the claimant with `token` holds it (a stale or a foreign token included).
+fn held(key: &str, token: &str) -> HeldKey {
+    claim(key, "f", token, 0).held()
+}
+
 fn answer() -> KeptAnswer {
     KeptAnswer {
         status: 202,
@@ -68,37 +73,35 @@ async fn of_twenty_concurrent_claims_of_one_key_exactly_one_wins((store, _db): O
 }
 
 async fn only_the_claims_token_keeps_an_answer_or_releases_the_key((store, _db): Opened) {
-    let key = IdempotencyKey::parse("k").unwrap();
     assert_eq!(
         store.claim_idempotency_key(&claim("k", "f", "mine", 1)).await.unwrap(),
         ClaimOutcome::Claimed
     );
     assert!(!store
-        .keep_idempotent_answer(&tenant(), &key, "other", &answer())
+        .keep_idempotent_answer(&held("k", "other"), &answer())
         .await
         .unwrap());
-    assert!(!store.release_idempotency_key(&tenant(), &key, "other").await.unwrap());
+    assert!(!store.release_idempotency_key(&held("k", "other")).await.unwrap());
     assert!(store
-        .keep_idempotent_answer(&tenant(), &key, "mine", &answer())
+        .keep_idempotent_answer(&held("k", "mine"), &answer())
         .await
         .unwrap());
     // A kept answer is final: neither kept again nor released.
     assert!(!store
-        .keep_idempotent_answer(&tenant(), &key, "mine", &answer())
+        .keep_idempotent_answer(&held("k", "mine"), &answer())
         .await
         .unwrap());
-    assert!(!store.release_idempotency_key(&tenant(), &key, "mine").await.unwrap());
+    assert!(!store.release_idempotency_key(&held("k", "mine")).await.unwrap());
     match store.claim_idempotency_key(&claim("k", "f", "retry", 2)).await.unwrap() {
         ClaimOutcome::Held(holder) => assert_eq!(holder.answer, Some(answer())),
         other => panic!("{other:?}"),
     }
     // A released key is free.
-    let other = IdempotencyKey::parse("k2").unwrap();
     store
         .claim_idempotency_key(&claim("k2", "f", "first", 1))
         .await
         .unwrap();
-    assert!(store.release_idempotency_key(&tenant(), &other, "first").await.unwrap());
+    assert!(store.release_idempotency_key(&held("k2", "first")).await.unwrap());
     assert_eq!(
         store
             .claim_idempotency_key(&claim("k2", "g", "second", 2))
@@ -125,15 +128,11 @@ async fn an_expired_key_is_anyones_and_a_lapsed_lease_only_the_same_requests((st
         store.claim_idempotency_key(&claim("k", "f", "c", 200)).await.unwrap(),
         ClaimOutcome::Claimed
     );
-    let key = IdempotencyKey::parse("k").unwrap();
     assert!(!store
-        .keep_idempotent_answer(&tenant(), &key, "dead", &answer())
+        .keep_idempotent_answer(&held("k", "dead"), &answer())
         .await
         .unwrap());
-    assert!(store
-        .keep_idempotent_answer(&tenant(), &key, "c", &answer())
-        .await
-        .unwrap());
+    assert!(store.keep_idempotent_answer(&held("k", "c"), &answer()).await.unwrap());
     // Expired (1,000 ms after the takeover at 200): anyone's, answer and all.
     assert!(matches!(
         store.claim_idempotency_key(&claim("k", "g", "d", 1_199)).await.unwrap(),
@@ -186,9 +185,8 @@ async fn an_expired_key_whose_request_still_runs_is_neither_taken_over_nor_purge
     }
     assert_eq!(store.purge_idempotency_keys(Timestamp(1_500), 10).await.unwrap(), 0);
     // Its request answers: the answer is kept, and the expired key is now anyone's.
-    let key = IdempotencyKey::parse("k").unwrap();
     assert!(store
-        .keep_idempotent_answer(&tenant(), &key, "running", &answer())
+        .keep_idempotent_answer(&held("k", "running"), &answer())
         .await
         .unwrap());
     assert_eq!(
@@ -220,7 +218,6 @@ async fn keys_claims_and_answers_ride_in_the_write_batches_and_share_commits((_s
         writers: 1,
     };
     let store = momo_gateway::store::connect_with(&db.url, batching).await.unwrap();
-    let (a, b) = (IdempotencyKey::parse("a").unwrap(), IdempotencyKey::parse("b").unwrap());
 
     let mut first = {
         let store = store.clone();
@@ -233,13 +230,13 @@ async fn keys_claims_and_answers_ride_in_the_write_batches_and_share_commits((_s
     assert_eq!(second, ClaimOutcome::Claimed);
 
     let mut kept = {
-        let (store, a) = (store.clone(), a.clone());
-        tokio::spawn(async move { store.keep_idempotent_answer(&tenant(), &a, "a", &answer()).await })
+        let store = store.clone();
+        tokio::spawn(async move { store.keep_idempotent_answer(&held("a", "a"), &answer()).await })
     };
     let alone = tokio::time::timeout(Duration::from_millis(300), &mut kept).await;
     assert!(alone.is_err(), "a lone answer waits for its batch");
     assert!(
-        !store.release_idempotency_key(&tenant(), &b, "stale").await.unwrap(),
+        !store.release_idempotency_key(&held("b", "stale")).await.unwrap(),
         "a stale token wrote nothing"
     );
     assert!(kept.await.unwrap().unwrap(), "the claim's token kept its answer");

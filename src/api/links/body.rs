@@ -6,8 +6,8 @@ use serde::Deserialize;
 use crate::api::cased::cased;
 use crate::api::error::{ApiError, ErrorKind};
 use crate::api::fields::{self, RawAmount};
+use crate::domain::LinkTerms;
 use crate::domain::{LinkAmount, LinkProblem, OperatorAliases, OperatorCode, Timestamp};
-use crate::service::NewLink;
 
 cased! {
     /// The body of `POST .../payment-links`.
@@ -36,7 +36,7 @@ impl CreateLink {
         &self,
         name: fn(&'static str) -> &'static str,
         aliases: &OperatorAliases,
-    ) -> Result<NewLink, ApiError> {
+    ) -> Result<LinkTerms, ApiError> {
         let amount = LinkAmount::new(
             fields::optional_amount(&self.amount, name("amount"))?,
             fields::optional_amount(&self.min_amount, name("min_amount"))?,
@@ -100,7 +100,7 @@ impl CreateLink {
                 fields::operator(code, &format!("{}[{i}]", name("operators")), aliases).map(|o| o.operator)
             })
             .collect::<Result<Vec<OperatorCode>, _>>()?;
-        Ok(NewLink {
+        Ok(LinkTerms {
             amount,
             description: description.to_owned(),
             max_payments,

@@ -17,7 +17,7 @@ use super::dialect::Generation;
 use super::extract::{JsonBody, PathId, QueryParams};
 use super::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
-use crate::domain::{Cursor, LinkAmount, LinkId, PaymentLink, Timestamp};
+use crate::domain::{LinkAmount, LinkId, PaymentLink, Timestamp};
 use crate::service::{Links, Payments, ServiceError};
 
 cased! {
@@ -43,7 +43,7 @@ cased! {
 }
 
 fn shown<'a, D: Generation>(links: &Links, link: &'a PaymentLink, now: Timestamp) -> Link<'a, impl Serialize + 'a> {
-    let (amount, min_amount, max_amount) = match link.amount {
+    let (amount, min_amount, max_amount) = match link.terms.amount {
         LinkAmount::Fixed(amount) => (Some(amount.to_string()), None, None),
         LinkAmount::Open { min, max } => (None, Some(min.to_string()), Some(max.to_string())),
     };
@@ -51,16 +51,16 @@ fn shown<'a, D: Generation>(links: &Links, link: &'a PaymentLink, now: Timestamp
         id: link.id.as_str(),
         url: links.url(&link.id),
         active: link.active_at(now),
-        description: &link.description,
+        description: &link.terms.description,
         amount,
         min_amount,
         max_amount,
-        reusable: link.max_payments != Some(1),
-        max_payments: link.max_payments,
-        expires_at: link.expires_at.map(D::date),
-        operators: link.operators.iter().map(|o| D::operator(*o)).collect(),
-        success_url: link.success_url.as_deref(),
-        error_url: link.error_url.as_deref(),
+        reusable: link.terms.max_payments != Some(1),
+        max_payments: link.terms.max_payments,
+        expires_at: link.terms.expires_at.map(D::date),
+        operators: link.terms.operators.iter().map(|o| D::operator(*o)).collect(),
+        success_url: link.terms.success_url.as_deref(),
+        error_url: link.terms.error_url.as_deref(),
         tail: D::link_tail(link),
     }
 }
@@ -100,10 +100,7 @@ pub async fn list<D: Generation>(
 ) -> Result<Response, D::Error> {
     let page = params.page_request()?;
     let found = links.links(&caller.tenant, &page).await?;
-    let (found, next) = split_page(found, &page, |l| Cursor {
-        created_at: l.created_at,
-        id: l.id.to_string(),
-    });
+    let (found, next) = split_page(found, &page);
     let now = Timestamp::now();
     let body: Vec<_> = found.iter().map(|l| shown::<D>(&links, l, now)).collect();
     let answer = D::success(StatusCode::OK, "PAYMENT_LINKS_FOUND", D::cased(body));

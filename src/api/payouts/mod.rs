@@ -20,7 +20,7 @@ use super::error::{ApiError, ErrorKind};
 use super::extract::{JsonBody, PathId, QueryParams};
 use super::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
-use crate::domain::{BatchId, Cursor, Timestamp};
+use crate::domain::{BatchId, Timestamp};
 use crate::service::payouts::BatchError;
 use crate::service::{Payouts, ServiceError};
 
@@ -77,10 +77,7 @@ pub async fn list<D: Generation>(
 ) -> Result<Response, D::Error> {
     let page = params.page_request()?;
     let found = payouts.batches(&caller.tenant, &page).await?;
-    let (found, next) = split_page(found, &page, |b| Cursor {
-        created_at: b.created_at,
-        id: b.id.to_string(),
-    });
+    let (found, next) = split_page(found, &page);
     let body: Vec<Batch> = found.iter().map(Batch::from).collect();
     let answer = D::success(StatusCode::OK, "PAYOUT_BATCHES_FOUND", D::cased(body));
     Ok(with_next_cursor(answer, next))

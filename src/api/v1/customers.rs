@@ -12,7 +12,7 @@ use crate::api::error::ApiError;
 use crate::api::extract::{JsonBody, PathId, QueryParams};
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
-use crate::domain::{self, Cursor, CustomerId, Email, Msisdn, NewCustomer, PersonName, Timestamp};
+use crate::domain::{self, CustomerId, Email, Msisdn, NewCustomer, PersonName, Timestamp};
 use crate::service::Customers;
 
 /// An address as v1 sends it.
@@ -122,10 +122,7 @@ pub async fn list(
 ) -> Result<Response, Error> {
     let page = params.page_request()?;
     let customers = customers.customers(&caller.tenant, &page).await?;
-    let (customers, next) = split_page(customers, &page, |c| Cursor {
-        created_at: c.created_at,
-        id: c.id.to_string(),
-    });
+    let (customers, next) = split_page(customers, &page);
     let body: Vec<CustomerOut> = customers.iter().map(CustomerOut::from).collect();
     Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))
 }

@@ -72,7 +72,7 @@ pub async fn statement(
     };
     let format = format(params.format.as_deref())?;
     let lines = reports.statement(&caller.tenant, &filter, &page).await?;
-    let (lines, more) = split_page(lines, &page, |l| l.posting.cursor());
+    let (lines, more) = split_page(lines, &page);
     // Not past the settle lag: lines younger than it may still be joined by earlier ones.
     let horizon = ledger::settled_before(Timestamp::now());
     let next = more.and(resume_after(&lines, horizon).map(|l| l.posting.cursor()));

@@ -15,7 +15,7 @@ use crate::api::extract::QueryParams;
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
 use crate::domain::transaction::{REFERENCE_ALPHABET, REFERENCE_LEN};
-use crate::domain::{BatchId, Cursor, Kind, LinkId, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
+use crate::domain::{BatchId, Kind, LinkId, Msisdn, OperatorAliases, OperatorCode, Status, Timestamp};
 use crate::domain::{Reference, TextId, TransactionFilter, TransactionRecord};
 use crate::service::{Balances, Payments};
 
@@ -205,10 +205,7 @@ pub async fn list(
     let page = params.page.page_request()?;
     let filter = params.filter(&payments.config().operator_aliases)?;
     let records = payments.transactions(&caller.tenant, &filter, &page).await?;
-    let (records, next) = split_page(records, &page, |r| Cursor {
-        created_at: r.transaction.created_at,
-        id: r.transaction.id.to_string(),
-    });
+    let (records, next) = split_page(records, &page);
     let body: Vec<TransactionOut> = records.iter().map(TransactionOut::from).collect();
     Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))
 }

@@ -16,8 +16,8 @@ use crate::api::error::ApiError;
 use crate::api::extract::{PathId, QueryParams};
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::page::split_page;
-use crate::domain::{Attempt, EventFilter, EventSummary};
-use crate::domain::{Cursor, EventState, Timestamp};
+use crate::domain::{Attempt, EventFilter, EventSummary, FailedEvents};
+use crate::domain::{EventState, Timestamp};
 use crate::service::{Merchants, Webhooks};
 
 /// An event as the API shows it.
@@ -113,10 +113,7 @@ pub async fn list(
         state,
     };
     let events = webhooks.webhook_events(Some(&caller.tenant), &filter, &page).await?;
-    let (events, next) = split_page(events, &page, |e| Cursor {
-        created_at: e.created_at,
-        id: e.id.to_string(),
-    });
+    let (events, next) = split_page(events, &page);
     let body: Vec<EventOut> = events.iter().map(|e| EventOut::new(e, None)).collect();
     Ok(with_next_cursor(envelope::success(StatusCode::OK, body), next))
 }
@@ -174,9 +171,11 @@ pub async fn redeliver_range(
             .ok_or_else(|| ApiError::bad_request(format!("{name} must be an ISO 8601 time, got {raw:?}")))
     };
     let (from, to) = (time(&params.from, "from")?, time(&params.to, "to")?);
-    let count = webhooks
-        .redeliver_failed_events(Some(&caller.tenant), from, to, Timestamp::now())
-        .await?;
+    let events = FailedEvents {
+        tenant: Some(&caller.tenant),
+        created: from..to,
+    };
+    let count = webhooks.redeliver_failed_events(&events, Timestamp::now()).await?;
     Ok(envelope::success(
         StatusCode::ACCEPTED,
         Redelivered { redelivered: count },

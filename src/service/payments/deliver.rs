@@ -18,6 +18,7 @@
 use super::Payments;
 use crate::domain::Transaction;
 use crate::operator::{Connector, OperatorAnswer, OperatorError, OperatorRequest};
+use crate::store::CarrierChange;
 
 /// Whether a send may go on to the route's next connector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,15 +98,24 @@ impl Payments {
         expected: Option<&str>,
     ) -> Result<OperatorAnswer, OperatorError> {
         if expected != Some(connector.name) {
-            self.record_carrier(t, expected, connector.name, None).await?;
+            let change = CarrierChange {
+                expected,
+                connector: connector.name,
+                token: None,
+            };
+            self.record_carrier(t, change).await?;
         }
         let token = match request.token {
             Some(token) => Some(token.to_owned()),
             None => {
                 let token = connector.operator.prepare(request).await?;
                 if let Some(token) = &token {
-                    self.record_carrier(t, Some(connector.name), connector.name, Some(token))
-                        .await?;
+                    let change = CarrierChange {
+                        expected: Some(connector.name),
+                        connector: connector.name,
+                        token: Some(token),
+                    };
+                    self.record_carrier(t, change).await?;
                 }
                 token
             }
@@ -117,17 +127,14 @@ impl Payments {
         connector.operator.initiate(&request).await
     }
 
-    /// Records `connector` (and `token`) as what carries `t`, if it is still carried by
-    /// `expected`. Not recorded, nothing is sent: the payment stays `PENDING`, and the
-    /// reconciler asks its recorded connector.
-    async fn record_carrier(
-        &self,
-        t: &Transaction,
-        expected: Option<&str>,
-        connector: &str,
-        token: Option<&str>,
-    ) -> Result<(), OperatorError> {
-        match self.store.record_carrier(&t.id, expected, connector, token).await {
+    /// Records `change` on `t`, if `t` is still carried by `change.expected`. Not recorded,
+    /// nothing is sent: the payment stays `PENDING`, and the reconciler asks its recorded
+    /// connector.
+    async fn record_carrier(&self, t: &Transaction, change: CarrierChange<'_>) -> Result<(), OperatorError> {
+        let CarrierChange {
+            expected, connector, ..
+        } = change;
+        match self.store.record_carrier(&t.id, change).await {
             Ok(true) => Ok(()),
             Ok(false) => Err(OperatorError::Ambiguous(format!(
                 "{} is no longer pending, is sent again by another sender, or is carried by another \

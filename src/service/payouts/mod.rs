@@ -29,6 +29,7 @@ use crate::service::rate_limit::TokenBuckets;
 use crate::service::{Payments, ServiceError};
 use crate::store::{PayoutStore, StoreError};
 
+pub use crate::store::QueuedClaim;
 pub use outcome::{BatchRequest, ItemOutcome, Refusal, RefusalCode};
 pub use record::Previewed;
 
@@ -140,16 +141,9 @@ impl Payouts {
         Ok(self.0.store.tenants_with_open_batches().await?)
     }
 
-    /// Claims up to `limit` queued transfers of `tenant` to `operator` for the sender, their
-    /// first status check due at `first_check`.
-    pub async fn claim_queued(
-        &self,
-        tenant: &Tenant,
-        operator: OperatorCode,
-        first_check: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, ServiceError> {
-        Ok(self.0.store.claim_queued(tenant, operator, first_check, limit).await?)
+    /// Claims queued transfers for the sender.
+    pub async fn claim_queued(&self, claim: &QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, ServiceError> {
+        Ok(self.0.store.claim_queued(claim).await?)
     }
 
     /// Seals the batches whose request died while it recorded them one by one, once they are

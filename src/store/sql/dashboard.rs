@@ -10,11 +10,7 @@ use crate::store::{names, rows, ActivityStore, StoreError};
 const DAY_MS: i64 = 86_400_000;
 
 #[async_trait::async_trait]
-impl<S, DB> ActivityStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> ActivityStore for S {
     /// In the order they happened. A payment settled at once is created and settled within
     /// one millisecond: the creation (from no status) goes first, not whichever random id sorts
     /// first.

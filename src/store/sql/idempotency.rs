@@ -6,49 +6,22 @@
 use super::writer::KeyWrite;
 use super::Args;
 use super::{Backend, RowsAffected, SqlDb};
-use crate::domain::{IdempotencyKey, KeptAnswer, Tenant, Timestamp};
-use crate::store::idempotency::{ClaimOutcome, IdempotencyStore, KeyClaim};
+use crate::domain::{KeptAnswer, Timestamp};
+use crate::store::idempotency::{ClaimOutcome, HeldKey, IdempotencyStore, KeyClaim};
 use crate::store::StoreError;
 
 #[async_trait::async_trait]
-impl<S, DB> IdempotencyStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> IdempotencyStore for S {
     async fn claim_idempotency_key(&self, claim: &KeyClaim) -> Result<ClaimOutcome, StoreError> {
         self.batcher().write(claim.clone()).await
     }
 
-    async fn keep_idempotent_answer(
-        &self,
-        tenant: &Tenant,
-        key: &IdempotencyKey,
-        token: &str,
-        answer: &KeptAnswer,
-    ) -> Result<bool, StoreError> {
-        let write = KeyWrite {
-            tenant: tenant.clone(),
-            key: key.clone(),
-            token: token.to_owned(),
-            answer: Some(answer.clone()),
-        };
-        self.batcher().write(write).await
+    async fn keep_idempotent_answer(&self, held: &HeldKey, answer: &KeptAnswer) -> Result<bool, StoreError> {
+        self.batcher().write(KeyWrite::of(held, Some(answer.clone()))).await
     }
 
-    async fn release_idempotency_key(
-        &self,
-        tenant: &Tenant,
-        key: &IdempotencyKey,
-        token: &str,
-    ) -> Result<bool, StoreError> {
-        let write = KeyWrite {
-            tenant: tenant.clone(),
-            key: key.clone(),
-            token: token.to_owned(),
-            answer: None,
-        };
-        self.batcher().write(write).await
+    async fn release_idempotency_key(&self, held: &HeldKey) -> Result<bool, StoreError> {
+        self.batcher().write(KeyWrite::of(held, None)).await
     }
 
     async fn purge_idempotency_keys(&self, now: Timestamp, limit: u32) -> Result<u64, StoreError> {

@@ -2,7 +2,7 @@
 
 use super::pages::newest_first;
 use super::{Args, Backend, Get, SqlDb};
-use crate::domain::{LinkAmount, LinkId, OperatorCode, PageRequest, PaymentLink, Tenant, Timestamp};
+use crate::domain::{LinkAmount, LinkId, LinkTerms, OperatorCode, PageRequest, PaymentLink, Tenant, Timestamp};
 use crate::store::{rows, LinkStore, StoreError};
 
 const COLUMNS: &str = "id, merchant_id, environment, amount, min_amount, max_amount, description, max_payments, \
@@ -29,13 +29,15 @@ fn link_of<DB: SqlDb>(row: &DB::Row) -> Result<PaymentLink, StoreError> {
     Ok(PaymentLink {
         id: LinkId::from_stored(row.col("id")?),
         tenant: rows::tenant(row)?,
-        amount,
-        description: row.col("description")?,
-        max_payments: row.col("max_payments")?,
-        expires_at: at("expires_at")?,
-        operators,
-        success_url: row.col("success_url")?,
-        error_url: row.col("error_url")?,
+        terms: LinkTerms {
+            amount,
+            description: row.col("description")?,
+            max_payments: row.col("max_payments")?,
+            expires_at: at("expires_at")?,
+            operators,
+            success_url: row.col("success_url")?,
+            error_url: row.col("error_url")?,
+        },
         deactivated_at: at("deactivated_at")?,
         created_at: Timestamp::from_millis(row.col("created_at")?),
         held: row.col("held")?,
@@ -45,17 +47,13 @@ fn link_of<DB: SqlDb>(row: &DB::Row) -> Result<PaymentLink, StoreError> {
 }
 
 #[async_trait::async_trait]
-impl<S, DB> LinkStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> LinkStore for S {
     async fn insert_link(&self, l: &PaymentLink) -> Result<(), StoreError> {
-        let (fixed, min, max) = match l.amount {
+        let (fixed, min, max) = match l.terms.amount {
             LinkAmount::Fixed(amount) => (Some(amount), None, None),
             LinkAmount::Open { min, max } => (None, Some(min), Some(max)),
         };
-        let operators: Vec<&str> = l.operators.iter().map(|o| o.name()).collect();
+        let operators: Vec<&str> = l.terms.operators.iter().map(|o| o.name()).collect();
         sqlx::query(&format!(
             "INSERT INTO payment_links ({COLUMNS}) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
@@ -66,12 +64,12 @@ where
         .arg(fixed)
         .arg(min)
         .arg(max)
-        .arg(l.description.as_str())
-        .arg(l.max_payments)
-        .arg(l.expires_at.map(Timestamp::millis))
+        .arg(l.terms.description.as_str())
+        .arg(l.terms.max_payments)
+        .arg(l.terms.expires_at.map(Timestamp::millis))
         .arg(operators.join(","))
-        .arg(l.success_url.clone())
-        .arg(l.error_url.clone())
+        .arg(l.terms.success_url.clone())
+        .arg(l.terms.error_url.clone())
         .arg(l.deactivated_at.map(Timestamp::millis))
         .arg(l.created_at.millis())
         .arg(i64::try_from(l.held).unwrap_or(i64::MAX))

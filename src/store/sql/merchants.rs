@@ -14,11 +14,7 @@ use crate::domain::{Credential, Customer, CustomerId, MerchantId, MerchantSummar
 use crate::store::{rows, MerchantStore, NewMerchant, StoreError};
 
 #[async_trait::async_trait]
-impl<S, DB> MerchantStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> MerchantStore for S {
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(DB::pool(self.reader())).await?;
         Ok(())

@@ -17,8 +17,8 @@ use crate::domain::{
 };
 use crate::store::lookup_batch::Lookup;
 use crate::store::{
-    rows, Balance, CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, ProcessStoreStats, SendMark,
-    Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, FAILING_AFTER_ATTEMPTS,
+    rows, Balance, CarrierChange, CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, ProcessStoreStats,
+    SendMark, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, FAILING_AFTER_ATTEMPTS,
 };
 
 /// The payments a person must look at (`PaymentStore::needing_review`, the review metric):
@@ -27,11 +27,7 @@ const NEEDING_REVIEW: &str = "t.status = 'PENDING' AND t.kind IN ('transfer', 'r
      AND COALESCE(t.sent_at, t.created_at) <= $1";
 
 #[async_trait::async_trait]
-impl<S, DB> PaymentStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> PaymentStore for S {
     async fn insert_pending(
         &self,
         payer: &Customer,
@@ -169,9 +165,7 @@ where
     async fn record_carrier(
         &self,
         transaction_id: &TransactionKey,
-        expected: Option<&str>,
-        connector: &str,
-        token: Option<&str>,
+        change: CarrierChange<'_>,
     ) -> Result<bool, StoreError> {
         // A compare-and-set on the carrier: two senders never both move a payment.
         let recorded = sqlx::query(
@@ -179,10 +173,10 @@ where
              WHERE id = $3 AND status = 'PENDING' AND operator_token IS NULL \
              AND COALESCE(connector, '') = $4 AND ($1 = $4 OR missing_since IS NULL)",
         )
-        .arg(connector)
-        .arg(token)
+        .arg(change.connector)
+        .arg(change.token)
         .arg(transaction_id)
-        .arg(expected.unwrap_or(""))
+        .arg(change.expected.unwrap_or(""))
         .execute(DB::pool(self.writer()))
         .await?;
         Ok(recorded.rows_affected() == 1)

@@ -5,8 +5,8 @@ use super::batch_rows::{self, batch_of, BATCH_COLUMNS};
 use super::pages::newest_first;
 use super::writer::{insert_all, Creation};
 use super::{Args, Backend, Get, SqlDb};
-use crate::domain::{BatchId, Customer, OperatorCode, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
-use crate::store::payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, Seal};
+use crate::domain::{BatchId, Customer, PageRequest, PayoutBatch, Tenant, Timestamp, TransactionRecord};
+use crate::store::payouts::{queued_check, BatchEventBody, BatchItem, NewBatch, PayoutStore, QueuedClaim, Seal};
 use crate::store::{rows, StoreError};
 
 /// Transfers a batch must have recorded for its insert to count as bulk (`Backend::after_bulk_insert`).
@@ -118,11 +118,7 @@ async fn seal_in<DB: SqlDb>(
 }
 
 #[async_trait::async_trait]
-impl<S, DB> PayoutStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> PayoutStore for S {
     async fn insert_batch(&self, batch: &NewBatch) -> Result<(), StoreError> {
         let mut tx = self.writer().begin().await?;
         within_limits::<S, DB>(&mut tx, batch, batch.submitted).await?;
@@ -274,13 +270,13 @@ where
         rows.iter().map(rows::tenant).collect()
     }
 
-    async fn claim_queued(
-        &self,
-        tenant: &Tenant,
-        operator: OperatorCode,
-        first_check: Timestamp,
-        limit: u32,
-    ) -> Result<Vec<TransactionRecord>, StoreError> {
+    async fn claim_queued(&self, claim: &QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, StoreError> {
+        let QueuedClaim {
+            tenant,
+            operator,
+            first_check,
+            limit,
+        } = *claim;
         let token = uuid::Uuid::new_v4().to_string();
         let claimed = sqlx::query(S::CLAIM_QUEUED)
             .arg(first_check.millis())

@@ -26,11 +26,7 @@ fn lookup_of<DB: SqlDb>(row: &DB::Row) -> Result<RecipientLookup, StoreError> {
 }
 
 #[async_trait::async_trait]
-impl<S, DB> RecipientStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> RecipientStore for S {
     async fn recipient_check_allowed(&self, tenant: &Tenant) -> Result<Option<bool>, StoreError> {
         let row = sqlx::query(
             "SELECT recipient_check FROM merchant_environments WHERE merchant_id = $1 AND environment = $2",

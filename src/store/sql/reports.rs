@@ -112,11 +112,7 @@ fn statement_conditions(filter: &StatementFilter, page: &PageRequest) -> (String
 }
 
 #[async_trait::async_trait]
-impl<S, DB> ReportStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> ReportStore for S {
     async fn ledger_postings(
         &self,
         tenant: &Tenant,

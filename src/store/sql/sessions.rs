@@ -3,7 +3,7 @@
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::{DashboardSession, NewDashboardSession, Timestamp};
-use crate::store::{rows, SessionStore, StoreError};
+use crate::store::{rows, SessionStore, SessionUse, StoreError};
 
 /// The condition of a usable session: `$1` now, `$2` its token hash, `$3` the idle limit.
 const VALID: &str = "WHERE token_hash = $2 AND expires_at > $1 AND last_seen_at > $3 \
@@ -19,11 +19,7 @@ fn session_of<DB: SqlDb>(row: &DB::Row) -> Result<DashboardSession, StoreError> 
 }
 
 #[async_trait::async_trait]
-impl<S, DB> SessionStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> SessionStore for S {
     async fn insert_session(&self, s: &NewDashboardSession) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, credential_id, created_at, \
@@ -40,13 +36,12 @@ where
         Ok(())
     }
 
-    async fn use_session(
-        &self,
-        token_hash: &str,
-        now: Timestamp,
-        idle_since: Timestamp,
-        seen_before: Timestamp,
-    ) -> Result<Option<DashboardSession>, StoreError> {
+    async fn use_session(&self, token_hash: &str, at: SessionUse) -> Result<Option<DashboardSession>, StoreError> {
+        let SessionUse {
+            now,
+            idle_since,
+            seen_before,
+        } = at;
         // Read first, on a reader: a made-up cookie and a session seen lately need no writer.
         let row = sqlx::query(&format!(
             "SELECT merchant_id, environment, credential_id, last_seen_at FROM dashboard_sessions {VALID}"

@@ -4,7 +4,7 @@
 
 use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
-use crate::domain::{PageRequest, Tenant, Timestamp};
+use crate::domain::{FailedEvents, PageRequest, Tenant, Timestamp};
 use crate::store::names;
 use crate::store::{
     rows, Attempt, DueEvent, EventFilter, EventSummary, Finished, LeasedEvent, StoreError, WebhookStore,
@@ -29,11 +29,7 @@ fn tenant_binds(tenant: Option<&Tenant>) -> (String, &'static str) {
 }
 
 #[async_trait::async_trait]
-impl<S, DB> WebhookStore for S
-where
-    S: Backend<Db = DB>,
-    DB: SqlDb,
-{
+impl<S: Backend<Db = DB>, DB: SqlDb> WebhookStore for S {
     async fn claim_due_events(
         &self,
         now: Timestamp,
@@ -175,14 +171,8 @@ where
         .found()
     }
 
-    async fn redeliver_failed(
-        &self,
-        tenant: Option<&Tenant>,
-        from: Timestamp,
-        to: Timestamp,
-        now: Timestamp,
-    ) -> Result<u64, StoreError> {
-        let (merchant, environment) = tenant_binds(tenant);
+    async fn redeliver_failed(&self, events: &FailedEvents<'_>, now: Timestamp) -> Result<u64, StoreError> {
+        let (merchant, environment) = tenant_binds(events.tenant);
         let changed = sqlx::query(
             "UPDATE outbox_events SET state = 'pending', attempts = 0, next_attempt_at = $3, \
              lease_until = NULL, lease_token = NULL, last_error = NULL \
@@ -192,8 +182,8 @@ where
         .arg(merchant)
         .arg(environment)
         .arg(now.millis())
-        .arg(from.millis())
-        .arg(to.millis())
+        .arg(events.created.start.millis())
+        .arg(events.created.end.millis())
         .execute(DB::pool(self.writer()))
         .await?;
         Ok(changed.rows_affected())

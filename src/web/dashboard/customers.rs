@@ -7,39 +7,25 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::html;
 
-use super::layout::{self, segment, when, Flash, Spec};
+use super::layout::Column::Plain;
+use super::layout::{self, segment, table_head, when, Flash, Spec};
+use super::pager;
 use super::session::Ctx;
 use super::transactions;
-use crate::domain::page::split_page;
-use crate::domain::{Cursor, CustomerId, PageRequest, TransactionFilter};
+use crate::domain::{CustomerId, PageRequest, TransactionFilter};
 use crate::service::{Customers, Payments};
 
-const PAGE_SIZE: u32 = 50;
-
 pub async fn list(State(customers): State<Customers>, ctx: Ctx) -> Response {
-    let after = ctx.visitor.query.get("cursor").and_then(|c| Cursor::decode(c));
-    let page = PageRequest {
-        limit: PAGE_SIZE + 1,
-        after,
-    };
-    let customers = match customers.customers(&ctx.session.tenant, &page).await {
-        Ok(customers) => customers,
+    let tenant = &ctx.session.tenant;
+    let (customers, next) = match pager::read(&ctx, async |page| customers.customers(tenant, page).await).await {
+        Ok(found) => found,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let (customers, next) = split_page(customers, &page, |c| Cursor {
-        created_at: c.created_at,
-        id: c.id.to_string(),
-    });
     let t = ctx.t();
     let body = html! {
         div.table-wrap {
             table #customers {
-                thead { tr {
-                    th scope="col" { (t.name) }
-                    th scope="col" { (t.phone) }
-                    th scope="col" { (t.email) }
-                    th scope="col" { (t.created_at) }
-                } }
+                (table_head(&[Plain(t.name), Plain(t.phone), Plain(t.email), Plain(t.created_at)]))
                 tbody {
                     @for c in &customers {
                         tr data-customer-id=(c.id) {
@@ -53,9 +39,7 @@ pub async fn list(State(customers): State<Customers>, ctx: Ctx) -> Response {
             }
         }
         @if customers.is_empty() { p #no-customers { (t.no_customers) } }
-        @if let Some(next) = next {
-            p { a #next-page href={ "/dashboard/customers?cursor=" (segment(&next.encode())) } { (t.next_page) " →" } }
-        }
+        (pager::next_page(t, "/dashboard/customers", "", next.as_ref()))
     };
     let spec = Spec {
         title: t.customers,

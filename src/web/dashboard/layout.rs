@@ -243,6 +243,27 @@ pub fn service_error(lang: Lang, e: ServiceError) -> Response {
     }
 }
 
+/// A column of a table, by its heading.
+pub enum Column<'a> {
+    Plain(&'a str),
+    /// Numbers and amounts: aligned right (`th.num`, as their cells), so their digits line up.
+    Num(&'a str),
+}
+
+/// A table's `thead`: one `th scope="col"` a column.
+pub fn table_head(columns: &[Column<'_>]) -> Markup {
+    html! {
+        thead { tr {
+            @for column in columns {
+                @match column {
+                    Column::Plain(heading) => th scope="col" { (heading) },
+                    Column::Num(heading) => th.num scope="col" { (heading) },
+                }
+            }
+        } }
+    }
+}
+
 /// A transaction's kind in the page's language.
 pub fn kind_name(t: &Text, kind: Kind) -> &'static str {
     t.kinds[kind.index()]

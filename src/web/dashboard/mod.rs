@@ -10,6 +10,7 @@ pub(in crate::web) mod layout;
 mod links;
 mod login;
 mod overview;
+mod pager;
 mod payouts;
 mod refund;
 pub mod session;

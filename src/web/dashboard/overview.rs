@@ -7,7 +7,8 @@ use axum::response::Response;
 use maud::{html, Markup};
 
 use super::i18n::Text;
-use super::layout::{self, money, Flash, Spec};
+use super::layout::Column::{Num, Plain};
+use super::layout::{self, money, table_head, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
 use crate::service::activity::{Volume, CHART_DAYS};
@@ -57,12 +58,7 @@ fn body(ctx: &Ctx, o: &Overview, now: Timestamp) -> Markup {
         h2 { (t.success_by_operator) }
         div.table-wrap {
             table #operator-success {
-                thead { tr {
-                    th scope="col" { (t.operator) }
-                    th.num scope="col" { (t.successful) }
-                    th.num scope="col" { (t.finished) }
-                    th.num scope="col" { (t.success_rate) }
-                } }
+                (table_head(&[Plain(t.operator), Num(t.successful), Num(t.finished), Num(t.success_rate)]))
                 tbody {
                     @for s in &o.operators {
                         tr data-operator=(s.operator.name()) {

@@ -13,7 +13,8 @@ use axum::response::Response;
 use maud::{html, Markup};
 
 use super::i18n::Text;
-use super::layout::{self, money, segment, when, Flash};
+use super::layout::Column::{Num, Plain};
+use super::layout::{self, money, segment, table_head, when, Flash};
 use super::session::Ctx;
 use super::transaction;
 use crate::domain::refund::new_refund_id;
@@ -184,14 +185,7 @@ pub fn section(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
         } @else {
             div.table-wrap {
                 table #refunds aria-labelledby="refunds-heading" aria-describedby="refunds-latest" {
-                    thead { tr {
-                        th scope="col" { (t.reference) }
-                        th scope="col" { (t.transaction_id) }
-                        th.num scope="col" { (t.amount) }
-                        th scope="col" { (t.status) }
-                        th scope="col" { (t.created_at) }
-                        th scope="col" { (t.refund_reason) }
-                    } }
+                    (table_head(&[Plain(t.reference), Plain(t.transaction_id), Num(t.amount), Plain(t.status), Plain(t.created_at), Plain(t.refund_reason)]))
                     tbody {
                         @for r in &timeline.refunds {
                             @let rt = &r.transaction;

@@ -8,7 +8,8 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::layout::{self, kind_name, money, segment, when, Flash, Spec};
+use super::layout::Column::{Num, Plain};
+use super::layout::{self, kind_name, money, segment, table_head, when, Flash, Spec};
 use super::refund;
 use super::session::Ctx;
 use crate::domain::{Timestamp, TransactionRef};
@@ -114,14 +115,7 @@ fn body(ctx: &Ctx, timeline: &Timeline, path: &str) -> Markup {
         h2 { (t.webhook_attempts) }
         div.table-wrap {
             table #webhook-attempts {
-                thead { tr {
-                    th scope="col" { (t.event) }
-                    th scope="col" { (t.attempt) }
-                    th scope="col" { (t.at) }
-                    th scope="col" { (t.status_code) }
-                    th.num scope="col" { (t.latency) }
-                    th scope="col" { (t.error) }
-                } }
+                (table_head(&[Plain(t.event), Plain(t.attempt), Plain(t.at), Plain(t.status_code), Num(t.latency), Plain(t.error)]))
                 tbody {
                     @for (event, attempts) in &timeline.events {
                         @for a in attempts {

@@ -11,15 +11,15 @@ use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
 use super::i18n::Text;
-use super::layout::{self, kind_name, money, segment, when, Flash, Spec};
+use super::layout::Column::{Num, Plain};
+use super::layout::{self, kind_name, money, segment, table_head, when, Flash, Spec};
+use super::pager;
 use super::session::Ctx;
 use crate::domain::page::split_page;
 use crate::domain::{Cursor, Kind, Msisdn, OperatorCode, PageRequest, Status, Timestamp, TransactionRef};
 use crate::domain::{Tenant, TransactionFilter, TransactionRecord};
 use crate::service::{Payments, ServiceError};
 
-/// Rows per page, here and in the dashboard's other lists.
-const PAGE_SIZE: u32 = 50;
 /// The most rows an export holds.
 const EXPORT_CAP: usize = 10_000;
 const DAY_MS: i64 = 86_400_000;
@@ -143,26 +143,6 @@ async fn read_page(
     payments.transactions(tenant, &filter, page).await.map(Ok)
 }
 
-fn cursor_of(r: &TransactionRecord) -> Cursor {
-    Cursor {
-        created_at: r.transaction.created_at,
-        id: r.transaction.id.to_string(),
-    }
-}
-
-/// The page a list's `?cursor=` asks for, with one row more than it shows to tell whether a
-/// next page follows.
-pub fn page_after(ctx: &Ctx) -> PageRequest {
-    PageRequest {
-        limit: PAGE_SIZE + 1,
-        after: ctx
-            .visitor
-            .query
-            .get("cursor")
-            .and_then(|raw| Cursor::decode(raw.trim())),
-    }
-}
-
 /// The page of the transactions `filter` selects (a link's payments, a batch's transfers) that
 /// `?cursor=` asks for, and the cursor of the next.
 pub async fn filtered_page(
@@ -170,24 +150,16 @@ pub async fn filtered_page(
     ctx: &Ctx,
     filter: &TransactionFilter,
 ) -> Result<(Vec<TransactionRecord>, Option<Cursor>), ServiceError> {
-    let page = page_after(ctx);
-    let records = payments.transactions(&ctx.session.tenant, filter, &page).await?;
-    Ok(split_page(records, &page, cursor_of))
+    let tenant = &ctx.session.tenant;
+    pager::read(ctx, async |page| payments.transactions(tenant, filter, page).await).await
 }
 
 pub async fn list(State(payments): State<Payments>, ctx: Ctx) -> Response {
     let query = Query(&ctx.visitor.query);
-    let after = match query.get("cursor") {
-        "" => None,
-        raw => Cursor::decode(raw),
-    };
-    let page = PageRequest {
-        limit: PAGE_SIZE + 1,
-        after,
-    };
+    let page = pager::page_after(&ctx);
     let (status, flash, records, next) = match read_page(&payments, &ctx.session.tenant, &query, &page).await {
         Ok(Ok(records)) => {
-            let (records, next) = split_page(records, &page, cursor_of);
+            let (records, next) = split_page(records, &page);
             (StatusCode::OK, Flash::None, records, next)
         }
         Ok(Err(bad)) => (
@@ -208,11 +180,7 @@ pub async fn list(State(payments): State<Payments>, ctx: Ctx) -> Response {
             }
         }
         (table(t, &records))
-        @if let Some(next) = next {
-            p { a #next-page href={ "/dashboard/transactions?" (filters) @if !filters.is_empty() { "&" } "cursor=" (segment(&next.encode())) } {
-                (t.next_page) " →"
-            } }
-        }
+        (pager::next_page(t, "/dashboard/transactions", &filters, next.as_ref()))
     };
     let spec = Spec {
         title: t.nav_transactions,
@@ -258,15 +226,7 @@ pub fn table(t: &Text, records: &[TransactionRecord]) -> Markup {
     html! {
         div.table-wrap {
             table #transactions {
-                thead { tr {
-                    th scope="col" { (t.transaction_id) }
-                    th scope="col" { (t.created_at) }
-                    th scope="col" { (t.kind) }
-                    th scope="col" { (t.operator) }
-                    th scope="col" { (t.phone) }
-                    th.num scope="col" { (t.amount) }
-                    th scope="col" { (t.status) }
-                } }
+                (table_head(&[Plain(t.transaction_id), Plain(t.created_at), Plain(t.kind), Plain(t.operator), Plain(t.phone), Num(t.amount), Plain(t.status)]))
                 tbody {
                     @for r in records {
                         @let tx = &r.transaction;
@@ -312,7 +272,7 @@ pub async fn export(State(payments): State<Payments>, ctx: Ctx) -> Response {
             Err(e) => return layout::service_error(ctx.lang(), e),
         };
         let searched = !query.get("q").is_empty();
-        let (records, next) = split_page(records, &page, cursor_of);
+        let (records, next) = split_page(records, &page);
         rows.extend(records);
         match next {
             Some(next) if !searched && rows.len() < EXPORT_CAP => page.after = Some(next),

@@ -7,7 +7,8 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::layout::{self, when, Flash, Spec};
+use super::layout::Column::{Num, Plain};
+use super::layout::{self, table_head, when, Flash, Spec};
 use super::session::Ctx;
 use crate::domain::Timestamp;
 use crate::i18n::{refusals, Lang};
@@ -153,14 +154,7 @@ fn attempts_table(ctx: &Ctx, attempts: &[crate::domain::RecentAttempt]) -> Marku
     html! {
         div.table-wrap {
             table #recent-attempts {
-                thead { tr {
-                    th scope="col" { (t.at) }
-                    th scope="col" { (t.event) }
-                    th scope="col" { "URL" }
-                    th scope="col" { (t.status_code) }
-                    th.num scope="col" { (t.latency) }
-                    th scope="col" { (t.error) }
-                } }
+                (table_head(&[Plain(t.at), Plain(t.event), Plain("URL"), Plain(t.status_code), Num(t.latency), Plain(t.error)]))
                 tbody {
                     @for r in attempts {
                         tr.attempt data-kind=(if r.transaction_id.is_some() { "event" } else { "test" }) {

@@ -228,12 +228,12 @@ pub async fn submit(
     let Ok(phone) = Msisdn::parse(&filled.phone) else {
         return refuse(w.bad_phone);
     };
-    let amount = match link.amount {
+    let amount = match link.terms.amount {
         LinkAmount::Fixed(_) => None,
         LinkAmount::Open { .. } => {
             let typed: String = filled.amount.chars().filter(|c| !c.is_whitespace()).collect();
             match Amount::parse_text(&typed) {
-                Ok(amount) if link.amount.accepts(amount.francs()) => Some(amount),
+                Ok(amount) if link.terms.amount.accepts(amount.francs()) => Some(amount),
                 _ => return refuse(w.bad_amount),
             }
         }

@@ -94,13 +94,13 @@ pub fn form(
         nav { a #switch-language href={ "/pay/" (id) "?lang=" (w.other.0) } lang=(w.other.0) { (w.other.1) } }
         p { (w.pay_to) }
         h1 #merchant { (merchant) }
-        p #description { (link.description) }
+        p #description { (link.terms.description) }
         @if let Some(error) = error {
             p #error role="alert" { (error) }
         }
         form method="post" action=(action) {
             input type="hidden" name="csrf_token" value=(csrf);
-            @match link.amount {
+            @match link.terms.amount {
                 LinkAmount::Fixed(amount) => {
                     p.amount #amount { (money(amount)) " XOF" }
                 }
@@ -115,10 +115,10 @@ pub fn form(
             }
             fieldset {
                 legend { (w.operator) }
-                @for op in &link.operators {
+                @for op in &link.terms.operators {
                     label {
                         input type="radio" name="operator" value=(op.name()) required
-                            checked[filled.operator == op.name() || link.operators.len() == 1];
+                            checked[filled.operator == op.name() || link.terms.operators.len() == 1];
                         (op.name())
                     }
                 }
@@ -127,7 +127,7 @@ pub fn form(
             input #phone name="phone" type="tel" inputmode="tel" autocomplete="tel" required
                 value=(filled.phone) aria-describedby="phone-hint";
             p.hint #phone-hint { (w.phone_hint) }
-            @if link.operators.iter().any(|o| o.name() == "ALPHA") {
+            @if link.terms.operators.iter().any(|o| o.name() == "ALPHA") {
                 label for="otp_code" { (w.otp) }
                 input #otp_code name="otp_code" type="text" inputmode="numeric" autocomplete="one-time-code"
                     aria-describedby="otp-hint";
@@ -139,7 +139,7 @@ pub fn form(
     // A payment that succeeds or fails at once sends the payer on to the link's return URL as
     // the answer to this form: browsers hold that redirect to `form-action` too.
     let returns = crate::net::origins(
-        [&link.success_url, &link.error_url]
+        [&link.terms.success_url, &link.terms.error_url]
             .into_iter()
             .flatten()
             .map(String::as_str),

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use momo_gateway::domain::Timestamp;
+use momo_gateway::domain::{FailedEvents, Timestamp};
 use momo_gateway::store::{DueEvent, EventUpdate, Finished};
 
 use crate::support::helpers::{later, TestApp};
@@ -80,7 +80,13 @@ async fn batches_disabling_the_same_endpoints_in_opposite_orders_do_not_deadlock
         let (one, two) = (one.expect("no deadlock"), two.expect("no deadlock"));
         assert!(one.iter().chain(&two).all(|recorded| *recorded), "round {round}");
         let again = store
-            .redeliver_failed(None, Timestamp(0), Timestamp(i64::MAX), now)
+            .redeliver_failed(
+                &FailedEvents {
+                    tenant: None,
+                    created: Timestamp(0)..Timestamp(i64::MAX),
+                },
+                now,
+            )
             .await
             .unwrap();
         assert_eq!(again, 2 * MERCHANTS as u64);

@@ -15,7 +15,7 @@ use super::item::tenant_key;
 use super::item::BatchItem;
 use crate::domain::{IdempotencyKey, KeptAnswer, KeyHolder, Tenant};
 use crate::store::handoff::EventLease;
-use crate::store::idempotency::{ClaimOutcome, KeyClaim};
+use crate::store::idempotency::{ClaimOutcome, HeldKey, KeyClaim};
 use crate::store::StoreError;
 
 /// An idempotency key's write: its answer kept (`answer`) or the key let go (`None`), provided
@@ -26,6 +26,17 @@ pub(in crate::store) struct KeyWrite {
     pub key: IdempotencyKey,
     pub token: String,
     pub answer: Option<KeptAnswer>,
+}
+
+impl KeyWrite {
+    pub fn of(held: &HeldKey, answer: Option<KeptAnswer>) -> KeyWrite {
+        KeyWrite {
+            tenant: held.tenant.clone(),
+            key: held.key.clone(),
+            token: held.token.clone(),
+            answer,
+        }
+    }
 }
 
 /// A write on one key: its tenant and key give its place in a batch (a key's write locks only

@@ -19,8 +19,9 @@ use super::super::layout::{self, Flash, Spec};
 use super::super::session::Ctx;
 use crate::domain::link::MAX_DESCRIPTION_CHARS;
 use crate::domain::text::checked_text;
+use crate::domain::LinkTerms;
 use crate::domain::{Amount, LinkAmount, LinkProblem, OperatorCode, Timestamp};
-use crate::service::{Links, NewLink, ServiceError};
+use crate::service::{Links, ServiceError};
 use crate::web::csrf::CsrfForm;
 
 /// A refusal, in the page's language.
@@ -73,7 +74,7 @@ fn operator_field(operator: OperatorCode) -> String {
 }
 
 /// The link the form asks for, each field read as the API reads it.
-fn parse(form: &HashMap<String, String>, now: Timestamp) -> Result<NewLink, Problem> {
+fn parse(form: &HashMap<String, String>, now: Timestamp) -> Result<LinkTerms, Problem> {
     let field = |name: &str| form.get(name).map(|v| v.trim()).unwrap_or("");
     let amount = |name: &str| -> Result<Option<Amount>, Problem> {
         // "5 000" as a French speaker writes it: spaces (narrow ones too) group the thousands.
@@ -112,7 +113,7 @@ fn parse(form: &HashMap<String, String>, now: Timestamp) -> Result<NewLink, Prob
     if operators.is_empty() {
         return Err(link_problem(LinkProblem::NoOperator));
     }
-    Ok(NewLink {
+    Ok(LinkTerms {
         amount,
         description,
         max_payments,

@@ -7,23 +7,18 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::html;
 
-use super::super::layout::{self, money, segment, when, Flash, Spec};
+use super::super::layout::Column::{Num, Plain};
+use super::super::layout::{self, money, table_head, when, Flash, Spec};
+use super::super::pager;
 use super::super::session::Ctx;
-use super::super::transactions;
-use crate::domain::page::split_page;
-use crate::domain::{Cursor, Timestamp};
+use crate::domain::Timestamp;
 use crate::service::Links;
 
 pub async fn list(State(links): State<Links>, ctx: Ctx) -> Response {
-    let page = transactions::page_after(&ctx);
-    let found = match links.links(&ctx.session.tenant, &page).await {
+    let (found, next) = match pager::read(&ctx, async |page| links.links(&ctx.session.tenant, page).await).await {
         Ok(found) => found,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let (found, next) = split_page(found, &page, |l| Cursor {
-        created_at: l.created_at,
-        id: l.id.to_string(),
-    });
     let t = ctx.t();
     let now = Timestamp::now();
     let body = html! {
@@ -34,19 +29,12 @@ pub async fn list(State(links): State<Links>, ctx: Ctx) -> Response {
         } @else {
             div.table-wrap {
                 table #links aria-describedby="links-latest" {
-                    thead { tr {
-                        th scope="col" { (t.description) }
-                        th.num scope="col" { (t.amount) }
-                        th scope="col" { (t.link_state) }
-                        th.num scope="col" { (t.link_payments_count) }
-                        th.num scope="col" { (t.collected) }
-                        th scope="col" { (t.link_created_at) }
-                    } }
+                    (table_head(&[Plain(t.description), Num(t.amount), Plain(t.link_state), Num(t.link_payments_count), Num(t.collected), Plain(t.link_created_at)]))
                     tbody {
                         @for link in &found {
                             @let (state, said) = super::state(t, link, now);
                             tr data-link-id=(link.id) {
-                                td { a href=(super::path(link)) { (link.description) } }
+                                td { a href=(super::path(link)) { (link.terms.description) } }
                                 td.num.amount { (super::amount(link)) }
                                 td.state data-state=(state) { (said) }
                                 td.num.payments { (link.paid) " / " (link.pending()) }
@@ -59,9 +47,7 @@ pub async fn list(State(links): State<Links>, ctx: Ctx) -> Response {
             }
             p.hint #links-latest { (t.links_latest) }
         }
-        @if let Some(next) = next {
-            p { a #next-page href={ "/dashboard/links?cursor=" (segment(&next.encode())) } { (t.next_page) " →" } }
-        }
+        (pager::next_page(t, "/dashboard/links", "", next.as_ref()))
     };
     let spec = Spec {
         title: t.nav_links,

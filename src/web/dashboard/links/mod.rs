@@ -14,7 +14,7 @@ use super::layout::money;
 
 /// A link's amount: `5 000 F CFA`, or its bounds `1 000 F CFA – 9 000 F CFA`.
 pub fn amount(link: &PaymentLink) -> String {
-    match link.amount {
+    match link.terms.amount {
         LinkAmount::Fixed(francs) => money(francs),
         LinkAmount::Open { min, max } => format!("{} – {}", money(min), money(max)),
     }

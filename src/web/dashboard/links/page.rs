@@ -12,7 +12,8 @@ use maud::{html, Markup, PreEscaped};
 use qrcode::render::svg;
 use qrcode::QrCode;
 
-use super::super::layout::{self, money, segment, when, Flash, Spec};
+use super::super::layout::{self, money, when, Flash, Spec};
+use super::super::pager;
 use super::super::session::Ctx;
 use super::super::transactions;
 use crate::domain::{LinkId, PaymentLink, Timestamp, TransactionFilter};
@@ -79,7 +80,7 @@ async fn render(links: &Links, payments: &Payments, ctx: &Ctx, id: &str, status:
     };
     let path = super::path(&link);
     let spec = Spec {
-        title: &link.description,
+        title: &link.terms.description,
         main_id: "page-link",
         path: &path,
     };
@@ -90,9 +91,7 @@ async fn render(links: &Links, payments: &Payments, ctx: &Ctx, id: &str, status:
         @if link.deactivated_at.is_none() { (deactivate_form(ctx, &path)) }
         h2 #link-payments-heading { (ctx.t().link_payments) }
         (transactions::table(ctx.t(), &records))
-        @if let Some(next) = next {
-            p { a #next-page href={ (path) "?cursor=" (segment(&next.encode())) } { (ctx.t().next_page) " →" } }
-        }
+        (pager::next_page(ctx.t(), &path, "", next.as_ref()))
     };
     layout::answer(ctx, status, spec, flash, body)
 }
@@ -100,7 +99,7 @@ async fn render(links: &Links, payments: &Payments, ctx: &Ctx, id: &str, status:
 fn facts(ctx: &Ctx, link: &PaymentLink) -> Markup {
     let t = ctx.t();
     let (state, said) = super::state(t, link, Timestamp::now());
-    let operators: Vec<&str> = link.operators.iter().map(|o| o.v1_code()).collect();
+    let operators: Vec<&str> = link.terms.operators.iter().map(|o| o.v1_code()).collect();
     html! {
         dl.facts {
             dt { (t.link_state) } dd #link-state data-state=(state) { (said) }
@@ -108,21 +107,21 @@ fn facts(ctx: &Ctx, link: &PaymentLink) -> Markup {
                 dt { (t.deactivated_on) } dd #link-deactivated-at { (when(at)) }
             }
             dt { (t.transaction_id) } dd #link-id { (link.id) }
-            dt { (t.description) } dd #link-description { (link.description) }
+            dt { (t.description) } dd #link-description { (link.terms.description) }
             dt { (t.amount) } dd #link-amount { (super::amount(link)) }
             dt { (t.link_usage) }
             dd #link-usage {
-                @match link.max_payments {
+                @match link.terms.max_payments {
                     Some(1) => (t.link_once),
                     Some(n) => { (t.link_reusable) " · " (t.link_max_payments) (t.colon) " " (n) },
                     None => (t.link_reusable),
                 }
             }
             dt { (t.link_expires) }
-            dd #link-expires { @if let Some(at) = link.expires_at { (when(at)) } @else { (t.link_never) } }
+            dd #link-expires { @if let Some(at) = link.terms.expires_at { (when(at)) } @else { (t.link_never) } }
             dt { (t.link_operators) } dd #link-operators { (operators.join(", ")) }
-            @if let Some(url) = &link.success_url { dt { (t.link_success_url) } dd #link-success-url { (url) } }
-            @if let Some(url) = &link.error_url { dt { (t.link_error_url) } dd #link-error-url { (url) } }
+            @if let Some(url) = &link.terms.success_url { dt { (t.link_success_url) } dd #link-success-url { (url) } }
+            @if let Some(url) = &link.terms.error_url { dt { (t.link_error_url) } dd #link-error-url { (url) } }
             dt { (t.payments_successful) } dd #link-paid { (link.paid) }
             dt { (t.payments_pending) } dd #link-pending { (link.pending()) }
             dt { (t.collected) } dd #link-collected { (money(link.collected.get())) }

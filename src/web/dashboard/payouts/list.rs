@@ -6,11 +6,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::super::layout::{self, money, segment, when, Flash, Spec};
+use super::super::layout::Column::{Num, Plain};
+use super::super::layout::{self, money, table_head, when, Flash, Spec};
+use super::super::pager;
 use super::super::session::Ctx;
-use super::super::transactions;
-use crate::domain::page::split_page;
-use crate::domain::Cursor;
 use crate::service::Payouts;
 
 pub async fn list(State(payouts): State<Payouts>, ctx: Ctx) -> Response {
@@ -19,15 +18,10 @@ pub async fn list(State(payouts): State<Payouts>, ctx: Ctx) -> Response {
 
 /// The page answered with `status`, `flash` at its top (a file refused whole comes back here).
 pub async fn render(payouts: &Payouts, ctx: &Ctx, status: StatusCode, flash: Flash) -> Response {
-    let page = transactions::page_after(ctx);
-    let found = match payouts.batches(&ctx.session.tenant, &page).await {
+    let (found, next) = match pager::read(ctx, async |page| payouts.batches(&ctx.session.tenant, page).await).await {
         Ok(found) => found,
         Err(e) => return layout::service_error(ctx.lang(), e),
     };
-    let (found, next) = split_page(found, &page, |b| Cursor {
-        created_at: b.created_at,
-        id: b.id.to_string(),
-    });
     let t = ctx.t();
     let body = html! {
         p.hint #payouts-intro { (t.payouts_intro) }
@@ -37,14 +31,7 @@ pub async fn render(payouts: &Payouts, ctx: &Ctx, status: StatusCode, flash: Fla
         } @else {
             div.table-wrap {
                 table #batches aria-describedby="batches-latest" {
-                    thead { tr {
-                        th scope="col" { (t.batch_label) }
-                        th scope="col" { (t.status) }
-                        th.num scope="col" { (t.batch_accepted) }
-                        th.num scope="col" { (t.batch_paid) }
-                        th.num scope="col" { (t.batch_failed) }
-                        th scope="col" { (t.created_at) }
-                    } }
+                    (table_head(&[Plain(t.batch_label), Plain(t.status), Num(t.batch_accepted), Num(t.batch_paid), Num(t.batch_failed), Plain(t.created_at)]))
                     tbody {
                         @for batch in &found {
                             @let (status, said) = super::status(t, batch);
@@ -62,9 +49,7 @@ pub async fn render(payouts: &Payouts, ctx: &Ctx, status: StatusCode, flash: Fla
             }
             p.hint #batches-latest { (t.batches_latest) }
         }
-        @if let Some(next) = next {
-            p { a #next-page href={ "/dashboard/payouts?cursor=" (segment(&next.encode())) } { (t.next_page) " →" } }
-        }
+        (pager::next_page(t, "/dashboard/payouts", "", next.as_ref()))
     };
     let spec = Spec {
         title: t.nav_payouts,

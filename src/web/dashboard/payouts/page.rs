@@ -10,7 +10,8 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use maud::{html, Markup};
 
-use super::super::layout::{self, html_response, money, segment, when, Flash, Spec};
+use super::super::layout::{self, html_response, money, when, Flash, Spec};
+use super::super::pager;
 use super::super::session::Ctx;
 use super::super::transactions;
 use crate::domain::{BatchId, PayoutBatch, Timestamp, TransactionFilter};
@@ -94,9 +95,7 @@ pub async fn show(
         @if !completed { p.hint #batch-refreshes { (t.batch_refreshes) } }
         h2 #batch-transfers-heading { (t.batch_transfers) }
         (transactions::table(t, &records))
-        @if let Some(next) = next {
-            p { a #next-page href={ (path) "?cursor=" (segment(&next.encode())) } { (t.next_page) " →" } }
-        }
+        (pager::next_page(t, &path, "", next.as_ref()))
     };
     let title = batch.label.clone().unwrap_or_else(|| t.batch.to_owned());
     let spec = Spec {

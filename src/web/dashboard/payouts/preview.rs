@@ -9,7 +9,8 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 
-use super::super::layout::{self, money, Flash, Spec};
+use super::super::layout::Column::{Num, Plain};
+use super::super::layout::{self, money, table_head, Flash, Spec};
 use super::super::session::Ctx;
 use super::list;
 use crate::domain::{Francs, Timestamp, Transaction};
@@ -117,14 +118,7 @@ fn lines(ctx: &Ctx, previewed: &[Previewed]) -> Markup {
     html! {
         div.table-wrap {
             table #preview {
-                thead { tr {
-                    th.num scope="col" { (t.line) }
-                    th scope="col" { (t.transaction_id) }
-                    th scope="col" { (t.operator) }
-                    th scope="col" { (t.phone) }
-                    th.num scope="col" { (t.amount) }
-                    th scope="col" { (t.status) }
-                } }
+                (table_head(&[Num(t.line), Plain(t.transaction_id), Plain(t.operator), Plain(t.phone), Num(t.amount), Plain(t.status)]))
                 tbody {
                     @for (i, p) in previewed.iter().enumerate() {
                         @let line = i + 2;
