@@ -75,7 +75,9 @@ impl Paged for EventSummary {
 /// `created`, a half-open range, so an empty or reversed one holds none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailedEvents<'a> {
+    /// Whose events: one tenant's, or every tenant's (`None`, the operator's command line).
     pub tenant: Option<&'a Tenant>,
+    /// When they were created: from `start` (included) to `end` (left out).
     pub created: std::ops::Range<Timestamp>,
 }
 

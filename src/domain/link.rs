@@ -115,8 +115,6 @@ pub enum LinkProblem {
     NoPayments,
     #[error("the expiry is in the past")]
     Expired,
-    #[error("name at least one operator")]
-    NoOperator,
 }
 
 /// Why a link takes no payment now.
@@ -145,8 +143,8 @@ pub struct LinkTerms {
     /// How many payments it takes in all: `Some(1)` for a link paid once; `None`, no limit.
     pub max_payments: Option<i64>,
     pub expires_at: Option<Timestamp>,
-    /// The operators a payer may pay with, in the merchant's order; every operator when a
-    /// merchant asks for none.
+    /// The operators a payer may pay with, in the merchant's order: on a made link at least
+    /// one, each once.
     pub operators: Vec<OperatorCode>,
     pub success_url: Option<String>,
     pub error_url: Option<String>,
@@ -174,7 +172,8 @@ impl Paged for PaymentLink {
 }
 
 impl PaymentLink {
-    /// Checks what a merchant asked for and makes the link, with nothing paid yet.
+    /// Checks what a merchant asked for and makes the link, with nothing paid yet: every
+    /// operator when it named none, each operator once when it named one twice.
     pub fn new(tenant: Tenant, asked: LinkTerms, now: Timestamp) -> Result<PaymentLink, LinkProblem> {
         let description = checked_text(&asked.description, MAX_DESCRIPTION_CHARS).map_err(LinkProblem::Description)?;
         if asked.max_payments.is_some_and(|n| n < 1) {

@@ -76,22 +76,29 @@ pub struct PageRequest {
     pub after: Option<Cursor>,
 }
 
-/// A record of a list read a page at a time: where the page after it starts.
+/// A record of a list read a page at a time, newest first by creation time then id.
 pub trait Paged {
+    /// Its own position: the page after it starts just past it.
     fn cursor(&self) -> Cursor;
 }
 
 /// Trims the extra record read for a page (a request asks for one more than it shows, to know
 /// whether another page follows) and returns the cursor of the next page, if there is one.
 pub fn split_page<T: Paged>(mut records: Vec<T>, page: &PageRequest) -> (Vec<T>, Option<Cursor>) {
-    let wanted = (page.limit - 1) as usize;
-    if records.len() > wanted {
-        records.truncate(wanted);
-        let next = records.last().map(T::cursor);
-        (records, next)
+    let next = if trim_page(&mut records, page) {
+        records.last().map(T::cursor)
     } else {
-        (records, None)
-    }
+        None
+    };
+    (records, next)
+}
+
+/// Trims the extra record read for a page; whether another page follows.
+pub fn trim_page<T>(records: &mut Vec<T>, page: &PageRequest) -> bool {
+    let wanted = (page.limit - 1) as usize;
+    let more = records.len() > wanted;
+    records.truncate(wanted);
+    more
 }
 
 #[cfg(test)]

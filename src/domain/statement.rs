@@ -19,7 +19,7 @@
 use super::ledger::{Account, Balance};
 use super::money::Francs;
 use super::operator::OperatorCode;
-use super::page::{Cursor, Paged};
+use super::page::Cursor;
 use super::purpose::Kind;
 use super::time::Timestamp;
 use super::transaction::Status;
@@ -181,12 +181,6 @@ pub struct StatementFilter {
 pub struct StatementLine {
     pub posting: LedgerPosting,
     pub balance: Balance,
-}
-
-impl Paged for StatementLine {
-    fn cursor(&self) -> Cursor {
-        self.posting.cursor()
-    }
 }
 
 /// Where the page after `lines` starts, when more lines follow: after the last line dated

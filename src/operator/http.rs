@@ -36,19 +36,31 @@ pub fn url(base_url: &str, path: &str) -> String {
     format!("{}{path}", base_url.trim_end_matches('/'))
 }
 
-/// What a call's refusal (`status`, with `detail` saying what was answered) means at an operator
-/// that checks its keys and rate limits before doing anything: those refusals never reached the
-/// payment (transient: `keys` says what to check), another 4xx leaves nothing done, and a 5xx
-/// or anything unexpected (a 3xx: redirects are not followed) may have acted.
-pub fn refusal(operator: &str, keys: &str, status: StatusCode, detail: String) -> OperatorError {
-    match status {
-        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => OperatorError::Transient(format!("{detail}; check {keys}")),
-        StatusCode::TOO_MANY_REQUESTS => OperatorError::Transient(detail),
-        s if s.is_client_error() => OperatorError::Rejected {
-            code: FailureCode::OperatorRefused,
-            reason: format!("{operator} refused it: {detail}"),
-        },
-        _ => OperatorError::Ambiguous(detail),
+/// An operator that checks its keys and rate limits before doing anything, as its refusals
+/// name it.
+pub struct Refuser {
+    /// The operator, as a refusal's reason names it (`Wave`).
+    pub operator: &'static str,
+    /// What to check when the keys are refused.
+    pub keys: &'static str,
+}
+
+impl Refuser {
+    /// What a call's refusal (`status`, with `detail` saying what was answered) means: a refused
+    /// key or rate never reached the payment (transient), another 4xx leaves nothing done, and
+    /// a 5xx or anything unexpected (a 3xx: redirects are not followed) may have acted.
+    pub fn refusal(&self, status: StatusCode, detail: String) -> OperatorError {
+        match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                OperatorError::Transient(format!("{detail}; check {}", self.keys))
+            }
+            StatusCode::TOO_MANY_REQUESTS => OperatorError::Transient(detail),
+            s if s.is_client_error() => OperatorError::Rejected {
+                code: FailureCode::OperatorRefused,
+                reason: format!("{} refused it: {detail}", self.operator),
+            },
+            _ => OperatorError::Ambiguous(detail),
+        }
     }
 }
 

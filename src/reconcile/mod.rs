@@ -20,7 +20,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::domain::TransactionRecord;
-use crate::domain::{Cursor, Kind, Timestamp};
+use crate::domain::{Cursor, Kind, Paged, Timestamp};
 pub(crate) use crate::service::outcome_of;
 pub use crate::service::settlement::{check_lease, missing_for_good_after};
 use crate::service::{DueChecks, Gateway, Payments, PendingPage, ServiceError};
@@ -80,10 +80,7 @@ where
             .await?;
         let full = batch.len() == BATCH as usize;
         if let Some(last) = batch.last() {
-            after = Some(Cursor {
-                created_at: last.transaction.created_at,
-                id: last.transaction.id.to_string(),
-            });
+            after = Some(last.cursor());
         }
         report.examined += batch.len();
         visit_all(batch, CONCURRENT_VISITS, &mut visit, &mut report).await?;

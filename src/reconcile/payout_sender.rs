@@ -99,7 +99,7 @@ pub async fn run_once(payouts: &Payouts, pace: &Pace, now: Timestamp) -> Result<
                         first_check: at.plus(payments.config().reconcile.after),
                         limit: asked,
                     };
-                    let claimed = payouts.claim_queued(&claim).await?;
+                    let claimed = payouts.claim_queued(claim).await?;
                     let got = claimed.len() as u32;
                     left -= got;
                     if got == asked {

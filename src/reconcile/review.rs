@@ -4,7 +4,7 @@
 //! one, keeping an audit record. A batch's transfer still queued is not one of them: nothing
 //! was sent.
 
-use crate::domain::{Cause, Cursor, FailureCode, Outcome, Reference, Status, Timestamp, TransactionRecord};
+use crate::domain::{Cause, Cursor, FailureCode, Outcome, Paged, Reference, Status, Timestamp, TransactionRecord};
 use crate::service::{Payments, ServiceError};
 
 /// Pending transfers and refunds sent longer than the collection TTL ago, oldest first.
@@ -15,10 +15,7 @@ pub async fn stuck_transfers(payments: &Payments, now: Timestamp) -> Result<Vec<
     loop {
         let batch = payments.needing_review(sent_before, after.as_ref(), 500).await?;
         let full = batch.len() == 500;
-        after = batch.last().map(|r| Cursor {
-            created_at: r.transaction.created_at,
-            id: r.transaction.id.to_string(),
-        });
+        after = batch.last().map(Paged::cursor);
         all.extend(batch);
         if !full {
             return Ok(all);

@@ -255,6 +255,7 @@ pub enum ServiceError {
 
 /// A store's answer where its `NotFound` is the caller's to hear: `what` is not there.
 pub(crate) trait OrNotFound<T> {
+    /// The answer, its `NotFound` told as `what` not found and any other error as usual.
     fn or_not_found(self, what: &'static str) -> Result<T, ServiceError>;
 }
 

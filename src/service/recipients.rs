@@ -89,7 +89,12 @@ impl Recipients {
 
     /// Whether `tenant` may ask the check: as set, else on in Sandbox and off in Production.
     pub async fn allowed(&self, tenant: &Tenant) -> Result<bool, ServiceError> {
-        let set = (self.0.store.recipient_check_allowed(tenant).await).or_not_found("merchant environment")?;
+        let set = self
+            .0
+            .store
+            .recipient_check_allowed(tenant)
+            .await
+            .or_not_found("merchant environment")?;
         Ok(set.unwrap_or(tenant.environment == Environment::Sandbox))
     }
 

@@ -23,7 +23,8 @@ pub struct KeyClaim {
 }
 
 impl KeyClaim {
-    /// The key as its claimant holds it, once the claim won: only a claim makes one.
+    /// The key as this claim holds it when it wins: keeping an answer or letting the key go
+    /// writes only while its token still holds the key.
     pub fn held(self) -> HeldKey {
         HeldKey {
             tenant: self.tenant,
@@ -33,7 +34,7 @@ impl KeyClaim {
     }
 }
 
-/// A key a request holds: what keeping its answer or letting it go names.
+/// A key a request holds: the request ends by keeping its answer or by letting it go.
 #[derive(Debug, Clone)]
 pub struct HeldKey {
     pub tenant: Tenant,

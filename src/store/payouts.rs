@@ -119,7 +119,7 @@ pub trait PayoutStore: Send + Sync + 'static {
     /// first status check due, in one statement, so a transfer is claimed by one sender once
     /// and, if that sender dies before asking the operator, the reconciler finds it as it finds
     /// a creation cut short.
-    async fn claim_queued(&self, claim: &QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, StoreError>;
+    async fn claim_queued(&self, claim: QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, StoreError>;
 
     /// The tenant's queued transfers: what counts against its cap.
     async fn queued_for(&self, tenant: &Tenant) -> Result<i64, StoreError>;

@@ -61,7 +61,7 @@ fn at(now: i64, idle_since: i64, seen_before: i64) -> SessionUse {
 async fn a_session_lives_until_idle_or_its_end_and_dies_with_its_credential((store, _db): Opened) {
     let (tenant, credential_id) = sandbox_session(store.as_ref(), "h1").await;
     // Idle limit: used after `idle_since`. Each use here moves `last_seen_at` to `now` (it was
-    // last seen before `now`, the last argument).
+    // last seen before `now`, its `seen_before`).
     let used = store.use_session("h1", at(2_000, 500, 2_000)).await.unwrap();
     assert_eq!(
         used,

@@ -76,9 +76,9 @@ pub async fn create<D: Generation>(
     Authenticated(caller): Authenticated,
     JsonBody(Spelled(request, _)): JsonBody<Spelled<D, CreateLink>>,
 ) -> Result<Response, D::Error> {
-    let new = request.parse(D::field, &payments.config().operator_aliases)?;
+    let asked = request.parse(D::field, &payments.config().operator_aliases)?;
     let now = Timestamp::now();
-    let link = links.create(&caller.tenant, new, now).await?;
+    let link = links.create(&caller.tenant, asked, now).await?;
     let body = D::cased(shown::<D>(&links, &link, now));
     Ok(D::success(StatusCode::OK, "PAYMENT_LINK_CREATED", body))
 }

@@ -14,7 +14,7 @@ use crate::api::error::ApiError;
 use crate::api::extract::QueryParams;
 use crate::api::pagination::{with_next_cursor, PageParams};
 use crate::domain::ledger;
-use crate::domain::page::split_page;
+use crate::domain::page::trim_page;
 use crate::domain::statement::resume_after;
 use crate::domain::{Day, ReportScope, StatementFilter, Timestamp};
 use crate::service::Reports;
@@ -71,11 +71,15 @@ pub async fn statement(
         to: time(params.to.as_deref(), "to")?,
     };
     let format = format(params.format.as_deref())?;
-    let lines = reports.statement(&caller.tenant, &filter, &page).await?;
-    let (lines, more) = split_page(lines, &page);
+    let mut lines = reports.statement(&caller.tenant, &filter, &page).await?;
+    let more = trim_page(&mut lines, &page);
     // Not past the settle lag: lines younger than it may still be joined by earlier ones.
     let horizon = ledger::settled_before(Timestamp::now());
-    let next = more.and(resume_after(&lines, horizon).map(|l| l.posting.cursor()));
+    let next = if more {
+        resume_after(&lines, horizon).map(|l| l.posting.cursor())
+    } else {
+        None
+    };
     let response = match format {
         Format::Json => {
             let body: Vec<StatementLineOut> = lines.iter().map(StatementLineOut::from).collect();

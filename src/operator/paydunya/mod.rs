@@ -157,13 +157,13 @@ fn refused(what: &str, answer: &Answer) -> OperatorError {
         .map(|a| a.describe())
         .unwrap_or_else(|_| "no PayDunya answer in the body".to_owned());
     let detail = format!("{what} answered {status}: {said}");
-    http::refusal(
-        "PayDunya",
-        "the PayDunya keys and the application's mode",
-        status,
-        detail,
-    )
+    PAYDUNYA.refusal(status, detail)
 }
+
+const PAYDUNYA: http::Refuser = http::Refuser {
+    operator: "PayDunya",
+    keys: "the PayDunya keys and the application's mode",
+};
 
 /// A lookup that did not answer 200: nothing can be concluded from it.
 fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {

@@ -112,8 +112,13 @@ fn refused(what: &str, answer: &Answer) -> OperatorError {
     if status == StatusCode::CONFLICT {
         return OperatorError::Ambiguous(detail);
     }
-    http::refusal("Wave", "the Wave API key and its permissions", status, detail)
+    WAVE.refusal(status, detail)
 }
+
+const WAVE: http::Refuser = http::Refuser {
+    operator: "Wave",
+    keys: "the Wave API key and its permissions",
+};
 
 /// A lookup (search, expire) that did not answer 200: nothing can be concluded from it.
 fn lookup_failed(what: &str, answer: &Answer) -> OperatorError {

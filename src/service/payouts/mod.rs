@@ -142,7 +142,7 @@ impl Payouts {
     }
 
     /// Claims queued transfers for the sender.
-    pub async fn claim_queued(&self, claim: &QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, ServiceError> {
+    pub async fn claim_queued(&self, claim: QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, ServiceError> {
         Ok(self.0.store.claim_queued(claim).await?)
     }
 

@@ -270,13 +270,13 @@ impl<S: Backend<Db = DB>, DB: SqlDb> PayoutStore for S {
         rows.iter().map(rows::tenant).collect()
     }
 
-    async fn claim_queued(&self, claim: &QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, StoreError> {
+    async fn claim_queued(&self, claim: QueuedClaim<'_>) -> Result<Vec<TransactionRecord>, StoreError> {
         let QueuedClaim {
             tenant,
             operator,
             first_check,
             limit,
-        } = *claim;
+        } = claim;
         let token = uuid::Uuid::new_v4().to_string();
         let claimed = sqlx::query(S::CLAIM_QUEUED)
             .arg(first_check.millis())

@@ -1,4 +1,4 @@
-//! The cursor paging of every dashboard list (the API's list machinery): fifty rows a page,
+//! The cursor paging of the dashboard's lists (the API's list machinery): fifty rows a page,
 //! newest first, `?cursor=` for the page after, and the link to it.
 
 use maud::{html, Markup};
@@ -26,13 +26,13 @@ pub fn page_after(ctx: &Ctx) -> PageRequest {
     }
 }
 
-/// The rows `read` finds on the page `?cursor=` asks for, and the cursor of the page after.
+/// The rows `fetch` finds on the page `?cursor=` asks for, and the cursor of the page after.
 pub async fn read<T: Paged>(
     ctx: &Ctx,
-    read: impl AsyncFnOnce(&PageRequest) -> Result<Vec<T>, ServiceError>,
+    fetch: impl AsyncFnOnce(&PageRequest) -> Result<Vec<T>, ServiceError>,
 ) -> Result<(Vec<T>, Option<Cursor>), ServiceError> {
     let page = page_after(ctx);
-    let rows = read(&page).await?;
+    let rows = fetch(&page).await?;
     Ok(split_page(rows, &page))
 }
 

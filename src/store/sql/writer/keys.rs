@@ -29,6 +29,7 @@ pub(in crate::store) struct KeyWrite {
 }
 
 impl KeyWrite {
+    /// The write of `held`: its answer kept (`answer`) or the key let go (`None`).
     pub fn of(held: &HeldKey, answer: Option<KeptAnswer>) -> KeyWrite {
         KeyWrite {
             tenant: held.tenant.clone(),

@@ -35,14 +35,14 @@ pub async fn new(ctx: Ctx) -> Response {
 /// as it was sent, so it stays a map of what was sent; `parse` reads it as the API would.
 pub async fn create(State(links): State<Links>, CsrfForm { ctx, form }: CsrfForm<HashMap<String, String>>) -> Response {
     let now = Timestamp::now();
-    let new = match parse(&form, now) {
-        Ok(new) => new,
+    let asked = match parse(&form, now) {
+        Ok(asked) => asked,
         Err(problem) => {
             let flash = Flash::Failed(problem(ctx.t()).to_owned());
             return page(&ctx, &form, StatusCode::BAD_REQUEST, flash);
         }
     };
-    match links.create(&ctx.session.tenant, new, now).await {
+    match links.create(&ctx.session.tenant, asked, now).await {
         Ok(link) => {
             let location = format!("{}?created=1", super::path(&link));
             (StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response()
@@ -64,7 +64,6 @@ fn link_problem(problem: LinkProblem) -> Problem {
         LinkProblem::Description(_) => |t| t.link_description_invalid,
         LinkProblem::NoPayments => |t| t.link_max_payments_invalid,
         LinkProblem::Expired => |t| t.link_expires_invalid,
-        LinkProblem::NoOperator => |t| t.link_no_operator,
     }
 }
 
@@ -111,7 +110,7 @@ fn parse(form: &HashMap<String, String>, now: Timestamp) -> Result<LinkTerms, Pr
         .filter(|o| form.contains_key(&operator_field(*o)))
         .collect();
     if operators.is_empty() {
-        return Err(link_problem(LinkProblem::NoOperator));
+        return Err(|t| t.link_no_operator);
     }
     Ok(LinkTerms {
         amount,
