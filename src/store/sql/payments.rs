@@ -280,13 +280,7 @@ impl<S: Backend<Db = DB>, DB: SqlDb> PaymentStore for S {
         if claimed.rows_affected() == 0 {
             return Ok(Vec::new());
         }
-        let sql = format!(
-            "{} WHERE t.check_token = $1 ORDER BY t.created_at, t.id",
-            *TRANSACTION_SELECT
-        );
-        // From the writer: the claim just committed there.
-        let rows = sqlx::query(&sql).arg(&token).fetch_all(DB::pool(self.writer())).await?;
-        rows.iter().map(rows::transaction_record).collect()
+        transactions::claimed_by(self.writer(), &token).await
     }
 
     async fn schedule_check(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<(), StoreError> {

@@ -290,13 +290,7 @@ impl<S: Backend<Db = DB>, DB: SqlDb> PayoutStore for S {
         if super::RowsAffected::rows_affected(&claimed) == 0 {
             return Ok(Vec::new());
         }
-        let sql = format!(
-            "{} WHERE t.check_token = $1 ORDER BY t.created_at, t.id",
-            *super::transactions::TRANSACTION_SELECT
-        );
-        // From the writer: the claim just committed there.
-        let rows = sqlx::query(&sql).arg(&token).fetch_all(DB::pool(self.writer())).await?;
-        rows.iter().map(rows::transaction_record).collect()
+        super::transactions::claimed_by(self.writer(), &token).await
     }
 
     async fn queued_for(&self, tenant: &Tenant) -> Result<i64, StoreError> {

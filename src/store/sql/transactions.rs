@@ -5,8 +5,9 @@ use std::sync::LazyLock;
 
 use super::driver::{Arg, Statement};
 use super::{kinds, Args, SqlDb};
-use crate::domain::{PageRequest, Tenant};
-use crate::store::{names, TransactionFilter};
+use crate::domain::{PageRequest, Tenant, TransactionRecord};
+use crate::store::{names, rows, StoreError, TransactionFilter};
+use sqlx::Pool;
 
 /// The columns every transaction has (`t.`), before its kind's own (`kinds::SELECTED`).
 const COMMON_COLUMNS: &str = "t.id, t.ref, t.merchant_id, t.environment, t.transaction_id, \
@@ -26,6 +27,20 @@ pub(in crate::store) const TRANSACTION_FROM: &str = "transactions t JOIN custome
 /// A transaction with its customer: add the conditions.
 pub(in crate::store) static TRANSACTION_SELECT: LazyLock<String> =
     LazyLock::new(|| format!("SELECT {} FROM {TRANSACTION_FROM}", *TRANSACTION_COLUMNS));
+
+/// The transactions a claim just marked with `token`, oldest first, read on the writer's `pool`,
+/// where the claim committed.
+pub(in crate::store) async fn claimed_by<DB: SqlDb>(
+    pool: &Pool<DB>,
+    token: &str,
+) -> Result<Vec<TransactionRecord>, StoreError> {
+    let sql = format!(
+        "{} WHERE t.check_token = $1 ORDER BY t.created_at, t.id",
+        *TRANSACTION_SELECT
+    );
+    let rows = sqlx::query(&sql).arg(token).fetch_all(DB::pool(pool)).await?;
+    rows.iter().map(rows::transaction_record).collect()
+}
 
 /// A value bound to a dynamically built query.
 pub(in crate::store) enum Bind {
