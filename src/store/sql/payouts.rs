@@ -32,7 +32,9 @@ async fn insert_row<DB: SqlDb>(tx: &mut sqlx::Transaction<'_, DB>, batch: &NewBa
 
 /// Refuses `batch` with `OverLimit` when its tenant would pass one of its caps with `adding`
 /// more queued transfers; the tenant stays locked until `tx` ends, so two batches of one
-/// merchant cannot both pass on the same count.
+/// merchant cannot both pass on the same count. A batch recorded item by item inserts its
+/// transfers after this commits: the items it has yet to insert (its `submitted` less those
+/// it has) count as queued until it is sealed, so two such batches cannot both pass the cap.
 async fn within_limits<S: Backend<Db = DB>, DB: SqlDb>(
     tx: &mut sqlx::Transaction<'_, DB>,
     batch: &NewBatch,
@@ -48,13 +50,18 @@ async fn within_limits<S: Backend<Db = DB>, DB: SqlDb>(
         "SELECT (SELECT COUNT(*) FROM payout_batches WHERE merchant_id = $1 AND environment = $2 \
            AND sealed_at IS NULL) AS running, \
          (SELECT COUNT(*) FROM transactions WHERE merchant_id = $1 AND environment = $2 \
-           AND queued_at IS NOT NULL) AS queued",
+           AND queued_at IS NOT NULL) AS queued, \
+         (SELECT CAST(COALESCE(SUM(b.submitted - (SELECT COUNT(*) FROM transactions t WHERE t.batch_id = b.id)), 0) \
+           AS BIGINT) FROM payout_batches b WHERE b.merchant_id = $1 AND b.environment = $2 \
+           AND b.sealed_at IS NULL) AS recording",
     )
     .arg(merchant)
     .arg(environment)
     .fetch_one(DB::on(&mut **tx))
     .await?;
-    let (running, queued): (i64, i64) = (row.col("running")?, row.col("queued")?);
+    let (running, queued, recording): (i64, i64, i64) =
+        (row.col("running")?, row.col("queued")?, row.col("recording")?);
+    let queued = queued + recording;
     let limits = batch.limits;
     if running >= limits.at_once {
         return Err(StoreError::OverLimit(format!(
@@ -64,7 +71,8 @@ async fn within_limits<S: Backend<Db = DB>, DB: SqlDb>(
     }
     if queued + adding > limits.queued_max {
         return Err(StoreError::OverLimit(format!(
-            "{queued} transfers of this merchant are queued, and {adding} more would pass the cap of {}: \
+            "{queued} transfers of this merchant are queued or being recorded, and {adding} more would pass \
+             the cap of {}: \
              retry once some are sent, or send a smaller batch",
             limits.queued_max
         )));

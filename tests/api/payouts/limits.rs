@@ -23,6 +23,7 @@ both_backends!(
     TestApp::spawn_with(ten_queued_at_most) =>
     a_batch_past_the_queued_cap_is_refused_whole,
     a_batch_while_two_others_are_being_recorded_is_refused,
+    the_items_a_batch_has_yet_to_record_count_against_the_cap,
     the_same_all_or_nothing_batch_sent_again_answers_with_the_recorded_batch,
 );
 
@@ -151,6 +152,37 @@ async fn a_batch_past_the_queued_cap_is_refused_whole(app: TestApp) {
     )
     .await;
     assert_eq!(theirs.status, StatusCode::ACCEPTED, "{}", theirs.body);
+}
+
+/// A batch recorded item by item inserts its transfers after its row: a second batch checked
+/// meanwhile counts the items the first has yet to insert, so the two cannot pass the cap.
+async fn the_items_a_batch_has_yet_to_record_count_against_the_cap(app: TestApp) {
+    let token = app.sandbox_token().await;
+    let store = momo_gateway::store::connect(&app.database_url).await.unwrap();
+    let recording = NewBatch {
+        id: BatchId::new(),
+        tenant: app.sandbox_tenant(),
+        label: None,
+        all_or_nothing: false,
+        submitted: 8,
+        created_at: Timestamp::now(),
+        limits: BatchLimits {
+            queued_max: 10,
+            at_once: 2,
+        },
+    };
+    store.insert_batch(&recording).await.unwrap();
+    let over = post(&app, &token, "/v1/payout-batches", &json!({"items": items("over", 3)})).await;
+    assert_eq!(over.status, StatusCode::TOO_MANY_REQUESTS, "{}", over.body);
+    assert!(
+        over.body["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("8 transfers of this merchant are queued or being recorded")),
+        "{}",
+        over.body
+    );
+    let fits = post(&app, &token, "/v1/payout-batches", &json!({"items": items("fits", 2)})).await;
+    assert_eq!(fits.status, StatusCode::ACCEPTED, "8 + 2 is the cap: {}", fits.body);
 }
 
 async fn a_batch_while_two_others_are_being_recorded_is_refused(app: TestApp) {
