@@ -25,6 +25,26 @@ impl Protocol {
         }
     }
 
+    /// The most operator calls one send makes, each up to the operator timeout: MoMo asks a
+    /// token, sends, and after a 401 asks a fresh token and sends again; PayDunya names the
+    /// payment (an invoice, a disbursement), then submits it; Wave and the simulator make one.
+    pub fn calls_per_send(self) -> u32 {
+        match self {
+            Protocol::MomoOpenApi => 4,
+            Protocol::Paydunya => 2,
+            Protocol::WaveCheckout | Protocol::Simulator => 1,
+        }
+    }
+
+    /// The most operator calls one status lookup makes: MoMo's token and lookup, twice after
+    /// a 401; one elsewhere.
+    pub fn calls_per_status(self) -> u32 {
+        match self {
+            Protocol::MomoOpenApi => 4,
+            Protocol::Paydunya | Protocol::WaveCheckout | Protocol::Simulator => 1,
+        }
+    }
+
     pub const ALL: [Protocol; 4] = [
         Protocol::Simulator,
         Protocol::MomoOpenApi,

@@ -71,17 +71,21 @@ impl ConnectorSettings {
             .or((environment == Environment::Sandbox).then(|| Protocol::Simulator.into()))
     }
 
-    /// The most operator calls one send of a payment makes, whatever its route: one per
-    /// connector of its route (a fallback tries the next), two for PayDunya (it names the
-    /// payment before the call that moves money).
+    /// The most operator calls one send of a payment makes, whatever its route: each of its
+    /// connectors' calls ([`Protocol::calls_per_send`]), summed along a route with a fallback,
+    /// which may try each in turn.
     pub fn longest_send(&self) -> u32 {
-        let calls = |chain: &Chain| -> u32 {
-            chain
-                .0
-                .iter()
-                .map(|p| if *p == Protocol::Paydunya { 2 } else { 1 })
-                .sum()
-        };
+        self.longest(|chain| chain.0.iter().map(|p| p.calls_per_send()).sum())
+    }
+
+    /// The most operator calls one status lookup makes, whatever its route (it asks the one
+    /// connector that carries the payment).
+    pub fn longest_status(&self) -> u32 {
+        self.longest(|chain| chain.0.iter().map(|p| p.calls_per_status()).max().unwrap_or(1))
+    }
+
+    /// The most `calls` says of any route (the simulator's alone when none is named), at least one.
+    fn longest(&self, calls: impl Fn(&Chain) -> u32) -> u32 {
         self.routes
             .iter()
             .map(|(_, _, chain)| calls(chain))

@@ -34,7 +34,7 @@ pub use idempotency::{ClaimOutcome, HeldKey, IdempotencyStore, KeyClaim};
 pub use links::LinkStore;
 pub use merchants::{MerchantStore, NewMerchant, NewMerchantEnvironment};
 pub use payments::{
-    CarrierChange, CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, SendMark, Settlement,
+    CarrierChange, CheckedLookup, DueChecks, LedgerCheck, Missing, PaymentStore, PendingPage, SendMark, Settlement,
 };
 pub use payouts::{queued_check, BatchEventBody, BatchItem, BatchLimits, NewBatch, PayoutStore, QueuedClaim, Seal};
 pub use postgres::PostgresStore;

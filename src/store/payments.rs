@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use super::{ProcessStoreStats, StoreError, StoreStats};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Balance, Cursor, Customer, Francs, Kind, Outcome, PageRequest, Reference, Tenant, Timestamp, Transaction,
+    Balance, Carrier, Cursor, Customer, Francs, Kind, Outcome, PageRequest, Reference, Tenant, Timestamp, Transaction,
     TransactionFilter, TransactionKey, TransactionRecord, TransactionRef,
 };
 
@@ -59,6 +59,19 @@ pub enum SendMark {
     SentAt(Timestamp),
     /// The transfer is final: nobody sends it any more.
     Final,
+}
+
+/// What a compare-and-set on a pending payment's carrier found ([`PaymentStore::claim_resend`],
+/// [`PaymentStore::missing_since`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing<T> {
+    /// Done, on the carrier the caller read: what it gives.
+    Marked(T),
+    /// Not done: the resend was claimed before (or the payment is no longer pending).
+    Spent,
+    /// Not done: the payment is carried by another connector or token than the caller read
+    /// (a fallback or a token recorded since). Nothing it learnt of the old one applies.
+    Moved,
 }
 
 /// The connector about to carry a pending payment, named apart from the one it replaces:
@@ -122,17 +135,24 @@ pub trait PaymentStore: Send + Sync + 'static {
     async fn mark_sent(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<SendMark, StoreError>;
 
     /// Claims the one resend a pending transaction may get, noting `at` as when it was found
-    /// missing at its operator: `true` for the caller that set `missing_since`, `false` when it
-    /// was found missing before (or is no longer pending).
-    async fn claim_resend(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<bool, StoreError>;
+    /// missing at its operator, if it is still carried as `read` says (the connector and token
+    /// the caller's status check asked about): a compare-and-set, so a resend never goes out on
+    /// a row another sender has moved since it was read.
+    async fn claim_resend(
+        &self,
+        transaction_id: &TransactionKey,
+        read: &Carrier,
+        at: Timestamp,
+    ) -> Result<Missing<()>, StoreError>;
 
-    /// When a pending transaction was first found missing at its operator, noting `at` if it
-    /// never was (which also spends its resend); `None` when it is no longer pending.
+    /// When a pending transaction still carried as `read` says was first found missing at its
+    /// operator, noting `at` if it never was (which also spends its resend).
     async fn missing_since(
         &self,
         transaction_id: &TransactionKey,
+        read: &Carrier,
         at: Timestamp,
-    ) -> Result<Option<Timestamp>, StoreError>;
+    ) -> Result<Missing<Timestamp>, StoreError>;
 
     /// Records `change` on a pending transaction not yet given a token and still carried by
     /// `change.expected`. Moving it to another connector (a fallback) also needs that no resend

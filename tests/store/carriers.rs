@@ -1,8 +1,9 @@
 //! Which connector carries a payment: recorded at its creation, moved by a compare-and-set that
-//! two senders cannot both win, and fixed once its protocol's token is recorded.
+//! two senders cannot both win, and fixed once its protocol's token is recorded; a resend
+//! claimed, or "not received" noted, only on the carrier its status check read.
 
 use momo_gateway::domain::{Carrier, Kind, Timestamp, TransactionRef};
-use momo_gateway::store::CarrierChange;
+use momo_gateway::store::{CarrierChange, Missing};
 
 use crate::payments::{funded, payer, payment, NOW};
 use crate::{open, Opened};
@@ -57,7 +58,36 @@ async fn a_carrier_moves_only_from_the_one_recorded_and_never_after_a_resend_or_
         !record(Some("momo-openapi"), "paydunya", None).await.unwrap(),
         "a second sender that read the old carrier cannot move it too"
     );
-    assert!(store.claim_resend(id, Timestamp(NOW + 90_000)).await.unwrap());
+    let read = |connector: &str, token: Option<&str>| Carrier {
+        connector: Some(connector.to_owned()),
+        token: token.map(str::to_owned),
+    };
+    let stale = read("momo-openapi", None);
+    assert_eq!(
+        store.claim_resend(id, &stale, Timestamp(NOW + 80_000)).await.unwrap(),
+        Missing::Moved,
+        "no resend on the carrier a status check read before the fallback"
+    );
+    assert_eq!(
+        store.missing_since(id, &stale, Timestamp(NOW + 80_000)).await.unwrap(),
+        Missing::Moved,
+        "nor found missing there"
+    );
+    let fresh = read("paydunya", None);
+    assert_eq!(
+        store.claim_resend(id, &fresh, Timestamp(NOW + 90_000)).await.unwrap(),
+        Missing::Marked(())
+    );
+    assert_eq!(
+        store.claim_resend(id, &fresh, Timestamp(NOW + 95_000)).await.unwrap(),
+        Missing::Spent,
+        "one resend"
+    );
+    assert_eq!(
+        store.missing_since(id, &fresh, Timestamp(NOW + 99_000)).await.unwrap(),
+        Missing::Marked(Timestamp(NOW + 90_000)),
+        "missing since the resend's claim"
+    );
     assert!(
         !record(Some("paydunya"), "momo-openapi", None).await.unwrap(),
         "never moved once a resend is claimed"
@@ -70,11 +100,10 @@ async fn a_carrier_moves_only_from_the_one_recorded_and_never_after_a_resend_or_
         !record(Some("paydunya"), "paydunya", Some("invoice-2")).await.unwrap(),
         "one token"
     );
+    assert_eq!(carrier().await, read("paydunya", Some("invoice-1")));
     assert_eq!(
-        carrier().await,
-        Carrier {
-            connector: Some("paydunya".to_owned()),
-            token: Some("invoice-1".to_owned()),
-        }
+        store.missing_since(id, &fresh, Timestamp(NOW + 99_000)).await.unwrap(),
+        Missing::Moved,
+        "a check that read no token says nothing of the recorded one"
     );
 }

@@ -7,7 +7,7 @@ use super::Payments;
 use crate::domain::{Cause, Cursor, Outcome, Reference, Status, Timestamp, TransactionKey, TransactionRecord};
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::ServiceError;
-use crate::store::{DueChecks, LedgerCheck, PendingPage, SendMark};
+use crate::store::{DueChecks, LedgerCheck, Missing, PendingPage, SendMark};
 
 /// What came of [`Payments::first_send`].
 #[derive(Debug)]
@@ -91,19 +91,23 @@ impl Payments {
     }
 
     /// Sends a pending payment to its operator again, with the same operator-side reference
-    /// (the operator's idempotency key), once: `None` when it was resent before. For a payment
-    /// the operator says it never received.
+    /// (the operator's idempotency key), once, if it is still carried as `record` was read
+    /// (`PaymentStore::claim_resend`): [`Missing::Spent`] when it was resent before,
+    /// [`Missing::Moved`] when another sender moved it since. For a payment the operator says
+    /// it never received.
     pub(in crate::service) async fn resend(
         &self,
         record: &TransactionRecord,
         now: Timestamp,
-    ) -> Result<Option<Result<OperatorAnswer, OperatorError>>, ServiceError> {
+    ) -> Result<Missing<Result<OperatorAnswer, OperatorError>>, ServiceError> {
         let t = &record.transaction;
-        if !self.store.claim_resend(&t.id, now).await? {
-            return Ok(None);
+        match self.store.claim_resend(&t.id, &t.carrier, now).await? {
+            Missing::Marked(()) => {}
+            Missing::Spent => return Ok(Missing::Spent),
+            Missing::Moved => return Ok(Missing::Moved),
         }
         tracing::warn!(reference = %t.reference, "the operator never received this payment: sending it again, once, with the same key");
-        self.call_operator(record, Fallback::Never).await.map(Some)
+        self.call_operator(record, Fallback::Never).await.map(Missing::Marked)
     }
 
     /// Sends a payout batch's transfer its sender claimed but did not send (it died between
@@ -157,13 +161,14 @@ impl Payments {
     }
 
     /// When the pending `record` was first found missing at its operator (or sent again for
-    /// that reason), noting `now` if it never was; `None` when it is no longer pending.
+    /// that reason), noting `now` if it never was, if it is still carried as `record` was read.
     pub(in crate::service) async fn missing_since(
         &self,
         record: &TransactionRecord,
         now: Timestamp,
-    ) -> Result<Option<Timestamp>, ServiceError> {
-        Ok(self.store.missing_since(&record.transaction.id, now).await?)
+    ) -> Result<Missing<Timestamp>, ServiceError> {
+        let t = &record.transaction;
+        Ok(self.store.missing_since(&t.id, &t.carrier, now).await?)
     }
 
     /// Cancels a payment still pending at its operator, where the protocol allows it.

@@ -10,6 +10,7 @@ use super::{missing_for_good_at, outcome_of};
 use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp, TransactionRecord};
 use crate::operator::OperatorAnswer;
 use crate::service::{Payments, ServiceError};
+use crate::store::Missing;
 
 /// When the pending `record` expires: a payment that waits for its payer (money in) does; one
 /// that pays out never does.
@@ -42,11 +43,15 @@ pub async fn expire(payments: &Payments, record: &TransactionRecord, now: Timest
         Ok(OperatorAnswer::NotReceived) => match missing_for_good_at(payments, record, now).await? {
             // Not yet: a send of ours may still be on its way, and a payment cancelled and
             // expired now could be executed when it arrives.
-            Some(at) if at > now => {
+            Missing::Marked(at) if at > now => {
                 payments.schedule_check(&t.id, at).await?;
                 return Ok(false);
             }
-            _ => cancelled_then_expired(payments, record).await,
+            Missing::Marked(_) => cancelled_then_expired(payments, record).await,
+            Missing::Spent => return Ok(false),
+            // Another connector has it now (a fallback since this pass read it): the next
+            // pass asks that one.
+            Missing::Moved => None,
         },
         Ok(OperatorAnswer::Pending | OperatorAnswer::AwaitingPayer { .. }) => {
             cancelled_then_expired(payments, record).await

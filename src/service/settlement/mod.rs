@@ -14,6 +14,7 @@ pub use self::status::{next_check, visit};
 use crate::domain::{Timestamp, TransactionRecord};
 pub use crate::service::payments::pending::outcome_of;
 use crate::service::{Payments, ServiceError};
+use crate::store::Missing;
 
 /// Room for a visit's database reads and writes beyond its operator calls. A lease that runs
 /// out while its visit still writes costs a second status call by another pass, never a second
@@ -28,10 +29,11 @@ pub fn check_lease(config: &crate::config::Config) -> Duration {
     config.connectors.longest_timeout() * calls_per_visit(config) + LEASE_MARGIN
 }
 
-/// Operator calls one visit makes at most: the status, then a cancellation or a send (one call,
-/// more on a route with PayDunya or a fallback: `ConnectorSettings::longest_send`).
+/// Operator calls one visit makes at most: the status lookup, then a cancellation or a send
+/// (`ConnectorSettings::longest_status`, `longest_send`: MoMo's token calls and its retry
+/// after a 401, PayDunya's two calls, each connector of a fallback).
 fn calls_per_visit(config: &crate::config::Config) -> u32 {
-    1 + config.connectors.longest_send()
+    config.connectors.longest_status() + config.connectors.longest_send()
 }
 
 /// How long after a payment was first found missing at its operator (or sent again) "not
@@ -47,12 +49,18 @@ pub fn missing_for_good_after(config: &crate::config::Config) -> Duration {
 
 /// When the operator's "not received" about the pending `record`, asked at `now`, is final:
 /// [`missing_for_good_after`] the time it was first found missing (`now`, if this is the first
-/// time). `None`: no longer pending, so nothing is left to decide.
+/// time). [`Missing::Spent`]: no longer pending, so nothing is left to decide;
+/// [`Missing::Moved`]: carried by another connector or token than `record` was read with, so
+/// the answer was about a carrier that no longer has it, and decides nothing.
 pub(crate) async fn missing_for_good_at(
     payments: &Payments,
     record: &TransactionRecord,
     now: Timestamp,
-) -> Result<Option<Timestamp>, ServiceError> {
+) -> Result<Missing<Timestamp>, ServiceError> {
     let wait = missing_for_good_after(payments.config());
-    Ok(payments.missing_since(record, now).await?.map(|since| since.plus(wait)))
+    Ok(match payments.missing_since(record, now).await? {
+        Missing::Marked(since) => Missing::Marked(since.plus(wait)),
+        Missing::Spent => Missing::Spent,
+        Missing::Moved => Missing::Moved,
+    })
 }

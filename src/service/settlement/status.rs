@@ -10,6 +10,7 @@ use crate::domain::{Cause, FailureCode, Outcome, Status, Timestamp, TransactionR
 use crate::operator::{OperatorAnswer, OperatorError};
 use crate::service::payments::pending::FirstSend;
 use crate::service::{Payments, ServiceError};
+use crate::store::Missing;
 
 /// How old a payment the operator never received may be and still be sent again: a payer
 /// asked to approve much later than they started would not expect it.
@@ -87,41 +88,45 @@ async fn decide(payments: &Payments, record: &TransactionRecord, now: Timestamp)
     if answer != OperatorAnswer::NotReceived {
         return Ok(outcome_of(answer, Cause::Reconciled).into());
     }
-    // The operator has no such payment: our initiation never reached it, or has not yet. A
-    // young payment is sent again, once, with the same key (the operator executes it once
-    // whichever copy arrives first). Otherwise it fails once "not received" is final, when no
-    // send of ours can still arrive.
-    let (sent_at, resent) = match first_send(payments, record, now).await? {
+    // The operator has no such payment: our initiation never reached it, or has not yet. Once
+    // no send of ours can still be on its way, a young payment is sent again, once, with the
+    // same key (the operator executes it once whichever copy arrives first). Otherwise it fails
+    // once "not received" is final. Both act only if the payment is still carried as it was
+    // read: a fallback or a token recorded since makes this answer about the wrong carrier.
+    let (sent_at, made) = match first_send(payments, record, now).await? {
         Sent::Now(answer) => (now, Some(answer)),
         Sent::Before(at) => (at, None),
         Sent::InFlight(settled_by) => return Ok(Decision::AskAgainAt(settled_by)),
         Sent::Final => return Ok(Decision::Nothing),
     };
     let young = now.millis() - sent_at.millis() <= RESEND_WITHIN.as_millis() as i64;
-    let resent = match resent {
-        Some(answer) => Some(answer),
+    let resent = match made {
+        Some(answer) => Missing::Marked(answer),
         None if young => payments.resend(record, now).await?,
-        None => None,
+        None => Missing::Spent,
     };
     Ok(match resent {
-        None => match missing_for_good_at(payments, record, now).await? {
-            Some(at) if at > now => Decision::AskAgainAt(at),
-            _ => Decision::Settle(Outcome {
+        Missing::Moved => Decision::AskAgain,
+        Missing::Spent => match missing_for_good_at(payments, record, now).await? {
+            Missing::Marked(at) if at > now => Decision::AskAgainAt(at),
+            Missing::Marked(_) => Decision::Settle(Outcome {
                 status: Status::Failed,
                 cause: Cause::NotSent,
                 code: Some(FailureCode::NotSent),
                 reason: Some("the operator never received the payment; nothing was debited".into()),
             }),
+            Missing::Spent => Decision::Nothing,
+            Missing::Moved => Decision::AskAgain,
         },
-        Some(Ok(answer)) => outcome_of(answer, Cause::Reconciled).into(),
-        Some(Err(OperatorError::Rejected { code, reason })) => Decision::Settle(Outcome {
+        Missing::Marked(Ok(answer)) => outcome_of(answer, Cause::Reconciled).into(),
+        Missing::Marked(Err(OperatorError::Rejected { code, reason })) => Decision::Settle(Outcome {
             status: Status::Failed,
             cause: Cause::Reconciled,
             code: Some(code),
             reason: Some(reason),
         }),
         // Unknown again: the next check asks, and "never received" then fails it once final.
-        Some(Err(e)) => {
+        Missing::Marked(Err(e)) => {
             tracing::warn!(reference = %t.reference, error = %e, "resend failed; will ask again");
             Decision::AskAgain
         }
@@ -132,40 +137,47 @@ async fn decide(payments: &Payments, record: &TransactionRecord, now: Timestamp)
 enum Sent {
     /// Made by this visit: a batch's transfer the sender claimed and has not sent.
     Now(Result<OperatorAnswer, OperatorError>),
-    /// Made at this time, and over: a creation's (sent with it), or a batch transfer's sent
-    /// longer ago than a send can last.
+    /// Made at this time, and over: a creation's, or a batch transfer's, started longer ago
+    /// than a send can last.
     Before(Timestamp),
-    /// A batch's transfer whose send may still be on its way: ask again at this time, when it
-    /// cannot be any more. Sending it now would make two calls that both arrive; failing it
-    /// would release money the operator may still pay.
+    /// A send that may still be on its way (a creation's, or a batch transfer's): ask again at
+    /// this time, when it cannot be any more. Sending it now would make two calls that may
+    /// both arrive (a fallback's two connectors, or a resend without the payer's one-time code
+    /// refused while the first, with it, pays); failing it would release money the operator
+    /// may still pay.
     InFlight(Timestamp),
     /// Settled meanwhile.
     Final,
 }
 
-/// The first send of `record`, pending and unknown to its operator at `now`. A batch's transfer
-/// is first sent by whoever takes its mark, the payout sender or this visit; its age for a
-/// resend counts from that send, not from when its batch was recorded.
+/// The first send of `record`, pending and unknown to its operator at `now`. A payment is
+/// first sent by its creation, which starts as its row is committed; a batch's transfer by
+/// whoever takes its mark, the payout sender or this visit, so its age counts from that send,
+/// not from when its batch was recorded.
 async fn first_send(payments: &Payments, record: &TransactionRecord, now: Timestamp) -> Result<Sent, ServiceError> {
     let t = &record.transaction;
     if t.purpose.batch().is_none() {
-        return Ok(Sent::Before(t.created_at));
+        return Ok(started_at(payments, t.created_at, now));
     }
     Ok(match payments.first_send(record, now).await? {
         FirstSend::Made(answer) => {
             tracing::warn!(reference = %t.reference, "a batch's transfer claimed but never sent: sent now");
             Sent::Now(answer)
         }
-        FirstSend::SentAt(at) => {
-            let over_at = at.plus(missing_for_good_after(payments.config()));
-            if over_at > now {
-                Sent::InFlight(over_at)
-            } else {
-                Sent::Before(at)
-            }
-        }
+        FirstSend::SentAt(at) => started_at(payments, at, now),
         FirstSend::Final => Sent::Final,
     })
+}
+
+/// A send started `at`: over, or in flight until the longest send can last
+/// ([`missing_for_good_after`]).
+fn started_at(payments: &Payments, at: Timestamp, now: Timestamp) -> Sent {
+    let over_at = at.plus(missing_for_good_after(payments.config()));
+    if over_at > now {
+        Sent::InFlight(over_at)
+    } else {
+        Sent::Before(at)
+    }
 }
 
 #[cfg(test)]

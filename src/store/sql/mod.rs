@@ -12,6 +12,7 @@ pub(super) mod attempts;
 pub(super) mod balance_locks;
 pub(super) mod batch_rows;
 pub(super) mod caller_check;
+mod carriers;
 pub(super) mod customers;
 pub(super) mod dashboard;
 pub(super) mod driver;

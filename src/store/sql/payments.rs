@@ -3,6 +3,7 @@
 //! status = 'PENDING'`, overdrafts by a conditional balance update.
 
 use super::balance_locks::BalancePlan;
+use super::carriers;
 use super::kinds;
 use super::ledger_check;
 use super::set_steps::{write_entries, EntryRow};
@@ -12,13 +13,14 @@ use super::{Args, Get};
 use super::{Backend, RowsAffected, SqlDb};
 use crate::domain::ledger::Posting;
 use crate::domain::{
-    Cursor, Customer, Francs, PageRequest, Reference, Status, Tenant, Timestamp, Transaction, TransactionKey,
+    Carrier, Cursor, Customer, Francs, PageRequest, Reference, Status, Tenant, Timestamp, Transaction, TransactionKey,
     TransactionRef,
 };
 use crate::store::lookup_batch::Lookup;
 use crate::store::{
-    rows, Balance, CarrierChange, CheckedLookup, DueChecks, LedgerCheck, PaymentStore, PendingPage, ProcessStoreStats,
-    SendMark, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord, FAILING_AFTER_ATTEMPTS,
+    rows, Balance, CarrierChange, CheckedLookup, DueChecks, LedgerCheck, Missing, PaymentStore, PendingPage,
+    ProcessStoreStats, SendMark, Settlement, StoreError, StoreStats, TransactionFilter, TransactionRecord,
+    FAILING_AFTER_ATTEMPTS,
 };
 
 /// The payments a person must look at (`PaymentStore::needing_review`, the review metric):
@@ -132,34 +134,22 @@ impl<S: Backend<Db = DB>, DB: SqlDb> PaymentStore for S {
         })
     }
 
-    async fn claim_resend(&self, transaction_id: &TransactionKey, at: Timestamp) -> Result<bool, StoreError> {
-        let claimed = sqlx::query(
-            "UPDATE transactions SET missing_since = $1 WHERE id = $2 AND missing_since IS NULL AND status = 'PENDING'",
-        )
-        .arg(at.millis())
-        .arg(transaction_id)
-        .execute(DB::pool(self.writer()))
-        .await?;
-        Ok(claimed.rows_affected() == 1)
+    async fn claim_resend(
+        &self,
+        transaction_id: &TransactionKey,
+        read: &Carrier,
+        at: Timestamp,
+    ) -> Result<Missing<()>, StoreError> {
+        carriers::claim_resend(self, transaction_id, read, at).await
     }
 
     async fn missing_since(
         &self,
         transaction_id: &TransactionKey,
+        read: &Carrier,
         at: Timestamp,
-    ) -> Result<Option<Timestamp>, StoreError> {
-        let row = sqlx::query(
-            "UPDATE transactions SET missing_since = COALESCE(missing_since, $1) \
-             WHERE id = $2 AND status = 'PENDING' RETURNING missing_since",
-        )
-        .arg(at.millis())
-        .arg(transaction_id)
-        .fetch_optional(DB::pool(self.writer()))
-        .await?;
-        Ok(match row {
-            Some(row) => Some(Timestamp(row.col("missing_since")?)),
-            None => None,
-        })
+    ) -> Result<Missing<Timestamp>, StoreError> {
+        carriers::missing_since(self, transaction_id, read, at).await
     }
 
     async fn record_carrier(
@@ -167,19 +157,7 @@ impl<S: Backend<Db = DB>, DB: SqlDb> PaymentStore for S {
         transaction_id: &TransactionKey,
         change: CarrierChange<'_>,
     ) -> Result<bool, StoreError> {
-        // A compare-and-set on the carrier: two senders never both move a payment.
-        let recorded = sqlx::query(
-            "UPDATE transactions SET connector = $1, operator_token = COALESCE($2, operator_token) \
-             WHERE id = $3 AND status = 'PENDING' AND operator_token IS NULL \
-             AND COALESCE(connector, '') = $4 AND ($1 = $4 OR missing_since IS NULL)",
-        )
-        .arg(change.connector)
-        .arg(change.token)
-        .arg(transaction_id)
-        .arg(change.expected.unwrap_or(""))
-        .execute(DB::pool(self.writer()))
-        .await?;
-        Ok(recorded.rows_affected() == 1)
+        carriers::record_carrier(self, transaction_id, change).await
     }
 
     async fn set_launch_url(&self, transaction_id: &TransactionKey, url: &str) -> Result<(), StoreError> {

@@ -123,9 +123,13 @@ async fn crash_and_recover(
     first.kill();
     assert!(creation.await.unwrap().is_err(), "the merchant never got an answer");
 
-    // 2. Restarted against the operator, which never received it.
+    // 2. Restarted against the operator, which never received it. The restarted process waits
+    // until no send of the first could still arrive (`check_lease`: counted in its own operator
+    // timeout, a short one here) before it sends the payment again.
     let emulator = Emulator::start(EmulatorSettings::default()).await.unwrap();
-    let second = process::serve(gateway(&db, &emulator.url));
+    let mut restarted = gateway(&db, &emulator.url);
+    restarted.env("MOMO_OPERATOR_TIMEOUT_MS", "1000");
+    let second = process::serve(restarted);
     let token = m.token(&client, &second.base).await;
     let settled = eventually("the reconciler settling it", Duration::from_secs(30), async || {
         let data = status(&client, &second.base, &token, "crash-1").await.unwrap();

@@ -30,12 +30,13 @@ async fn batch(client: &reqwest::Client, base: &str, token: &str, id: &str) -> V
 
 /// The gateway of `operators::crash`, sending batches slowly enough to be killed mid-drain.
 /// Its operator timeout is short: a status check the killed process had claimed is leased for
-/// twice that (and 2 s) before the next process may ask again (`reconcile::check_lease`).
+/// a status lookup and the longest send, in MoMo calls eight of them (and 2 s: 18 s here),
+/// before the next process may ask again (`reconcile::check_lease`).
 fn slow_gateway(db: &TestDatabase, operator_url: &str) -> std::process::Command {
     let mut command = gateway(db, operator_url);
     command
         .env("MOMO_PAYOUT_RATE_PER_S", "40")
-        .env("MOMO_OPERATOR_TIMEOUT_MS", "5000");
+        .env("MOMO_OPERATOR_TIMEOUT_MS", "2000");
     command
 }
 

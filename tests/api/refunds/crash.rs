@@ -77,8 +77,11 @@ async fn a_crash_before_a_refund_is_sent_is_recovered_by_sending_it_once(db: Tes
     second.kill();
     assert!(creation.await.unwrap().is_err(), "the merchant never got an answer");
 
-    // 3. Restarted against the operator, which never received it.
-    let third = process::serve(gateway(&db, &emulator.url));
+    // 3. Restarted against the operator, which never received it, with a short operator
+    // timeout: the resend waits until no send of the killed process could still arrive.
+    let mut restarted = gateway(&db, &emulator.url);
+    restarted.env("MOMO_OPERATOR_TIMEOUT_MS", "1000");
+    let third = process::serve(restarted);
     let token = m.token(&client, &third.base).await;
     let refunded = final_status(&client, &third.base, &token, "crash-refund").await;
     assert_eq!(refunded["status"], "SUCCESSFUL", "{refunded}");

@@ -1,0 +1,108 @@
+//! What must hold after every step and at quiescence: no two sends of one payment are on their
+//! way at once; the operators moved each payment's money at most once across all connectors; a payment the gateway calls `SUCCESSFUL` was moved, one
+//! it calls `FAILED` was not; a final state never changes; the ledger balances; and at
+//! quiescence nothing an operator decided is left `PENDING`.
+
+use std::collections::BTreeMap;
+
+use momo_gateway::domain::{PageRequest, Status, TransactionFilter, TransactionRecord};
+
+use super::operator::payment_of;
+use super::world::World;
+
+/// What the checks remember between steps: each transaction's first final state.
+#[derive(Debug, Default)]
+pub struct Verdict {
+    finals: BTreeMap<String, Status>,
+}
+
+impl World {
+    async fn records(&self) -> Result<Vec<TransactionRecord>, String> {
+        self.gateway
+            .payments
+            .transactions(
+                &self.tenant,
+                &TransactionFilter::default(),
+                &PageRequest {
+                    limit: 100,
+                    after: None,
+                },
+            )
+            .await
+            .map_err(|e| format!("list: {e}"))
+    }
+
+    /// The seed's transactions still `PENDING`.
+    pub async fn pending(&self) -> Result<usize, String> {
+        Ok(self
+            .records()
+            .await?
+            .iter()
+            .filter(|r| r.transaction.status == Status::Pending)
+            .count())
+    }
+
+    /// The invariants, after a step (`at_rest`: at quiescence, when every operator has decided;
+    /// the whole ledger is checked then).
+    pub async fn check(&mut self, at_rest: bool) -> Result<(), String> {
+        let records = self.records().await?;
+        let mut broken = Vec::new();
+        {
+            let s = self.sim.lock();
+            broken.extend(s.seen.iter().cloned());
+            for p in 0..self.plans.len() {
+                if s.paid(p) > 1 {
+                    broken.push(format!("p{p} was paid {} times by the operators", s.paid(p)));
+                }
+            }
+            for r in &records {
+                let t = &r.transaction;
+                let p = payment_of(t.phone.last_two_digits());
+                let paid = s.paid(p);
+                match t.status {
+                    Status::Successful if paid == 0 => {
+                        broken.push(format!("p{p} is SUCCESSFUL, and no operator moved its money"))
+                    }
+                    Status::Failed if paid > 0 => broken.push(format!(
+                        "p{p} is FAILED ({:?}), and an operator moved its money",
+                        t.failure_code
+                    )),
+                    Status::Pending if at_rest && s.decided(p) => {
+                        broken.push(format!("p{p} is left PENDING, though its operator decided it"))
+                    }
+                    _ => {}
+                }
+                match self.verdict.finals.get(t.id.as_str()) {
+                    Some(was) if *was != t.status => broken.push(format!("p{p} was {was:?} and is now {:?}", t.status)),
+                    Some(_) => {}
+                    None if t.status.is_final() => {
+                        self.verdict.finals.insert(t.id.as_str().to_owned(), t.status);
+                    }
+                    None => {}
+                }
+            }
+        }
+        if !at_rest {
+            return if broken.is_empty() {
+                Ok(())
+            } else {
+                Err(broken.join("; "))
+            };
+        }
+        // The whole ledger (every seed's, on a shared database) once the seed is at rest.
+        let ledger = self
+            .gateway
+            .payments
+            .check_ledger()
+            .await
+            .map_err(|e| format!("ledger: {e}"))?;
+        if ledger.postings_sum != 0 || ledger.inconsistent_balances != 0 || ledger.final_without_one_event != 0 {
+            broken.push(format!("the ledger does not balance: {ledger:?}"));
+        }
+        if broken.is_empty() {
+            Ok(())
+        } else {
+            Err(broken.join("; "))
+        }
+    }
+}
