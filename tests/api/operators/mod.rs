@@ -14,5 +14,6 @@ pub mod live_sdk;
 pub mod momo;
 pub mod paydunya;
 pub mod production;
+pub mod races;
 pub mod routing;
 pub mod wave;
