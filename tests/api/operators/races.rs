@@ -5,8 +5,9 @@
 
 use std::time::Duration;
 
+use momo_gateway::domain::FailureCode;
 use momo_gateway::domain::{Francs, Timestamp, TransactionRef};
-use momo_gateway::reconcile::reconciler;
+use momo_gateway::reconcile::{expiry, reconciler};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -19,6 +20,7 @@ use momo_test_support::{both_backends, eventually, Backend};
 async fn momo_then_paydunya(backend: Backend) -> Option<Paid> {
     paid_with(backend, "GAMMA:Sandbox=momo-openapi|paydunya", None, |c| {
         c.reconcile.after = Duration::from_millis(300);
+        c.reconcile.collection_ttl = Duration::from_secs(60);
         c.connectors.timeout = Duration::from_secs(10);
     })
     .await
@@ -32,7 +34,11 @@ async fn alpha_over_paydunya(backend: Backend) -> Option<Paid> {
     .await
 }
 
-both_backends!(momo_then_paydunya => a_status_check_during_a_fallback_sends_nothing_to_the_connector_left);
+both_backends!(
+    momo_then_paydunya =>
+    a_status_check_during_a_fallback_sends_nothing_to_the_connector_left,
+    a_collection_that_fell_back_expires_with_nothing_asked_of_the_connector_it_left,
+);
 both_backends!(alpha_over_paydunya => a_status_check_while_the_invoice_is_made_neither_resends_nor_fails_it);
 
 /// Replaces the emulator's fault rules with `rules`.
@@ -122,6 +128,50 @@ async fn a_status_check_during_a_fallback_sends_nothing_to_the_connector_left(p:
     );
     assert_eq!(p.counts("moved").await, (1, 1), "PayDunya paid it once");
     assert_eq!(p.status("moved").await, "SUCCESSFUL");
+    p.app.assert_ledger().await;
+}
+
+/// The same start with a collection from a payer who never approves (06): PayDunya's invoice
+/// stays open, and the collection expires at the gateway. Before the fix the reconciler's
+/// resend put a request-to-pay before the payer at MoMo too, which the gateway, counting the
+/// payment as PayDunya's, would never have asked about: a payer approving it there would have
+/// paid a collection the gateway had expired.
+async fn a_collection_that_fell_back_expires_with_nothing_asked_of_the_connector_it_left(p: Paid) {
+    faults(
+        &p,
+        json!([
+            {"on": "momo.requesttopay", "fault": "latency=1500ms,status=401", "times": 2},
+            {"on": "momo.requesttopay.status", "fault": "latency=5000ms", "times": 1},
+        ]),
+    )
+    .await;
+    let creation = in_flight(
+        &p,
+        "/v1/collecte/mobile-money",
+        collect_v1("left", "0701020306", "GAMMA_MONEY_CI", "1500"),
+    );
+    recorded(&p, "left").await;
+    let pass = reconciler_pass(&p, Duration::from_millis(400));
+    assert_eq!(creation.await.unwrap(), StatusCode::ACCEPTED);
+    pass.await.unwrap();
+    let t = p.record("left").await;
+    assert_eq!(t.carrier.connector.as_deref(), Some("paydunya"), "PayDunya carries it");
+    // Past its lifetime and the longest send: its last check asks PayDunya, still open.
+    expiry::run_once(&p.app.gateway.payments, later(600_000)).await.unwrap();
+    assert_eq!(p.status("left").await, "FAILED");
+    assert_eq!(p.record("left").await.failure_code, Some(FailureCode::Expired));
+    let at_momo = emulated::admin(&p.emulator, &format!("initiations/{}", t.id)).await;
+    assert_eq!(
+        (at_momo["received"].as_u64(), at_momo["executed"].as_u64()),
+        (Some(2), Some(0)),
+        "no request-to-pay left open at MoMo: {at_momo}"
+    );
+    assert_eq!(p.counts("left").await, (1, 1), "one SOFTPAY, at PayDunya");
+    let invoice = emulated::admin(&p.emulator, &format!("payments/{}", t.reference)).await;
+    assert_eq!(
+        invoice["status"], "pending",
+        "never paid, as the gateway says: {invoice}"
+    );
     p.app.assert_ledger().await;
 }
 
