@@ -37,7 +37,7 @@ const CLIENTS: usize = 16;
 /// How long after the last restart every payment is settled by the running process: a payment
 /// the last kill cut before its send waits out the longest send before it is sent again
 /// (`check_lease`: a status lookup and the longest send in operator calls, 2 s each here, and
-/// 2 s: 22 s with PayDunya behind MoMo), and as long again before "never received" is final.
+/// 2 s: 18 s on these routes), and as long again before "never received" is final.
 const SETTLED_WITHIN: Duration = Duration::from_secs(60);
 const OPERATORS: [&str; 4] = ["ALPHA", "BETA", "GAMMA", "DELTA"];
 /// 01 at once, 02 by callback, 03 fails later, 04 fails at once, 05 by the reconciler only,

@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use momo_gateway::app;
-use momo_gateway::domain::{Address, Amount, Environment, Kind, Msisdn, OperatorCode};
+use momo_gateway::domain::{Address, Amount, Environment, Kind, Msisdn, OperatorCode, TransactionRef};
 use momo_gateway::operator::CallbackRequest;
 use momo_gateway::reconcile::check_lease;
+use momo_gateway::service::payments::refunds::RefundRequest;
 use momo_gateway::service::payments::Requested;
 use momo_gateway::service::payouts::{BatchRequest, QueuedClaim};
 use momo_gateway::service::settlement::visit;
@@ -119,6 +120,35 @@ impl World {
             });
         }
         Ok(())
+    }
+
+    /// A refund of all of a collection the gateway called `SUCCESSFUL`, by a request of its own
+    /// (through the collection's connector only: MoMo gives money back, PayDunya has no call
+    /// for it, and its collections are refused before anything is written).
+    pub fn refund(&mut self) {
+        let Some(p) = self
+            .verdict
+            .refundable
+            .iter()
+            .copied()
+            .find(|p| !self.refunds_asked.contains(p))
+        else {
+            return;
+        };
+        self.refunds_asked.push(p);
+        self.counts.payments += 1;
+        let request = RefundRequest {
+            transaction_id: format!("r{p}").into(),
+            collection: TransactionRef::from(format!("p{p}").as_str()),
+            amount: None,
+            reason: None,
+        };
+        let (payments, tenant, now) = (self.gateway.payments.clone(), self.tenant.clone(), self.now());
+        self.spawn(format!("refund r{p} of p{p}"), async move {
+            if let Err(e) = payments.refund(&tenant, request, now).await {
+                tracing::debug!(error = %e, "refund refused");
+            }
+        });
     }
 
     /// A step of the payout sender: each operator's queued transfers claimed now, each sent by

@@ -76,6 +76,8 @@ pub struct State {
     /// Actor tasks running or parked, and those parked on a held call.
     pub alive: usize,
     pub parked: usize,
+    /// Crashes so far: an actor counts itself out only in the process it started in.
+    pub generation: u64,
     /// Ordered by actor.
     pub held: Vec<Held>,
     pub(super) next_token: u64,
@@ -97,6 +99,7 @@ impl Default for State {
             timeout_ms: 0,
             alive: 0,
             parked: 0,
+            generation: 0,
             held: Vec::new(),
             next_token: 0,
             books: BTreeMap::new(),
@@ -114,19 +117,31 @@ impl State {
         self.trace.push(format!("{:>9}ms {line}", at));
     }
 
-    /// Operator entries of payment `p` that moved money.
-    pub fn paid(&self, p: usize) -> usize {
+    /// Operator entries of payment `p` of `kind` (a collection and its refund share a number)
+    /// that moved money.
+    pub fn paid(&self, p: usize, kind: Kind) -> usize {
         self.books
             .values()
-            .filter(|e| e.payment == p && e.fate == Fate::Paid)
+            .filter(|e| e.payment == p && e.kind == kind && e.fate == Fate::Paid)
             .count()
     }
 
-    /// Whether an operator decided payment `p` (paid or refused it).
-    pub fn decided(&self, p: usize) -> bool {
+    /// Whether an operator decided payment `p` of `kind` (paid or refused it).
+    pub fn decided(&self, p: usize, kind: Kind) -> bool {
         self.books
             .values()
-            .any(|e| e.payment == p && e.submitted && e.fate != Fate::Open)
+            .any(|e| e.payment == p && e.kind == kind && e.submitted && e.fate != Fate::Open)
+    }
+
+    /// Each payment the operators know, once.
+    pub fn known(&self) -> Vec<(usize, Kind)> {
+        let mut known: Vec<(usize, Kind)> = Vec::new();
+        for e in self.books.values() {
+            if !known.contains(&(e.payment, e.kind)) {
+                known.push((e.payment, e.kind));
+            }
+        }
+        known
     }
 
     /// Entries a payer or the operator may still decide.
@@ -159,7 +174,8 @@ impl State {
     pub fn hold(&mut self, held: Held) {
         let sends = |call: Call| matches!(call, Call::Prepare | Call::Initiate);
         if sends(held.call) {
-            if let Some(other) = self.held.iter().find(|h| h.payment == held.payment && sends(h.call)) {
+            let same = |h: &&Held| h.payment == held.payment && h.kind == held.kind && sends(h.call);
+            if let Some(other) = self.held.iter().find(same) {
                 let line = format!(
                     "p{} sent twice at once: {} while {}",
                     held.payment,
@@ -210,6 +226,7 @@ impl State {
         }
         self.alive = 0;
         self.parked = 0;
+        self.generation += 1;
     }
 
     /// What the operator does with `held`.
@@ -281,6 +298,14 @@ impl State {
                 }
             }
         }
+    }
+}
+
+/// How the trace and the invariants name payment `p` of `kind`: `p0`, or `r0` for its refund.
+pub fn name(p: usize, kind: Kind) -> String {
+    match kind {
+        Kind::Refund => format!("r{p}"),
+        _ => format!("p{p}"),
     }
 }
 

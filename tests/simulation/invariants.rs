@@ -3,10 +3,11 @@
 //! it calls `FAILED` was not; a final state never changes; the ledger balances; and at
 //! quiescence nothing an operator decided is left `PENDING`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use momo_gateway::domain::{PageRequest, Status, TransactionFilter, TransactionRecord};
+use momo_gateway::domain::{Kind, PageRequest, Status, TransactionFilter, TransactionRecord};
 
+use super::books::name;
 use super::operator::payment_of;
 use super::world::World;
 
@@ -14,6 +15,8 @@ use super::world::World;
 #[derive(Debug, Default)]
 pub struct Verdict {
     finals: BTreeMap<String, Status>,
+    /// The seed's collections the gateway has called `SUCCESSFUL`: each may be refunded.
+    pub refundable: BTreeSet<usize>,
 }
 
 impl World {
@@ -50,15 +53,20 @@ impl World {
         {
             let s = self.sim.lock();
             broken.extend(s.seen.iter().cloned());
-            for p in 0..self.plans.len() {
-                if s.paid(p) > 1 {
-                    broken.push(format!("p{p} was paid {} times by the operators", s.paid(p)));
+            for (p, kind) in s.known() {
+                if s.paid(p, kind) > 1 {
+                    let times = s.paid(p, kind);
+                    broken.push(format!("{} was paid {times} times by the operators", name(p, kind)));
                 }
             }
             for r in &records {
                 let t = &r.transaction;
-                let p = payment_of(t.phone.last_two_digits());
-                let paid = s.paid(p);
+                let (p, kind) = (payment_of(t.phone.last_two_digits()), t.kind());
+                if kind == Kind::Collection && t.status == Status::Successful {
+                    self.verdict.refundable.insert(p);
+                }
+                let paid = s.paid(p, kind);
+                let p = name(p, kind);
                 match t.status {
                     Status::Successful if paid == 0 => {
                         broken.push(format!("p{p} is SUCCESSFUL, and no operator moved its money"))
@@ -67,7 +75,7 @@ impl World {
                         "p{p} is FAILED ({:?}), and an operator moved its money",
                         t.failure_code
                     )),
-                    Status::Pending if at_rest && s.decided(p) => {
+                    Status::Pending if at_rest && s.decided(payment_of(t.phone.last_two_digits()), kind) => {
                         broken.push(format!("p{p} is left PENDING, though its operator decided it"))
                     }
                     _ => {}

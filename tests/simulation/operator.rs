@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use momo_gateway::domain::{Kind, Timestamp, Transaction};
 use momo_gateway::operator::{
-    CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest,
+    CallbackRejected, CallbackRequest, Operator, OperatorAnswer, OperatorError, OperatorRequest, RefundOf,
 };
 use tokio::sync::{oneshot, Notify};
 
@@ -212,6 +212,18 @@ impl Operator for Scripted {
         self.money(r).await
     }
 
+    async fn refund(
+        &self,
+        r: &OperatorRequest<'_>,
+        _collection: RefundOf<'_>,
+    ) -> Result<OperatorAnswer, OperatorError> {
+        self.money(r).await
+    }
+
+    async fn refund_status(&self, t: &Transaction, _now: Timestamp) -> Result<OperatorAnswer, OperatorError> {
+        self.lookup(t).await
+    }
+
     async fn cancel(&self, t: &Transaction) -> Result<(), OperatorError> {
         let ask = Ask {
             call: Call::Cancel,
@@ -236,7 +248,12 @@ impl Operator for Scripted {
         self.protocol == Protocol::Paydunya
     }
 
+    /// MoMo gives a collection back (keyed by the refund's own key); PayDunya has no call for it.
     fn refunds(&self) -> bool {
+        self.protocol == Protocol::Momo
+    }
+
+    fn refunds_in_part(&self) -> bool {
         false
     }
 

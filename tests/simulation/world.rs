@@ -69,6 +69,8 @@ pub struct World {
     pub tenant: Tenant,
     pub plans: Vec<Plan>,
     pub created: usize,
+    /// The collections a refund was asked for (one each, of all of it).
+    pub refunds_asked: Vec<usize>,
     pub actors: Vec<JoinHandle<()>>,
     pub next_actor: usize,
     /// The callback actor running, if any: callbacks are delivered one at a time.
@@ -186,6 +188,7 @@ impl World {
             tenant,
             plans,
             created: 0,
+            refunds_asked: Vec::new(),
             actors: Vec::new(),
             next_actor: 0,
             callback_actor: None,
@@ -213,14 +216,21 @@ impl World {
         self.next_actor += 1;
         let actor = self.next_actor;
         let sim = self.sim.clone();
-        {
+        let generation = {
             let mut s = sim.lock();
             s.alive += 1;
             s.log(format!("actor {actor} starts: {name}"));
-        }
+            s.generation
+        };
         self.actors.push(tokio::spawn(ACTOR.scope(actor, async move {
             what.await;
-            sim.lock().alive -= 1;
+            // An actor a crash aborted while it was running ends in that poll all the same; the
+            // crash has counted it out already.
+            let mut s = sim.lock();
+            if s.generation == generation {
+                s.alive -= 1;
+            }
+            drop(s);
             sim.changed.notify_one();
         })));
     }
@@ -278,6 +288,7 @@ impl World {
         let creatable = self.created < self.plans.len();
         // Out of about 90: a crash once in two seeds or so.
         let callback = callbacks > 0 && self.callback_actor.is_none();
+        let refundable = self.verdict.refundable.iter().any(|p| !self.refunds_asked.contains(p));
         let weights = [
             if creatable { 16 } else { 0 }, // a creating request
             8,                              // a reconciler pass
@@ -289,6 +300,7 @@ impl World {
             1,                              // a crash
             4,                              // the payout sender's step
             1,                              // the abandoned batches' sweep
+            if refundable { 4 } else { 0 }, // a refund of a paid collection
         ];
         let total: u32 = weights.iter().sum();
         let mut pick = self.rng.gen_range(0..total);
@@ -345,7 +357,8 @@ impl World {
             }
             7 => self.crash().await?,
             8 => self.send_queued().await?,
-            _ => self.sweep_abandoned().await?,
+            9 => self.sweep_abandoned().await?,
+            _ => self.refund(),
         }
         Ok(())
     }
