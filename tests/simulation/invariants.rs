@@ -65,23 +65,24 @@ impl World {
                 if kind == Kind::Collection && t.status == Status::Successful {
                     self.verdict.refundable.insert(p);
                 }
-                let paid = s.paid(p, kind);
-                let p = name(p, kind);
+                let (paid, decided, shown) = (s.paid(p, kind), s.decided(p, kind), name(p, kind));
                 match t.status {
                     Status::Successful if paid == 0 => {
-                        broken.push(format!("p{p} is SUCCESSFUL, and no operator moved its money"))
+                        broken.push(format!("{shown} is SUCCESSFUL, and no operator moved its money"))
                     }
                     Status::Failed if paid > 0 => broken.push(format!(
-                        "p{p} is FAILED ({:?}), and an operator moved its money",
+                        "{shown} is FAILED ({:?}), and an operator moved its money",
                         t.failure_code
                     )),
-                    Status::Pending if at_rest && s.decided(payment_of(t.phone.last_two_digits()), kind) => {
-                        broken.push(format!("p{p} is left PENDING, though its operator decided it"))
+                    Status::Pending if at_rest && decided => {
+                        broken.push(format!("{shown} is left PENDING, though its operator decided it"))
                     }
                     _ => {}
                 }
                 match self.verdict.finals.get(t.id.as_str()) {
-                    Some(was) if *was != t.status => broken.push(format!("p{p} was {was:?} and is now {:?}", t.status)),
+                    Some(was) if *was != t.status => {
+                        broken.push(format!("{shown} was {was:?} and is now {:?}", t.status))
+                    }
                     Some(_) => {}
                     None if t.status.is_final() => {
                         self.verdict.finals.insert(t.id.as_str().to_owned(), t.status);
